@@ -1,0 +1,28 @@
+"""Exceptions raised by mtsig.
+
+Every problem with the user's input is an :class:`InputError` whose message is one line that names the
+file (and the line, where one applies). The command line prints that message and exits with status 2;
+it never shows a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+
+class MtsigError(Exception):
+    """Base class of all mtsig errors."""
+
+
+class InputError(MtsigError, ValueError):
+    """The input files or arguments are not usable as given."""
+
+
+class UnknownNameError(InputError, KeyError):
+    """An unknown metric, tokenizer, test or method name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+def unknown_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> UnknownNameError:
+    """Build the error for an unknown ``kind`` called ``name``, listing the known names."""
+    return UnknownNameError(f"unknown {kind} {name!r}; choose from: {', '.join(sorted(known))}")

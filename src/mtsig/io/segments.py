@@ -1,0 +1,91 @@
+"""The in-memory form of one text side: a list of segments plus where it came from.
+
+A :class:`Segments` object memoizes its tokenizations, so several metrics that use the same tokenizer
+(BLEU, NIST, length ...) tokenize each text only once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(eq=False)
+class Segments(Sequence[str]):
+    """Segments of one file (a reference or one system output / optimizer run).
+
+    ``keys`` holds the (docid, segid) of each segment when the text came from NIST SGML/XML;
+    plain text has ``keys=None`` and is aligned by position.
+    """
+
+    lines: list[str]
+    name: str = ""
+    source: str = ""
+    keys: list[tuple[str, str]] | None = None
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.lines[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lines)
+
+    def memo(self, key: Any, make):
+        """Return the cached value for ``key``, computing it with ``make()`` the first time."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = make()
+            return value
+
+    @classmethod
+    def of(cls, obj: Segments | Sequence[str], name: str = "") -> Segments:
+        """Wrap a list of strings (or return a Segments unchanged)."""
+        if isinstance(obj, Segments):
+            return obj
+        if isinstance(obj, str):
+            raise TypeError("expected a sequence of segment strings, got a single string")
+        return cls(list(obj), name=name, source=name)
+
+
+@dataclass(eq=False)
+class RefSet:
+    """The references of one test set: one :class:`Segments` per reference, all of the same length.
+
+    Metrics keep reference-side work here (tokenized references, n-gram tables, NIST weights), so it is
+    done once and shared by every system and every metric that needs the same thing.
+    """
+
+    refs: list[Segments]
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self.refs = [Segments.of(r, name=f"ref{i + 1}") for i, r in enumerate(self.refs)]
+        if not self.refs:
+            from mtsig.errors import InputError
+
+            raise InputError("no reference given")
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    def __iter__(self) -> Iterator[Segments]:
+        return iter(self.refs)
+
+    def __getitem__(self, i: int) -> Segments:
+        return self.refs[i]
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.refs[0])
+
+    def memo(self, key: Any, make):
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = make()
+            return value

@@ -1,0 +1,107 @@
+"""The Metric protocol: per-segment sufficient statistics and a vectorized corpus score.
+
+A metric turns each test segment (hypothesis + its references) into a fixed-width row of statistics;
+the corpus score is a function of the column sums. ``score`` accepts totals with any leading axes,
+so R resampled totals are scored in one numpy call.
+
+Life cycle: ``m = get_metric("bleu", tokenize="13a")``; ``m.prepare(refs)`` does the reference-side
+work once (it is cached on the :class:`~mtsig.io.segments.RefSet` and shared between metrics);
+``m.stats(hyp)`` gives an ``(N, d)`` array for any number of systems; ``m.score(S.sum(0))`` the corpus
+score. ``m.score`` needs no references, so statistics saved to disk can be scored and tested later.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mtsig import __version__
+from mtsig.errors import InputError
+from mtsig.io.segments import RefSet, Segments
+
+
+class Metric(ABC):
+    """Base class of all metrics. Subclasses set ``name``, ``higher_is_better`` and ``options``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    higher_is_better: ClassVar[bool] = True
+    #: option name -> default value; ``get_metric`` passes only these to the constructor
+    options: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **opts: Any):
+        unknown = set(opts) - set(self.options)
+        if unknown:
+            raise InputError(f"metric {self.name!r} has no option(s) {', '.join(sorted(unknown))}")
+        self.config: dict[str, Any] = {**self.options, **opts}
+        self._refs: RefSet | None = None
+
+    # ---------------------------------------------------------------- statistics
+    @property
+    @abstractmethod
+    def stat_names(self) -> list[str]:
+        """Names of the statistics columns."""
+
+    def prepare(self, refs: RefSet | list) -> RefSet:
+        """Attach the references (reference-side work is cached on the RefSet)."""
+        if not isinstance(refs, RefSet):
+            refs = RefSet(list(refs))
+        n = {len(r) for r in refs}
+        if len(n) > 1:
+            raise InputError("references differ in length: " + ", ".join(f"{r.name}: {len(r)}" for r in refs))
+        self._refs = refs
+        return refs
+
+    @property
+    def refs(self) -> RefSet:
+        if self._refs is None:
+            raise RuntimeError(f"metric {self.name!r}: call prepare(refs) before stats()")
+        return self._refs
+
+    def stats(self, hyp: Segments | list[str], refs: RefSet | list | None = None) -> np.ndarray:
+        """Per-segment statistics ``(N, d)`` of one hypothesis (``refs`` overrides the prepared ones)."""
+        if refs is not None:
+            self.prepare(refs)
+        hyp = Segments.of(hyp, name="hypothesis")
+        if len(hyp) != self.refs.n_segments:
+            raise InputError(
+                f"{hyp.source or hyp.name} has {len(hyp)} segments but reference "
+                f"{self.refs[0].source or self.refs[0].name} has {self.refs.n_segments}"
+            )
+        return self._stats(hyp)
+
+    @abstractmethod
+    def _stats(self, hyp: Segments) -> np.ndarray: ...
+
+    # ---------------------------------------------------------------- scores
+    @abstractmethod
+    def score(self, totals: np.ndarray) -> np.ndarray:
+        """Corpus score(s) from summed statistics; vectorized over leading axes."""
+
+    def corpus_score(self, stats: np.ndarray) -> float:
+        return float(self.score(np.asarray(stats, dtype=np.float64).sum(axis=0)))
+
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Score of each segment on its own (row by row)."""
+        return self.score(np.asarray(stats, dtype=np.float64))
+
+    def describe(self, totals: np.ndarray) -> dict[str, Any]:
+        """Extra details of a corpus score (precisions, brevity penalty ...), for reports."""
+        return {}
+
+    # ---------------------------------------------------------------- identity
+    def signature_fields(self) -> list[tuple[str, Any]]:
+        return []
+
+    @property
+    def signature(self) -> str:
+        fields = [(self.name, None), *self.signature_fields()]
+        if self._refs is not None:
+            fields.append(("nrefs", len(self._refs)))
+        fields.append(("version", __version__))
+        return "mtsig:" + "|".join(k if v is None else f"{k}:{v}" for k, v in fields)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config})"

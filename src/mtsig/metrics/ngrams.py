@@ -1,0 +1,177 @@
+"""Vectorized n-gram matching against a set of references.
+
+Reference n-grams are coded once into integers: order-1 codes are vocabulary ids; an order-n code is
+the rank of the pair (order-(n-1) code, last token id) among all such pairs in the references
+(``np.unique``). A hypothesis n-gram then finds its code by binary search in that sorted table, and
+clipped counts are computed for the whole corpus at once with ``np.unique``/``np.searchsorted``/
+``np.bincount``: no Python loop over n-grams, no per-segment dictionaries.
+
+The same tables give the NIST information weights (counts of each n-gram and of its prefix over all
+reference segments of all references).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mtsig.errors import InputError
+
+
+class NgramIndex:
+    """Reference-side tables for orders 1..``max_n``, shared by BLEU, NIST and friends."""
+
+    def __init__(self, ref_tokens: list[list[list[str]]], max_n: int):
+        if max_n < 1:
+            raise InputError(f"n-gram order must be at least 1, got {max_n}")
+        self.max_n = max_n
+        self.n_refs = K = len(ref_tokens)
+        self.n_segments = N = len(ref_tokens[0])
+        vocab: dict[str, int] = {}
+        self.vocab = vocab
+        lengths = np.zeros((K, N), dtype=np.int64)
+        flat: list[int] = []
+        for k, ref in enumerate(ref_tokens):
+            for i, toks in enumerate(ref):
+                lengths[k, i] = len(toks)
+                flat.extend([vocab.setdefault(t, len(vocab)) for t in toks])
+        self.ref_lengths = lengths.T.copy()  # (N, K)
+        self.total_ref_words = int(lengths.sum())
+        ids = np.asarray(flat, dtype=np.int64)
+        unit = np.repeat(np.arange(K * N, dtype=np.int64), lengths.ravel())  # k * N + seg
+        seg = unit % N
+        self.V = V = max(len(vocab), 1)
+
+        self.tables: list[np.ndarray | None] = [None]  # tables[n] sorted packed pairs; order 1 none
+        self.n_codes: list[int] = [V]
+        self.ref_keys: list[np.ndarray] = []  # per order: sorted seg*C+code present in some reference
+        self.ref_max: list[np.ndarray] = []  # per order: max count over references for that key
+        self.counts: list[np.ndarray] = []  # per order: count of each code over all references
+        self.prefix: list[np.ndarray | None] = [None]  # per order >= 2: code of the (n-1)-gram prefix
+
+        T = ids.size
+        code = ids.copy()  # order-1 codes
+        starts = np.arange(T, dtype=np.int64)
+        for n in range(1, max_n + 1):
+            if n > 1:
+                m = T - n + 1
+                if m <= 0:
+                    starts = np.zeros(0, dtype=np.int64)
+                    packed = np.zeros(0, dtype=np.int64)
+                else:
+                    prev = code[:m]
+                    ok = (prev >= 0) & (unit[:m] == unit[n - 1 : n - 1 + m])
+                    starts = np.flatnonzero(ok)
+                    packed = prev[starts] * V + ids[starts + n - 1]
+                uniq, inv = np.unique(packed, return_inverse=True)
+                code = np.full(T, -1, dtype=np.int64)
+                code[starts] = inv
+                self.tables.append(uniq)
+                self.n_codes.append(max(uniq.size, 1))
+                self.prefix.append(uniq // V)
+            C = self.n_codes[n - 1]
+            c = code[starts]
+            self.counts.append(np.bincount(c, minlength=C).astype(np.float64))
+            # per reference, count of each (seg, code); then the max over references
+            rkey = (unit[starts] // N) * (N * C) + seg[starts] * C + c
+            uk, cnt = np.unique(rkey, return_counts=True)
+            key = uk % (N * C)
+            order = np.argsort(key, kind="stable")
+            key, cnt = key[order], cnt[order]
+            if key.size:
+                first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+                self.ref_keys.append(key[first])
+                self.ref_max.append(np.maximum.reduceat(cnt, first))
+            else:
+                self.ref_keys.append(key)
+                self.ref_max.append(cnt)
+        self._info: list[np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ NIST weights
+    def nist_info(self) -> list[np.ndarray]:
+        """Information weight of every reference n-gram code, order by order, as mteval-v13a computes it.
+
+        info(w1..wn) = log2(count(w1..wn-1) / count(w1..wn)); for unigrams the numerator is the number of
+        reference words. The scorer tests "has a prefix" with a Perl truth test, so a bigram whose prefix
+        is the single token "0" takes the total word count as numerator: reproduced here.
+        """
+        if self._info is None:
+            total = float(self.total_ref_words)
+            info = []
+            for n in range(1, self.max_n + 1):
+                cnt = self.counts[n - 1]
+                if n == 1:
+                    denom = np.full_like(cnt, total)
+                else:
+                    denom = self.counts[n - 2][self.prefix[n - 1]]
+                    if n == 2 and "0" in self.vocab:
+                        denom = np.where(self.prefix[1] == self.vocab["0"], total, denom)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    w = np.where(cnt > 0, np.log2(denom / np.maximum(cnt, 1)), 0.0)
+                info.append(w)
+            self._info = info
+        return self._info
+
+    # ------------------------------------------------------------------ hypothesis side
+    def match(self, hyp_tokens: list[list[str]], max_n: int | None = None, info: bool = False):
+        """Clipped n-gram matches of each hypothesis segment.
+
+        Returns ``(hyp_len (N,), matches (N, n), totals (N, n), info_matches (N, n) or None)``.
+        """
+        n_max = self.max_n if max_n is None else max_n
+        if n_max > self.max_n:
+            raise ValueError("index built for a smaller order")
+        N = self.n_segments
+        if len(hyp_tokens) != N:
+            raise InputError(f"hypothesis has {len(hyp_tokens)} segments, references have {N}")
+        get = self.vocab.get
+        lens = np.fromiter((len(t) for t in hyp_tokens), dtype=np.int64, count=N)
+        ids = np.fromiter((get(w, -1) for toks in hyp_tokens for w in toks), dtype=np.int64, count=int(lens.sum()))
+        seg = np.repeat(np.arange(N, dtype=np.int64), lens)
+        T = ids.size
+        matches = np.zeros((N, n_max))
+        totals = np.maximum(lens[:, None] - np.arange(n_max)[None, :], 0).astype(np.float64)
+        info_m = np.zeros((N, n_max)) if info else None
+        weights = self.nist_info() if info else None
+        code = ids
+        V = self.V
+        for n in range(1, n_max + 1):
+            if n > 1:
+                m = T - n + 1
+                new = np.full(T, -1, dtype=np.int64)
+                if m > 0:
+                    prev = code[:m]
+                    nxt = ids[n - 1 : n - 1 + m]
+                    ok = np.flatnonzero((prev >= 0) & (nxt >= 0) & (seg[:m] == seg[n - 1 : n - 1 + m]))
+                    table = self.tables[n - 1]
+                    if ok.size and table.size:
+                        packed = prev[ok] * V + nxt[ok]
+                        pos = np.searchsorted(table, packed)
+                        pos[pos == table.size] = 0
+                        hit = table[pos] == packed
+                        new[ok[hit]] = pos[hit]
+                code = new
+            valid = np.flatnonzero(code >= 0)
+            if valid.size == 0:
+                continue
+            C = self.n_codes[n - 1]
+            keys, cnt = np.unique(seg[valid] * C + code[valid], return_counts=True)
+            rk = self.ref_keys[n - 1]
+            if rk.size == 0:
+                continue
+            pos = np.searchsorted(rk, keys)
+            pos[pos == rk.size] = 0
+            hit = rk[pos] == keys
+            clipped = np.minimum(cnt[hit], self.ref_max[n - 1][pos[hit]]).astype(np.float64)
+            s = keys[hit] // C
+            matches[:, n - 1] = np.bincount(s, weights=clipped, minlength=N)
+            if info:
+                w = weights[n - 1][keys[hit] % C]
+                info_m[:, n - 1] = np.bincount(s, weights=clipped * w, minlength=N)
+        return lens, matches, totals, info_m
+
+    def closest_ref_length(self, hyp_len: np.ndarray) -> np.ndarray:
+        """Per segment, the reference length closest to the hypothesis length (ties: the shorter)."""
+        L = self.ref_lengths
+        dist = np.abs(L - hyp_len[:, None])
+        key = dist * (int(L.max(initial=0)) + 1) + L
+        return L[np.arange(L.shape[0]), np.argmin(key, axis=1)]

@@ -1,0 +1,166 @@
+"""Tokenizers and case handling.
+
+Two families:
+
+``mteval-13a`` and ``mteval-intl``
+    The NIST scorer's own normalization (mteval-v13a.pl, default and ``--international-tokenization``),
+    re-implemented for exact parity, including its quirks: the text is treated as the scorer treats a
+    segment read from SGML (all whitespace collapses to one space first), entities ``&quot; &amp; &lt;
+    &gt;`` (and ``&apos;`` for intl) are replaced, and lowercasing in 13a maps only ASCII A-Z (a German
+    "Ü" stays "Ü"), as the scorer's ``tr/A-Z/a-z/`` does; ``mteval-intl`` lowercases every character (Perl's
+    ``lc``, character by character, with no final-sigma rule). Whitespace means Perl's ``\\s``.
+
+``13a``, ``intl``, ``zh``, ``char``, ``none`` (and sacreBLEU's other tokenizers when installed)
+    sacreBLEU's tokenizers, called as sacreBLEU's BLEU calls them: optional full-Unicode ``str.lower()``,
+    ``rstrip()``, tokenize, split on whitespace. ``none`` therefore only splits on whitespace, which is
+    what MultEval does with pre-tokenized text.
+
+The default is ``13a`` with case preserved: sacreBLEU's convention and what papers report today.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import regex
+
+from mtsig.errors import unknown_name
+from mtsig.io.segments import Segments
+
+DEFAULT_TOKENIZER = "13a"
+MTEVAL_TOKENIZERS = ("mteval-13a", "mteval-intl")
+
+# Perl's \s on character strings (Unicode rules); Python's str.split() also splits on \x1c-\x1f.
+_PERL_WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_PERL_WS_RUN = re.compile(f"[{_PERL_WS}]+")
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+# mteval-v13a `tokenization` (the default, "language-dependent" rules)
+_13A_RULES = [
+    (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),  # punctuation and symbols
+    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period/comma unless preceded by a digit
+    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # period/comma unless followed by a digit
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash preceded by a digit
+]
+
+# mteval-v13a `tokenization_international`
+_INTL_HYPHEN_ZL = regex.compile(r"\p{Hyphen}\p{Zl}")
+_INTL_ZL = regex.compile(r"\p{Zl}")
+_INTL_RULES = [
+    (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
+    (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
+    (regex.compile(r"(\p{S})"), r" \1 "),
+]
+_INTL_Z_RUN = regex.compile(r"\p{Z}+")
+
+
+def _mteval_entities(text: str, apos: bool) -> str:
+    if "&" in text:
+        text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        if apos:
+            text = text.replace("&apos;", "'")
+    return text
+
+
+def _split_perl(text: str) -> list[str]:
+    return [t for t in _PERL_WS_RUN.split(text) if t]
+
+
+def mteval_13a(text: str, lowercase: bool) -> list[str]:
+    """Tokens of ``text`` exactly as mteval-v13a's default normalization produces them."""
+    text = _PERL_WS_RUN.sub(" ", text)  # the scorer collapses whitespace when it reads a document
+    text = text.replace("<skipped>", "")
+    text = text.replace("-\n", "").replace("\n", " ")
+    text = _mteval_entities(text, apos=False)
+    text = f" {text} "
+    if lowercase:
+        text = text.translate(_ASCII_LOWER)
+    for pat, rep in _13A_RULES:
+        text = pat.sub(rep, text)
+    return _split_perl(text)
+
+
+def mteval_intl(text: str, lowercase: bool) -> list[str]:
+    """Tokens of ``text`` as mteval-v13a's ``--international-tokenization`` produces them."""
+    text = _PERL_WS_RUN.sub(" ", text)
+    text = text.replace("<skipped>", "")
+    text = _INTL_HYPHEN_ZL.sub("", text)
+    text = _INTL_ZL.sub(" ", text)
+    text = _mteval_entities(text, apos=True)
+    if lowercase:
+        text = "".join(ch.lower() for ch in text)  # Perl lc: per character, no final-sigma context
+    for pat, rep in _INTL_RULES:
+        text = pat.sub(rep, text)
+    text = _INTL_Z_RUN.sub(" ", text)
+    return _split_perl(text)
+
+
+def _sacrebleu_tokenizer_names() -> list[str]:
+    from sacrebleu.metrics import bleu as sb_bleu
+
+    return list(sb_bleu._TOKENIZERS)
+
+
+def _sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
+    import importlib
+
+    from sacrebleu.metrics import bleu as sb_bleu
+
+    spec = sb_bleu._TOKENIZERS[name]
+    module_name, class_name = spec.rsplit(".", 1)
+    module = importlib.import_module(f"sacrebleu.tokenizers.{module_name}")
+    return getattr(module, class_name)()
+
+
+def available_tokenizers() -> list[str]:
+    return list(MTEVAL_TOKENIZERS) + _sacrebleu_tokenizer_names()
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """A named tokenizer plus case handling; ``tokenize_all`` memoizes on the :class:`Segments`."""
+
+    name: str = DEFAULT_TOKENIZER
+    lowercase: bool = False
+
+    def __post_init__(self):
+        known = available_tokenizers()
+        if self.name not in known:
+            raise unknown_name("tokenizer", self.name, known)
+
+    @property
+    def key(self) -> tuple[str, bool]:
+        return (self.name, self.lowercase)
+
+    @property
+    def signature(self) -> str:
+        return f"tok:{self.name}|case:{'lc' if self.lowercase else 'mixed'}"
+
+    def function(self) -> Callable[[str], list[str]]:
+        lc = self.lowercase
+        if self.name == "mteval-13a":
+            return lambda s: mteval_13a(s, lc)
+        if self.name == "mteval-intl":
+            return lambda s: mteval_intl(s, lc)
+        try:
+            tok = _sacrebleu_tokenizer(self.name)
+        except ImportError as exc:  # e.g. ja-mecab without its extra
+            from mtsig.errors import InputError
+
+            raise InputError(f"tokenizer {self.name!r} needs an optional package: {exc}") from None
+        if lc:
+            return lambda s: tok(s.lower().rstrip()).split()
+        return lambda s: tok(s.rstrip()).split()
+
+    def __call__(self, text: str) -> list[str]:
+        return self.function()(text)
+
+    def tokenize_all(self, segments: Segments) -> list[list[str]]:
+        def make():
+            f = self.function()
+            return [f(s) for s in segments.lines]
+
+        return segments.memo(("tokens", self.key), make)
