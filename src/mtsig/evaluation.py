@@ -1,0 +1,162 @@
+"""The one pass from text to statistics, and the statistics file.
+
+A :class:`StatsTable` holds, for every metric and every system, an array of shape
+``(n_runs, n_segments, d)``: per optimizer run, per segment, the metric's sufficient statistics.
+Everything downstream (corpus scores, confidence intervals, paired tests, optimizer-run statistics)
+works on these arrays only.
+
+Statistics file (``mtsig stats -o FILE.npz``): a NumPy ``.npz`` archive with
+- ``meta``: a JSON string ``{"format": "mtsig-stats", "format_version": 1, "mtsig_version",
+  "n_segments", "keys" (docid/segid pairs or null), "systems": [{"name", "files", "n_runs"}],
+  "metrics": [{"name", "options", "signature", "stat_names", "higher_is_better"}]}``;
+- one array per metric and system, named ``"<metric>::<system index>"``, of shape
+  ``(n_runs, n_segments, d)`` (float64), columns as listed in ``stat_names``.
+``np.load(FILE)["meta"]`` and the arrays are readable without mtsig.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mtsig import __version__
+from mtsig.errors import InputError
+from mtsig.io.load import System
+from mtsig.io.segments import RefSet
+from mtsig.metrics import Metric, get_metric
+
+FORMAT = "mtsig-stats"
+FORMAT_VERSION = 1
+
+
+@dataclass
+class SystemInfo:
+    name: str
+    files: list[str]
+    n_runs: int
+
+
+@dataclass
+class StatsTable:
+    """Per-segment statistics of every system (and optimizer run) under every metric."""
+
+    metrics: dict[str, Metric]
+    systems: list[SystemInfo]
+    stats: dict[str, dict[str, np.ndarray]]
+    n_segments: int
+    keys: list[tuple[str, str]] | None = None
+    signatures: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def system_names(self) -> list[str]:
+        return [s.name for s in self.systems]
+
+    def system(self, name: str) -> SystemInfo:
+        for s in self.systems:
+            if s.name == name:
+                return s
+        raise InputError(f"unknown system {name!r}; the systems are: {', '.join(self.system_names)}")
+
+    def corpus_scores(self, metric: str, system: str) -> np.ndarray:
+        """Corpus score of each run of ``system``."""
+        m = self.metrics[metric]
+        return np.asarray(m.score(self.stats[metric][system].sum(axis=1)), dtype=np.float64)
+
+    # ---------------------------------------------------------------- file I/O
+    def save(self, path: str) -> None:
+        meta = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "mtsig_version": __version__,
+            "n_segments": self.n_segments,
+            "keys": [list(k) for k in self.keys] if self.keys else None,
+            "systems": [{"name": s.name, "files": s.files, "n_runs": s.n_runs} for s in self.systems],
+            "metrics": [
+                {
+                    "name": name,
+                    "metric": m.name,
+                    "options": m.config,
+                    "signature": self.signatures.get(name, m.signature),
+                    "stat_names": m.stat_names,
+                    "higher_is_better": m.higher_is_better,
+                }
+                for name, m in self.metrics.items()
+            ],
+        }
+        arrays = {
+            f"{name}::{i}": self.stats[name][s.name]
+            for name in self.metrics
+            for i, s in enumerate(self.systems)
+        }
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+
+    @classmethod
+    def load(cls, path: str) -> StatsTable:
+        try:
+            z = np.load(path, allow_pickle=False)
+            meta = json.loads(str(z["meta"]))
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same clear message
+            raise InputError(f"{path}: not an mtsig statistics file ({exc})") from None
+        if meta.get("format") != FORMAT:
+            raise InputError(f"{path}: not an mtsig statistics file")
+        if meta.get("format_version", 0) > FORMAT_VERSION:
+            raise InputError(f"{path}: written by a newer mtsig (format {meta['format_version']})")
+        systems = [SystemInfo(s["name"], list(s["files"]), int(s["n_runs"])) for s in meta["systems"]]
+        metrics: dict[str, Metric] = {}
+        stats: dict[str, dict[str, np.ndarray]] = {}
+        sigs = {}
+        for md in meta["metrics"]:
+            m = get_metric(md["metric"], **md["options"])
+            metrics[md["name"]] = m
+            sigs[md["name"]] = md["signature"]
+            stats[md["name"]] = {s.name: z[f"{md['name']}::{i}"] for i, s in enumerate(systems)}
+        keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
+        return cls(metrics, systems, stats, int(meta["n_segments"]), keys, sigs)
+
+    def select(self, metrics: list[str] | None = None, systems: list[str] | None = None) -> StatsTable:
+        """A view restricted to some metrics and/or systems (names checked)."""
+        ms = list(self.metrics) if not metrics else metrics
+        for m in ms:
+            if m not in self.metrics:
+                raise InputError(f"metric {m!r} is not in the statistics; it has: {', '.join(self.metrics)}")
+        ss = [self.system(n) for n in systems] if systems else self.systems
+        return StatsTable(
+            {m: self.metrics[m] for m in ms},
+            ss,
+            {m: {s.name: self.stats[m][s.name] for s in ss} for m in ms},
+            self.n_segments,
+            self.keys,
+            {m: self.signatures[m] for m in ms if m in self.signatures},
+        )
+
+
+def compute_stats(refs: RefSet, systems: list[System], metrics: list[Metric] | dict[str, Metric]) -> StatsTable:
+    """Read every system once per metric into statistics arrays."""
+    if isinstance(metrics, list):
+        metrics = {m.name: m for m in metrics}
+    stats: dict[str, dict[str, np.ndarray]] = {}
+    sigs = {}
+    for name, m in metrics.items():
+        m.prepare(refs)
+        stats[name] = {s.name: np.stack([m.stats(run) for run in s.runs]) for s in systems}
+        sigs[name] = m.signature
+    infos = [SystemInfo(s.name, s.files, s.n_runs) for s in systems]
+    return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs)
+
+
+def build_metrics(names: list[str] | tuple[str, ...], **options: Any) -> dict[str, Metric]:
+    if not names:
+        raise InputError("no metric given")
+    out: dict[str, Metric] = {}
+    for n in names:
+        m = get_metric(n, **options)
+        if m.name in out:
+            raise InputError(f"metric {n!r} given twice")
+        out[m.name] = m
+    return out

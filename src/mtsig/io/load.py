@@ -1,0 +1,216 @@
+"""From file names to aligned segments: references, systems and optimizer runs.
+
+System specifications (``-s``):
+- ``FILE``: one system named after the file;
+- ``NAME=FILE``: a named system;
+- ``NAME=run1.txt,run2.txt,run3.txt`` or a quoted glob ``'NAME=out.opt*'``: one system with several
+  optimizer runs (Clark et al. 2011); globs expand in sorted order;
+- an SGML/XML file holding ``tstset`` elements: one system per ``sysid`` (``NAME=`` renames a file
+  holding a single system).
+
+References (``-r``): plain-text files (one reference each) or SGML/XML files (one reference per
+``sysid``/``refid`` of their ``refset`` documents). With SGML references every SGML system is aligned
+by (docid, segid); a plain-text system is aligned by position in the references' document order.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mtsig.errors import InputError
+from mtsig.io.segments import RefSet, Segments
+from mtsig.io.sgml import align, sgml_files_sets, unescape_entities
+from mtsig.io.text import looks_like_sgml, read_text, split_lines
+
+
+@dataclass
+class System:
+    """One system: a name and one :class:`Segments` per optimizer run (usually one)."""
+
+    name: str
+    runs: list[Segments]
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.runs)
+
+
+def _read_any(path: str) -> tuple[str, bool]:
+    text = read_text(path)
+    return text, looks_like_sgml(text)
+
+
+def _check_text_lines(lines: list[str], path: str, what: str, allow_empty: bool) -> None:
+    if not allow_empty:
+        for i, ln in enumerate(lines):
+            if not ln.strip():
+                raise InputError(
+                    f"{path}: line {i + 1}: empty {what} segment (an empty reference can match nothing; "
+                    "check the file's alignment, or pass --allow-empty-refs to keep it)"
+                )
+
+
+def load_references(paths: list[str], allow_empty: bool = False, unescape: bool = True) -> RefSet:
+    """Read reference files (plain text or SGML/XML) into a :class:`RefSet`.
+
+    ``unescape`` replaces entities in SGML text (pass False for the mteval tokenizers, which replace
+    them themselves exactly as the NIST scorer does).
+    """
+    if not paths:
+        raise InputError("no reference file given (-r/--refs)")
+    refs: list[Segments] = []
+    keys = None
+    sgml_paths = []
+    for p in paths:
+        text, is_sgml = _read_any(p)
+        if is_sgml:
+            sgml_paths.append(p)
+            continue
+        lines = split_lines(text)
+        _check_text_lines(lines, p, "reference", allow_empty)
+        refs.append(Segments(lines, name=Path(p).name if p != "-" else "stdin", source=p))
+    if sgml_paths:
+        if refs:
+            raise InputError(
+                f"mixing SGML references ({sgml_paths[0]}) and plain-text references ({refs[0].source}) "
+                "is not supported: give all references in one format"
+            )
+        sets = sgml_files_sets(sgml_paths, kind="refset")
+        if not sets:
+            raise InputError(f"{', '.join(sgml_paths)}: no refset in the reference file(s)")
+        keys, aligned = align(sets)
+        for st, segs in zip(sets, aligned):
+            lines = [unescape_entities(s) for s in segs] if unescape else segs
+            if not allow_empty:
+                for (d, s), ln in zip(keys, lines):
+                    if not ln.strip():
+                        raise InputError(
+                            f"{st.path}: reference {st.name!r}, document {d!r}, segment {s!r} is empty "
+                            "(pass --allow-empty-refs to keep it)"
+                        )
+            refs.append(Segments(lines, name=st.name, source=st.path, keys=keys))
+    n = len(refs[0])
+    for r in refs[1:]:
+        if len(r) != n:
+            raise InputError(
+                f"reference {r.source} has {len(r)} segments but reference {refs[0].source} has {n}"
+            )
+    if n == 0:
+        raise InputError(f"reference {refs[0].source} is empty (no segments)")
+    return RefSet(refs)
+
+
+def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
+    """Split ``NAME=FILE[,FILE...]`` / glob / ``FILE`` into (name or None, list of paths)."""
+    if spec == "-" or os.path.exists(spec):
+        return None, [spec]
+    name, files = None, spec
+    if "=" in spec:
+        name, files = spec.split("=", 1)
+        if not name:
+            raise InputError(f"system {spec!r}: empty name before '='")
+    out: list[str] = []
+    for part in files.split(","):
+        if not part:
+            raise InputError(f"system {spec!r}: empty file name in the list")
+        if os.path.exists(part) or part == "-":
+            out.append(part)
+        elif glob.has_magic(part):
+            hits = sorted(glob.glob(part))
+            if not hits:
+                raise InputError(f"system {spec!r}: the pattern {part!r} matches no file")
+            out.extend(hits)
+        else:
+            raise InputError(f"{part}: no such file (system {spec!r})")
+    return name, out
+
+
+def _default_name(paths: list[str]) -> str:
+    if len(paths) == 1:
+        return "stdin" if paths[0] == "-" else Path(paths[0]).name
+    return os.path.commonprefix([Path(p).name for p in paths]).rstrip("._-") or Path(paths[0]).name
+
+
+def load_systems(specs: list[str], refs: RefSet, unescape: bool = True) -> list[System]:
+    """Read system outputs (with runs) and check that each covers the references' segments."""
+    if not specs:
+        raise InputError("no system output given (-s/--systems)")
+    n = refs.n_segments
+    ref0 = refs[0]
+    systems: list[System] = []
+    for spec in specs:
+        name, paths = parse_system_spec(spec)
+        runs: list[Segments] = []
+        sgml_systems: list[System] = []
+        for p in paths:
+            text, is_sgml = _read_any(p)
+            if is_sgml:
+                if ref0.keys is None:
+                    raise InputError(
+                        f"{p} is NIST SGML but the references are plain text: give SGML references "
+                        "so segments can be aligned by document and segment id"
+                    )
+                sets = sgml_files_sets([p], kind="tstset")
+                if not sets:
+                    raise InputError(f"{p}: no tstset in this file (is it a reference or source file?)")
+                for st in sets:
+                    fake_first = [_as_ref_view(ref0)]
+                    keys, aligned = align(fake_first + [st], order=ref0.keys)
+                    lines = [unescape_entities(s) for s in aligned[1]] if unescape else aligned[1]
+                    sgml_systems.append(System(st.name, [Segments(lines, st.name, p, keys)], [p]))
+                continue
+            lines = split_lines(text)
+            if len(lines) != n:
+                raise InputError(
+                    f"system file {p} has {len(lines)} lines but reference {ref0.source} has {n}"
+                    + (" segments" if ref0.keys is not None else " lines")
+                )
+            runs.append(Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys))
+        if sgml_systems:
+            if runs:
+                raise InputError(f"system {spec!r}: mixes SGML and plain-text files")
+            if name is not None:
+                if len(sgml_systems) != 1:
+                    raise InputError(f"system {spec!r}: {paths[0]} holds {len(sgml_systems)} systems; "
+                                     "NAME= can only rename a file holding one")
+                sgml_systems[0].name = name
+            systems.extend(sgml_systems)
+        else:
+            systems.append(System(name or _default_name(paths), runs, list(paths)))
+    _shorten_default_names(systems, [parse_system_spec(x)[0] is None for x in specs])
+    seen: set[str] = set()
+    for s in systems:
+        if s.name in seen:
+            raise InputError(f"two systems are called {s.name!r}: name them with NAME=FILE")
+        seen.add(s.name)
+    return systems
+
+
+def _as_ref_view(ref: Segments):
+    """An SgmlSet-like view of SGML references, so systems align against the reference keys."""
+    from mtsig.io.sgml import SgmlSet
+
+    st = SgmlSet("refset", ref.name, ref.source)
+    for (d, s), text in zip(ref.keys or [], ref.lines):
+        st.docs.setdefault(d, {})[s] = text
+    return st
+
+
+def _shorten_default_names(systems: list[System], unnamed: list[bool]) -> None:
+    """Drop the prefix and suffix that all file-named systems share (``test.hyp.X.en`` -> ``X``)."""
+    idx = [i for i, u in enumerate(unnamed) if u and i < len(systems) and len(systems[i].files) == 1]
+    if len(idx) < 2:
+        return
+    names = [systems[i].name for i in idx]
+    pre = os.path.commonprefix(names)
+    cut = max(pre.rfind(c) for c in "._-") + 1 if pre else 0
+    rev = os.path.commonprefix([n[::-1] for n in names])
+    rcut = max(rev.rfind(c) for c in "._-") + 1 if rev else 0
+    short = [n[cut : len(n) - rcut] if len(n) - rcut > cut else n for n in names]
+    if all(short) and len(set(short)) == len(short):
+        for i, s in zip(idx, short):
+            systems[i].name = s

@@ -1,0 +1,1 @@
+"""Renderers: terminal tables (Rich), JSON, CSV, Markdown and LaTeX."""

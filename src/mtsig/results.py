@@ -1,0 +1,262 @@
+"""Result objects of ``score`` and ``compare`` (frozen data + ``to_dict``); the core never prints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mtsig.errors import InputError, unknown_name
+from mtsig.evaluation import StatsTable
+from mtsig.resample import DEFAULT_SEED
+from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores, summarize
+from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error
+from mtsig.stats.paired import (
+    ALTERNATIVES,
+    TESTS,
+    TestResult,
+    ar_counts,
+    bootstrap_scores,
+    p_from_count,
+    paired_bootstrap_p,
+    sentence_test,
+    shift_p,
+)
+
+ProgressFactory = Callable[[str, int], Callable[[int], None]]
+
+
+def _progress(factory: ProgressFactory | None, label: str, total: int):
+    return factory(label, total) if factory is not None else None
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Scores of every system under every metric: ``systems[i]["scores"][metric]``."""
+
+    systems: list[dict[str, Any]]
+    settings: dict[str, Any] = field(default_factory=dict)
+    higher_is_better: dict[str, bool] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"systems": self.systems}
+        if self.settings:
+            d["settings"] = self.settings
+        return d
+
+    def score(self, system: str, metric: str) -> float:
+        for s in self.systems:
+            if s["name"] == system:
+                return s["scores"][metric]["score"]
+        raise KeyError(system)
+
+
+def _check_common(n_bootstrap: int, confidence: float, seed: int | None) -> int:
+    if n_bootstrap < 1:
+        raise InputError(f"--n-bootstrap must be at least 1, got {n_bootstrap}")
+    if not 0 < confidence < 1:
+        raise InputError(f"--confidence must lie strictly between 0 and 1, got {confidence}")
+    return DEFAULT_SEED if seed is None else int(seed)
+
+
+def score_table(
+    table: StatsTable,
+    ci: bool = False,
+    ci_method: str = "percentile",
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = None,
+    progress: ProgressFactory | None = None,
+) -> ScoreResult:
+    """Corpus scores (and bootstrap intervals; per-run statistics for systems with several runs)."""
+    if ci_method not in CI_METHODS:
+        raise unknown_name("confidence-interval method", ci_method, CI_METHODS)
+    seed = _check_common(n_bootstrap, confidence, seed)
+    need_boot = ci or any(s.n_runs > 1 for s in table.systems)
+    systems = [{"name": s.name, "files": s.files, "scores": {}} for s in table.systems]
+    for mname, metric in table.metrics.items():
+        sig = table.signatures.get(mname, metric.signature)
+        boot = None
+        if need_boot:
+            flat = {(s.name, r): table.stats[mname][s.name][r] for s in table.systems for r in range(s.n_runs)}
+            cb = _progress(progress, f"bootstrap {mname}", n_bootstrap)
+            boot = bootstrap_scores(flat, metric, n_bootstrap, seed, cb)
+        for sd, info in zip(systems, table.systems):
+            st = table.stats[mname][info.name]
+            run_scores = table.corpus_scores(mname, info.name)
+            entry: dict[str, Any] = {"score": float(run_scores.mean()), "signature": sig}
+            if info.n_runs > 1:
+                entry.update(
+                    {
+                        "mean": float(run_scores.mean()),
+                        "s_sel": float(np.mean([boot[(info.name, r)].std(ddof=1) for r in range(info.n_runs)])),
+                        "s_test": float(run_scores.std(ddof=1)),
+                        "runs": [float(x) for x in run_scores],
+                    }
+                )
+            elif ci:
+                samples = boot[(info.name, 0)]
+                jack = jackknife_scores(metric, st[0]) if ci_method == "bca" else None
+                iv = interval(samples, ci_method, confidence, observed=float(run_scores[0]), jackknife=jack)
+                entry.update(
+                    {
+                        "ci": iv.to_list(),
+                        "ci_method": ci_method,
+                        "confidence": confidence,
+                        "bootstrap": summarize(samples).to_dict(),
+                    }
+                )
+            if info.n_runs == 1:
+                details = metric.describe(st[0].sum(axis=0))
+                if details:
+                    entry["details"] = details
+            sd["scores"][mname] = entry
+    settings: dict[str, Any] = {}
+    if need_boot:
+        settings = {"n_bootstrap": n_bootstrap, "seed": seed}
+        if ci:
+            settings.update({"ci_method": ci_method, "confidence": confidence})
+    return ScoreResult(systems, settings, {m: table.metrics[m].higher_is_better for m in table.metrics})
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    settings: dict[str, Any]
+    systems: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]]
+    clusters: dict[str, list[list[str]] | None]
+    higher_is_better: dict[str, bool] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings,
+            "systems": self.systems,
+            "comparisons": self.comparisons,
+            "clusters": self.clusters,
+        }
+
+
+def compare_table(
+    table: StatsTable,
+    tests: list[str] | tuple[str, ...] = ("ar",),
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    baseline: str | None = None,
+    correction: str = "holm",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    n_bootstrap: int | None = None,
+    progress: ProgressFactory | None = None,
+    chunk_bytes: int | None = None,
+) -> CompareResult:
+    """Paired tests of every pair of systems (or each system against ``baseline``) for every metric."""
+    tests = list(dict.fromkeys(tests))
+    if not tests:
+        raise InputError("no test given")
+    for t in tests:
+        if t not in TESTS:
+            raise unknown_name("test", t, TESTS)
+    if correction not in CORRECTIONS:
+        raise unknown_name("correction", correction, CORRECTIONS)
+    if alternative not in ALTERNATIVES:
+        raise unknown_name("alternative", alternative, ALTERNATIVES)
+    if not 0 < alpha < 1:
+        raise InputError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
+    if n_resamples is not None and n_resamples < 1:
+        raise InputError(f"--n-resamples must be at least 1, got {n_resamples}")
+    seed = _check_common(n_bootstrap or 1, confidence, seed)
+    names = table.system_names
+    if len(names) < 2:
+        raise InputError("compare needs at least two systems")
+    multi = [s.name for s in table.systems if s.n_runs > 1]
+    if multi:
+        raise InputError(
+            f"system(s) {', '.join(multi)} have several optimizer runs; stratified randomization over runs "
+            "is not implemented yet, so compare takes one output file per system"
+        )
+    if baseline is not None:
+        if baseline not in names:
+            raise InputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
+        pairs = [(baseline, n) for n in names if n != baseline]
+    else:
+        pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    n_ar = n_resamples or 10_000
+    n_boot = n_resamples if (n_resamples and any(t in tests for t in ("bootstrap", "paired-bootstrap"))) else (
+        n_bootstrap or 1_000
+    )
+    scores_res = score_table(table)
+    comparisons: list[dict[str, Any]] = []
+    cl: dict[str, list[list[str]] | None] = {}
+    for mname, metric in table.metrics.items():
+        stats = {n: table.stats[mname][n][0] for n in names}
+        score = {n: float(metric.score(stats[n].sum(axis=0))) for n in names}
+        boot = bootstrap_scores(stats, metric, n_boot, seed, _progress(progress, f"{mname}: bootstrap", n_boot),
+                                chunk_bytes)
+        counts = None
+        if "ar" in tests:
+            counts = ar_counts(stats, metric, pairs, n_ar, seed, alternative,
+                               _progress(progress, f"{mname}: randomization", n_ar), chunk_bytes)
+        sent = {n: metric.sentence_scores(stats[n]) for n in names} if {"ttest", "wilcoxon"} & set(tests) else None
+        per_test: dict[str, list[TestResult]] = {}
+        for test in tests:
+            rows = []
+            for a, b in pairs:
+                delta = score[b] - score[a]
+                bd = boot[b] - boot[a]
+                ci = interval(bd, "percentile", confidence)
+                extra: dict[str, Any] = {}
+                stat = None
+                n_used: int | None = None
+                if test == "ar":
+                    p = p_from_count(counts[(a, b)], n_ar)
+                    n_used = n_ar
+                elif test == "bootstrap":
+                    p = shift_p(bd, delta, alternative)
+                    n_used = n_boot
+                elif test == "paired-bootstrap":
+                    p, extra = paired_bootstrap_p(bd, alternative)
+                    n_used = n_boot
+                else:
+                    stat, p = sentence_test(test, sent[a], sent[b], alternative)
+                rows.append(TestResult(test, mname, a, b, score[a], score[b], delta, p, alternative, n_used,
+                                       seed if n_used else None, ci, stat, extra))
+            per_test[test] = rows
+            padj = adjust([r.p_value for r in rows], correction)
+            for r, pa in zip(rows, padj):
+                d = r.to_dict()
+                d["p_adjusted"] = float(pa)
+                d["significant"] = bool(pa <= alpha)
+                comparisons.append(d)
+        if baseline is None:
+            first = tests[0]
+            sig = {}
+            rows = per_test[first]
+            padj = adjust([r.p_value for r in rows], correction)
+            for r, pa in zip(rows, padj):
+                sig[frozenset((r.a, r.b))] = bool(pa <= alpha)
+            cl[mname] = clusters(score, sig, metric.higher_is_better)
+        else:
+            cl[mname] = None
+    k = len(pairs)
+    settings = {
+        "tests": tests,
+        "n_resamples": {t: (n_ar if t == "ar" else n_boot) for t in tests if t in ("ar", "bootstrap",
+                                                                                   "paired-bootstrap")},
+        "n_bootstrap_delta_ci": n_boot,
+        "seed": seed,
+        "alternative": alternative,
+        "correction": correction,
+        "alpha": alpha,
+        "confidence": confidence,
+        "baseline": baseline,
+        "n_comparisons": k,
+        "experimentwise_error_unadjusted": experimentwise_error(alpha, k),
+        "cluster_test": tests[0] if baseline is None else None,
+        "signatures": {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
+        "n_segments": table.n_segments,
+    }
+    return CompareResult(settings, scores_res.systems, comparisons, cl,
+                         {m: table.metrics[m].higher_is_better for m in table.metrics})

@@ -1,0 +1,1 @@
+"""Confidence intervals, paired tests, multiple comparisons (and optimizer-run statistics)."""
