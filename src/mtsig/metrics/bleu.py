@@ -12,6 +12,7 @@ Smoothing (``smooth``):
 An order with no hypothesis n-grams at all has log-precision 0 in ``exp`` mode (mteval-v13a's rule;
 sacreBLEU gives 0 there instead; this only happens when the whole corpus is shorter than N tokens per
 segment), and is left out of the mean with ``effective_order`` (the default for sentence scores).
+Sentence scores follow sacreBLEU's ``sentence_bleu``: effective order, and 0 when nothing matches.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class BLEU(_NgramMetric):
         totals = np.asarray(totals, dtype=np.float64)
         logp, has = bleu_log_precisions(totals, self.order, self.smooth, self.config["smooth_value"])
         if effective_order:
-            n_eff = has.sum(axis=-1)
+            # sentence scoring follows sacreBLEU: no match at any order gives 0 (its issue #141)
+            no_match = ~np.any(totals[..., 2 : 2 + self.order] > 0, axis=-1)
+            n_eff = np.where(no_match, 0, has.sum(axis=-1))
             with np.errstate(invalid="ignore", divide="ignore"):
                 mean = np.where(n_eff > 0, np.where(has, logp, 0.0).sum(axis=-1) / np.maximum(n_eff, 1), -np.inf)
         else:
