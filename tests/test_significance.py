@@ -1,0 +1,157 @@
+"""The significance engine on real data: identical systems, calibration under the null, agreement with
+sacreBLEU, reproducibility and chunk invariance, intervals, corrections and clusters."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import mtsig
+from mtsig.report.render import render_compare
+from mtsig.results import compare_table, score_table
+from mtsig.stats.intervals import interval, jackknife_scores
+from mtsig.stats.multiple import adjust, clusters, experimentwise_error
+from mtsig.stats.paired import ar_counts, bootstrap_scores, paired_ttest, wilcoxon_test
+from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+
+
+@pytest.mark.parametrize("metric", ["bleu", "nist", "mbleu", "length"])
+def test_identical_systems_p_is_one_for_every_metric_and_test(wmt_bleu_stats, metric):
+    table = wmt_bleu_stats
+    m = table.metrics[metric]
+    s = table.stats[metric]["LT22"][0]
+    assert mtsig.approximate_randomization(s, s.copy(), m, 2000).p_value == 1.0
+    assert mtsig.bootstrap_test(s, s.copy(), m, 500).p_value == 1.0
+    assert mtsig.paired_bootstrap(s, s.copy(), m, 500).p_value == 1.0
+    assert paired_ttest(s, s.copy(), m).p_value == 1.0
+    assert wilcoxon_test(s, s.copy(), m).p_value == 1.0
+
+
+def _null_pairs(sx, sy, reps, seed=7):
+    rng = np.random.default_rng(seed)
+    for _ in range(reps):
+        swap = rng.random(sx.shape[0]) < 0.5
+        yield np.where(swap[:, None], sy, sx), np.where(swap[:, None], sx, sy)
+
+
+@pytest.mark.slow
+def test_calibration_under_the_null(wmt_bleu_stats, capsys):
+    """Pseudo-systems from per-segment swaps of two real systems: the null holds by construction."""
+    table = wmt_bleu_stats
+    m = table.metrics["bleu"]
+    sx, sy = table.stats["bleu"]["JDExploreAcademy"][0], table.stats["bleu"]["PROMT"][0]
+    reps = 300
+    rej = {"ar": 0, "bootstrap": 0, "paired-bootstrap": 0}
+    for i, (a, b) in enumerate(_null_pairs(sx, sy, reps)):
+        if mtsig.approximate_randomization(a, b, m, 1000, seed=i).p_value <= 0.05:
+            rej["ar"] += 1
+        if mtsig.bootstrap_test(a, b, m, 1000, seed=i).p_value <= 0.05:
+            rej["bootstrap"] += 1
+        if mtsig.paired_bootstrap(a, b, m, 1000, seed=i).p_value <= 0.05:
+            rej["paired-bootstrap"] += 1
+    rates = {k: v / reps for k, v in rej.items()}
+    with capsys.disabled():
+        print(f"\nnull rejection rates at alpha=0.05 over {reps} pseudo-system pairs: {rates}")
+    assert 0.02 <= rates["ar"] <= 0.08
+    assert 0.01 <= rates["bootstrap"] <= 0.12
+    assert 0.01 <= rates["paired-bootstrap"] <= 0.12
+
+
+@pytest.mark.slow
+def test_ar_agrees_with_sacrebleu(wmt):
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    from mtsig.io.text import read_lines
+
+    refs = [read_lines(wmt_ref(wmt, "A"))]
+    systems = [(s, read_lines(wmt_hyp(wmt, s))) for s in WMT_SYSTEMS]
+    R = 3000
+    sb_sigs, sb_scores = PairedTest(systems, {"BLEU": BLEU(references=refs)}, None, test_type="ar",
+                                    n_samples=R)()
+    res = mtsig.compare([wmt_ref(wmt, "A")], {s: h for s, h in systems}, ["bleu"], baseline=WMT_SYSTEMS[0],
+                        n_resamples=R, seed=1)
+    for j, s in enumerate(WMT_SYSTEMS[1:], start=1):
+        ours = next(c for c in res.comparisons if c["b"] == s)
+        theirs = sb_scores["BLEU"][j]
+        assert ours["score_b"] == pytest.approx(theirs.score, abs=1e-9)
+        p1, p2 = ours["p_value"], theirs.p_value
+        se = np.sqrt(p1 * (1 - p1) / R + p2 * (1 - p2) / R) + 1.0 / R
+        assert abs(p1 - p2) <= 4 * se, (s, p1, p2)
+
+
+def test_same_seed_identical_json_and_chunking_does_not_matter(wmt_bleu_stats):
+    table = wmt_bleu_stats.select(["bleu", "nist"])
+    r1 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3)
+    r2 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3)
+    r3 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3,
+                       chunk_bytes=200_000)
+    j1, j2, j3 = (render_compare(r, "json") for r in (r1, r2, r3))
+    assert j1 == j2 == j3
+    r4 = compare_table(table, ["ar"], n_resamples=700, seed=4)
+    assert render_compare(r4, "json") != j1
+    d = json.loads(j1)
+    assert d["settings"]["seed"] == 3
+    for key in ("metric", "a", "b", "delta", "delta_ci", "test", "p_value", "p_adjusted", "significant"):
+        assert key in d["comparisons"][0]
+
+
+def test_engines_chunk_invariant_directly(wmt_bleu_stats):
+    m = wmt_bleu_stats.metrics["bleu"]
+    stats = {s: wmt_bleu_stats.stats["bleu"][s][0] for s in WMT_SYSTEMS}
+    pairs = [(WMT_SYSTEMS[0], s) for s in WMT_SYSTEMS[1:]]
+    big = ar_counts(stats, m, pairs, 1000, 9)
+    small = ar_counts(stats, m, pairs, 1000, 9, chunk_bytes=1)
+    assert big == small
+    b1 = bootstrap_scores(stats, m, 300, 9)
+    b2 = bootstrap_scores(stats, m, 300, 9, chunk_bytes=1)
+    for s in stats:
+        np.testing.assert_array_equal(b1[s], b2[s])
+
+
+def test_confidence_intervals(wmt_bleu_stats):
+    res = score_table(wmt_bleu_stats.select(["bleu"]), ci=True, n_bootstrap=1000, seed=5)
+    for s in res.systems:
+        e = s["scores"]["bleu"]
+        lo, hi = e["ci"]
+        assert lo < e["score"] < hi
+        assert abs(e["bootstrap"]["median"] - e["score"]) < 0.3
+        assert e["bootstrap"]["rsd"] == pytest.approx(e["bootstrap"]["std"] / e["bootstrap"]["mean"])
+    m = wmt_bleu_stats.metrics["bleu"]
+    st = wmt_bleu_stats.stats["bleu"]["LT22"][0]
+    samples = bootstrap_scores({"x": st}, m, 2000, 1)["x"]
+    obs = m.corpus_score(st)
+    p = interval(samples, "percentile", 0.95)
+    t = interval(samples, "t", 0.95)
+    bca = interval(samples, "bca", 0.95, observed=obs, jackknife=jackknife_scores(m, st))
+    for iv in (p, t, bca):
+        assert iv.low < obs < iv.high
+        assert 1.2 < iv.high - iv.low < 2.8  # about +-1 BLEU on 1984 segments
+    assert interval(samples, "percentile", 0.99).high > p.high
+    # jackknife is exact: leaving one segment out equals rescoring without it
+    jk = jackknife_scores(m, st)
+    assert jk[10] == pytest.approx(m.corpus_score(np.delete(st, 10, axis=0)), abs=1e-10)
+
+
+def test_multiple_comparison_corrections():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    np.testing.assert_allclose(adjust(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
+    np.testing.assert_allclose(adjust(p, "holm"), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(adjust(p, "sidak"), 1 - (1 - p) ** 4)
+    np.testing.assert_allclose(adjust(p, "bh"), [0.02, 0.04, 0.04, 0.02])
+    assert experimentwise_error(0.05, 10) == pytest.approx(1 - 0.95**10)
+    sig = {frozenset(("a", "b")): False, frozenset(("a", "c")): True, frozenset(("b", "c")): True}
+    assert clusters({"a": 3.0, "b": 2.5, "c": 1.0}, sig, True) == [["a", "b"], ["c"]]
+    assert clusters({"a": 3.0, "b": 2.5, "c": 1.0}, sig, False) == [["c"], ["b", "a"]]
+
+
+def test_compare_api_json_shape(wmt):
+    res = mtsig.compare([wmt_ref(wmt, "A")], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"],
+                        test=["ar", "ttest"], n_resamples=500)
+    d = res.to_dict()
+    assert set(d) == {"settings", "systems", "comparisons", "clusters"}
+    assert len(d["comparisons"]) == 2 * 6
+    assert d["clusters"]["bleu"][-1] == ["LT22"]
+    assert d["systems"][0]["scores"]["bleu"]["signature"].startswith("mtsig:bleu")
