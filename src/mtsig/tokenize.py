@@ -12,7 +12,9 @@ Two families:
 
 ``13a``, ``intl``, ``zh``, ``char``, ``none`` (and sacreBLEU's other tokenizers when installed)
     sacreBLEU's tokenizers, called as sacreBLEU's BLEU calls them: optional full-Unicode ``str.lower()``,
-    ``rstrip()``, tokenize, split on whitespace. ``none`` therefore only splits on whitespace, which is
+    ``rstrip()``, tokenize, split on whitespace. ``13a`` alone runs through :func:`sacrebleu_13a`, the
+    same rules with the context-free first rule done by ``str.translate`` (about 3x faster; a test
+    checks it token for token against sacreBLEU's own tokenizer). ``none`` therefore only splits on whitespace, which is
     what MultEval does with pre-tokenized text.
 
 The default is ``13a`` with case preserved: sacreBLEU's convention and what papers report today.
@@ -23,8 +25,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Callable
-
-import regex
 
 from mtsig.errors import unknown_name
 from mtsig.io.segments import Segments
@@ -38,23 +38,43 @@ _PERL_WS_RUN = re.compile(f"[{_PERL_WS}]+")
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
-# mteval-v13a `tokenization` (the default, "language-dependent" rules)
+# mteval-v13a `tokenization` (the default, "language-dependent" rules). Its first rule,
+# s/([\{-\~\[-\` -\&\(-\+\:-\@\/])/ $1 /g, pads single characters with no context, so one
+# str.translate does it exactly, in C (sacreBLEU runs it as a regex with a Python-level template per match,
+# the slowest part of its BLEU). The remaining rules depend on context and stay regexes.
+_13A_PAD = {
+    c: f" {chr(c)} "
+    for lo, hi in (("{", "~"), ("[", "`"), (" ", "&"), ("(", "+"), (":", "@"), ("/", "/"))
+    for c in range(ord(lo), ord(hi) + 1)
+}
 _13A_RULES = [
-    (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),  # punctuation and symbols
     (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period/comma unless preceded by a digit
     (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # period/comma unless followed by a digit
     (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash preceded by a digit
 ]
 
-# mteval-v13a `tokenization_international`
-_INTL_HYPHEN_ZL = regex.compile(r"\p{Hyphen}\p{Zl}")
-_INTL_ZL = regex.compile(r"\p{Zl}")
-_INTL_RULES = [
-    (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
-    (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
-    (regex.compile(r"(\p{S})"), r" \1 "),
-]
-_INTL_Z_RUN = regex.compile(r"\p{Z}+")
+
+
+def _intl_patterns():
+    """mteval-v13a `tokenization_international` patterns (the regex module for Unicode properties)."""
+    global _INTL
+    if _INTL is None:
+        import regex
+
+        _INTL = (
+            regex.compile(r"\p{Hyphen}\p{Zl}"),
+            regex.compile(r"\p{Zl}"),
+            [
+                (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
+                (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
+                (regex.compile(r"(\p{S})"), r" \1 "),
+            ],
+            regex.compile(r"\p{Z}+"),
+        )
+    return _INTL
+
+
+_INTL = None
 
 
 def _mteval_entities(text: str, apos: bool) -> str:
@@ -75,26 +95,38 @@ def mteval_13a(text: str, lowercase: bool) -> list[str]:
     text = text.replace("<skipped>", "")
     text = text.replace("-\n", "").replace("\n", " ")
     text = _mteval_entities(text, apos=False)
-    text = f" {text} "
     if lowercase:
         text = text.translate(_ASCII_LOWER)
+    return _split_perl(_13a_rules(f" {text} "))
+
+
+def _13a_rules(text: str) -> str:
+    text = text.translate(_13A_PAD)
     for pat, rep in _13A_RULES:
         text = pat.sub(rep, text)
-    return _split_perl(text)
+    return text
+
+
+def sacrebleu_13a(line: str) -> list[str]:
+    """sacreBLEU's ``13a`` tokens, token for token (tested against sacreBLEU), with rule 1 done by translate."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    line = _mteval_entities(line, apos=False)
+    return _13a_rules(f" {line} ").split()
 
 
 def mteval_intl(text: str, lowercase: bool) -> list[str]:
     """Tokens of ``text`` as mteval-v13a's ``--international-tokenization`` produces them."""
+    hyphen_zl, zl, rules, z_run = _intl_patterns()
     text = _PERL_WS_RUN.sub(" ", text)
     text = text.replace("<skipped>", "")
-    text = _INTL_HYPHEN_ZL.sub("", text)
-    text = _INTL_ZL.sub(" ", text)
+    text = hyphen_zl.sub("", text)
+    text = zl.sub(" ", text)
     text = _mteval_entities(text, apos=True)
     if lowercase:
         text = "".join(ch.lower() for ch in text)  # Perl lc: per character, no final-sigma context
-    for pat, rep in _INTL_RULES:
+    for pat, rep in rules:
         text = pat.sub(rep, text)
-    text = _INTL_Z_RUN.sub(" ", text)
+    text = z_run.sub(" ", text)
     return _split_perl(text)
 
 
@@ -145,6 +177,10 @@ class Tokenizer:
             return lambda s: mteval_13a(s, lc)
         if self.name == "mteval-intl":
             return lambda s: mteval_intl(s, lc)
+        if self.name == "13a":
+            if lc:
+                return lambda s: sacrebleu_13a(s.lower().rstrip())
+            return lambda s: sacrebleu_13a(s.rstrip())
         try:
             tok = _sacrebleu_tokenizer(self.name)
         except ImportError as exc:  # e.g. ja-mecab without its extra

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from mtsig.errors import unknown_name
 
@@ -72,6 +71,8 @@ def interval(
     if method == "percentile":
         lo, hi = np.quantile(s, [alpha / 2, 1 - alpha / 2])
     elif method == "t":
+        from scipy import stats as sps
+
         m = s.mean()
         sd = s.std(ddof=1) if s.size > 1 else 0.0
         q = sps.t.ppf(1 - alpha / 2, df=max(s.size - 1, 1))
@@ -84,6 +85,8 @@ def interval(
 
 
 def _bca(s: np.ndarray, observed: float, jack: np.ndarray, alpha: float) -> tuple[float, float]:
+    from scipy import stats as sps
+
     if np.all(s == s[0]):
         return float(s[0]), float(s[0])
     prop = (np.sum(s < observed) + 0.5 * np.sum(s == observed)) / s.size

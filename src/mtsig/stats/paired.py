@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from mtsig.errors import InputError, unknown_name
 from mtsig.resample import DEFAULT_SEED, Plan, resampled_totals
@@ -180,6 +179,8 @@ def paired_bootstrap_p(boot_delta: np.ndarray, alternative: str) -> tuple[float,
 
 def sentence_test(kind: str, seg_a: np.ndarray, seg_b: np.ndarray, alternative: str) -> tuple[float, float]:
     """Paired t-test or Wilcoxon signed-rank test on sentence-level scores: (statistic, p)."""
+    from scipy import stats as sps
+
     d = np.asarray(seg_b, dtype=np.float64) - np.asarray(seg_a, dtype=np.float64)
     if not np.all(np.isfinite(d)):
         raise InputError("sentence-level scores are not all finite; the paired tests need finite scores")

@@ -1,0 +1,46 @@
+"""Tokenizers: the fast 13a equals sacreBLEU's token for token; mteval modes follow the NIST scorer."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+from mtsig.io.text import read_lines
+from mtsig.tokenize import Tokenizer, mteval_13a, mteval_intl, sacrebleu_13a
+from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+
+SB = Tokenizer13a()
+
+
+def test_fast_13a_equals_sacrebleu_on_real_data(wmt):
+    lines = read_lines(wmt_ref(wmt, "A")) + read_lines(wmt_ref(wmt, "B"))
+    for s in WMT_SYSTEMS:
+        lines += read_lines(wmt_hyp(wmt, s))
+    for ln in lines:
+        assert sacrebleu_13a(ln) == SB(ln).split()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("ab0 1.,-&;:'\"/()[]{}<>~`@#$%^*+=?!|\\_\n\tÜß€") +
+                                ["&quot;", "&amp;", "<skipped>", "-\n"]), max_size=40).map("".join))
+def test_fast_13a_equals_sacrebleu_on_generated_text(text):
+    assert sacrebleu_13a(text) == SB(text).split()
+
+
+def test_mteval_13a_lowercases_ascii_only():
+    assert mteval_13a("Über ALLES", lowercase=True) == ["Über", "alles"]
+    assert mteval_13a("Über ALLES", lowercase=False) == ["Über", "ALLES"]
+    assert Tokenizer("13a", lowercase=True)("Über ALLES") == ["über", "alles"]
+
+
+def test_mteval_13a_rules():
+    assert mteval_13a("It costs $3.50, (approx.) 1,000-2,000 &quot;units&quot;.", False) == [
+        "It", "costs", "$", "3.50", ",", "(", "approx", ".", ")", "1,000", "-", "2,000", '"', "units", '"', "."]
+    # Perl's \\s: a no-break space separates words, U+001F does not
+    assert mteval_13a("a\u00a0b c\x1fd", False) == ["a", "b", "c\x1fd"]
+
+
+def test_mteval_intl_rules():
+    assert mteval_intl("ΟΔΟΣ €5 a.b 3.5 &apos;x&apos;", lowercase=True) == [
+        "οδοσ", "€", "5", "a", ".", "b", "3.5", "'", "x", "'"]
