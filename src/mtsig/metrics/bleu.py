@@ -32,24 +32,30 @@ _SMOOTH_DEFAULTS = {"floor": 0.1, "add-k": 1.0}
 
 
 def ngram_index(metric: Metric, tokenizer: Tokenizer, max_n: int) -> NgramIndex:
-    """The references' n-gram index for ``tokenizer`` (built once per RefSet, largest order kept)."""
+    """The references' n-gram index for ``tokenizer``, built once per RefSet (orders 1..5 at least, so
+    BLEU and NIST share it; rebuilt only when a larger order is asked for)."""
     refs = metric.refs
     key = ("ngram-index", tokenizer.key)
     idx = refs._cache.get(key)
     if idx is None or idx.max_n < max_n:
         toks = [tokenizer.tokenize_all(r) for r in refs]
-        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 4))
+        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 5))
     return idx
 
 
 def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int, info: bool = False):
-    """Matches of ``hyp`` against the references, memoized on the hypothesis."""
+    """Matches of ``hyp`` against the references for orders 1..``max_n``.
+
+    One pass per hypothesis and tokenizer (all orders of the index, with NIST information), memoized on
+    the hypothesis, so BLEU, NIST, Modified BLEU and the length ratio share it.
+    """
     idx = ngram_index(metric, tokenizer, max_n)
 
     def make():
-        return idx.match(tokenizer.tokenize_all(hyp), max_n=max_n, info=info)
+        return idx.match(tokenizer.tokenize_all(hyp), info=True)
 
-    return idx, hyp.memo(("ngram-match", tokenizer.key, id(idx), max_n, info), make)
+    lens, matches, totals, info_m = hyp.memo(("ngram-match", tokenizer.key, idx), make)
+    return idx, (lens, matches[:, :max_n], totals[:, :max_n], info_m[:, :max_n] if info else None)
 
 
 class _NgramMetric(Metric):
