@@ -44,3 +44,27 @@ def test_mteval_13a_rules():
 def test_mteval_intl_rules():
     assert mteval_intl("ΟΔΟΣ €5 a.b 3.5 &apos;x&apos;", lowercase=True) == [
         "οδοσ", "€", "5", "a", ".", "b", "3.5", "'", "x", "'"]
+
+
+def test_batch_tokenization_equals_per_line(wmt):
+    from mtsig.io.segments import Segments
+
+    lines = read_lines(wmt_ref(wmt, "A")) + read_lines(wmt_hyp(wmt, "LT22"))
+    lines += ["", "  ", "a.,b", ".x", "x.", "3-4", "&amp;lt; <skipped> ΟΔΟΣ Über", "a\x1fb \u2028 c\xa0d"]
+    for name in ("13a", "mteval-13a"):
+        for lc in (False, True):
+            tok = Tokenizer(name, lc)
+            f = tok.function()
+            assert tok.tokenize_all(Segments(list(lines))) == [f(x) for x in lines], (name, lc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(list("ab0 1.,-&;:/()\x1f\xa0") + ["&quot;", "&amp;", "<skipped>"]),
+                         max_size=12).map("".join), min_size=1, max_size=5))
+def test_batch_tokenization_equals_per_line_generated(lines):
+    from mtsig.io.segments import Segments
+
+    for name in ("13a", "mteval-13a"):
+        tok = Tokenizer(name, False)
+        f = tok.function()
+        assert tok.tokenize_all(Segments(list(lines))) == [f(x) for x in lines]
