@@ -110,8 +110,27 @@ def main() -> None:
         sys.exit("needs the sacrebleu and mtsig commands on PATH")
     n = a.shuffles
     t_sb, _ = timed([sacre, *R, "-i", *H, "-m", "bleu", "--paired-ar", "--paired-ar-n", str(n)])
-    t_mt, out = timed([mt, "compare", "-r", *R, "-s", *H, "-m", "bleu", "--test", "ar", "--baseline",
-                       SYSTEMS[0], "--n-resamples", str(n), "-f", "json", "-q"])
+    t_mt, out = timed(
+        [
+            mt,
+            "compare",
+            "-r",
+            *R,
+            "-s",
+            *H,
+            "-m",
+            "bleu",
+            "--test",
+            "ar",
+            "--baseline",
+            SYSTEMS[0],
+            "--n-resamples",
+            str(n),
+            "-f",
+            "json",
+            "-q",
+        ]
+    )
     _, o1 = timed(py(RESAMPLING_SACRE.format(refs=R, hyps=H, n=n)))
     _, o2 = timed(py(RESAMPLING_MTSIG.format(refs=R, hyps=H, n=n)))
     rs_sb, rs_mt = json.loads(o1)["resampling"], json.loads(o2)["resampling"]
@@ -123,8 +142,27 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         r16, s16 = sixteen_systems(tmp)
         t0 = time.perf_counter()
-        p = subprocess.run([mt, "compare", "-r", *r16, "-s", *s16, "-m", "bleu", "--test", "ar", "--n-resamples",
-                            str(n), "-f", "json", "-q"], capture_output=True, text=True)
+        p = subprocess.run(
+            [
+                mt,
+                "compare",
+                "-r",
+                *r16,
+                "-s",
+                *s16,
+                "-m",
+                "bleu",
+                "--test",
+                "ar",
+                "--n-resamples",
+                str(n),
+                "-f",
+                "json",
+                "-q",
+            ],
+            capture_output=True,
+            text=True,
+        )
         t16 = time.perf_counter() - t0
         if p.returncode:
             sys.exit(p.stderr)
@@ -133,8 +171,10 @@ def main() -> None:
     if a.big:
         _, o = timed(py(BIG_MEMORY.format(refs=R, hyps=H)))
         big = json.loads(o)
-        print(f"  R = 100,000 x N = 100,000: peak memory {big['peak_mb']:.0f} MB; AR {big['ar_s']:.1f} s, "
-              f"bootstrap {big['bootstrap_s']:.1f} s")
+        print(
+            f"  R = 100,000 x N = 100,000: peak memory {big['peak_mb']:.0f} MB; AR {big['ar_s']:.1f} s, "
+            f"bootstrap {big['bootstrap_s']:.1f} s"
+        )
 
 
 if __name__ == "__main__":

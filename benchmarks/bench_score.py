@@ -57,8 +57,11 @@ def main() -> None:
         t1, _ = timed([sacre_cli, *R, "-i", *H, "-m", "bleu", "-b"], a.repeat)
         t2, _ = timed([mtsig_cli, "score", "-r", *R, "-s", *H, "-m", "bleu", "-f", "json"], a.repeat)
         t3, _ = timed([mtsig_cli, "score", "-r", *R, "-s", *H, "-m", "bleu", "nist", "-f", "json"], a.repeat)
-        rows += [("command line: sacrebleu -m bleu", t1), ("command line: mtsig score -m bleu", t2),
-                 ("command line: mtsig score -m bleu nist", t3)]
+        rows += [
+            ("command line: sacrebleu -m bleu", t1),
+            ("command line: mtsig score -m bleu", t2),
+            ("command line: mtsig score -m bleu nist", t3),
+        ]
     print(f"WMT22 de-en, 4 systems x 1984 segments, 2 references; best of {a.repeat} fresh processes")
     for name, t in rows:
         print(f"  {name:42s} {t:7.3f} s")

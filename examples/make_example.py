@@ -9,12 +9,38 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-SUBJECTS = ["the council", "our team", "the new museum", "a local farmer", "the city library", "the research group",
-            "the small bakery", "the railway company", "the school board", "a young engineer"]
-VERBS = [("opened", "inaugurated"), ("announced", "declared"), ("built", "constructed"), ("sold", "traded"),
-         ("repaired", "fixed"), ("planned", "prepared"), ("closed", "shut"), ("tested", "checked")]
-OBJECTS = ["a bridge over the river", "its annual report", "a garden for the children", "fresh bread every morning",
-           "the old clock tower", "a plan for cleaner streets", "twelve electric buses", "a course on solar energy"]
+SUBJECTS = [
+    "the council",
+    "our team",
+    "the new museum",
+    "a local farmer",
+    "the city library",
+    "the research group",
+    "the small bakery",
+    "the railway company",
+    "the school board",
+    "a young engineer",
+]
+VERBS = [
+    ("opened", "inaugurated"),
+    ("announced", "declared"),
+    ("built", "constructed"),
+    ("sold", "traded"),
+    ("repaired", "fixed"),
+    ("planned", "prepared"),
+    ("closed", "shut"),
+    ("tested", "checked"),
+]
+OBJECTS = [
+    "a bridge over the river",
+    "its annual report",
+    "a garden for the children",
+    "fresh bread every morning",
+    "the old clock tower",
+    "a plan for cleaner streets",
+    "twelve electric buses",
+    "a course on solar energy",
+]
 TIMES = ["on Monday", "last year", "in the spring", "after a long debate", "before the holidays", "this week"]
 ALT_WORDS = {"the": "a", "a": "the", "on": "in", "in": "on", "its": "the", "for": "to", "every": "each"}
 

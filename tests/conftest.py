@@ -48,6 +48,9 @@ def wmt_bleu_stats(wmt):
     """BLEU statistics (13a, cased, both references) of the four WMT22 systems, computed once."""
     import mtsig
 
-    table = mtsig.compute([wmt_ref(wmt, "A"), wmt_ref(wmt, "B")],
-                          {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu", "nist", "mbleu", "length"])
+    table = mtsig.compute(
+        [wmt_ref(wmt, "A"), wmt_ref(wmt, "B")],
+        {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS},
+        ["bleu", "nist", "mbleu", "length"],
+    )
     return table

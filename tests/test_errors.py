@@ -102,17 +102,29 @@ SGML_REF = """<refset setid="t" srclang="de" trglang="en">
 
 def test_sgml_missing_document_and_segment(tmp_path):
     ref = w(tmp_path, "ref.sgm", SGML_REF)
-    no_doc = w(tmp_path, "nodoc.sgm", '<tstset setid="t" srclang="de" trglang="en">\n<doc docid="d1" sysid="S">'
-               '<seg id="1">a</seg><seg id="2">d</seg></doc></tstset>\n')
+    no_doc = w(
+        tmp_path,
+        "nodoc.sgm",
+        '<tstset setid="t" srclang="de" trglang="en">\n<doc docid="d1" sysid="S">'
+        '<seg id="1">a</seg><seg id="2">d</seg></doc></tstset>\n',
+    )
     with pytest.raises(InputError, match=r"nodoc.sgm: document 'd2' is missing from system 'S'"):
         mtsig.score([ref], [no_doc])
-    no_seg = w(tmp_path, "noseg.sgm", '<tstset setid="t" srclang="de" trglang="en">\n<doc docid="d1" sysid="S">'
-               '<seg id="1">a</seg></doc><doc docid="d2" sysid="S"><seg id="1">g</seg></doc></tstset>\n')
+    no_seg = w(
+        tmp_path,
+        "noseg.sgm",
+        '<tstset setid="t" srclang="de" trglang="en">\n<doc docid="d1" sysid="S">'
+        '<seg id="1">a</seg></doc><doc docid="d2" sysid="S"><seg id="1">g</seg></doc></tstset>\n',
+    )
     with pytest.raises(InputError, match=r"noseg.sgm: segment '2' of document 'd1' is missing from system 'S'"):
         mtsig.score([ref], [no_seg])
-    extra = w(tmp_path, "extra.sgm", '<tstset setid="t">\n<doc docid="d1" sysid="S"><seg id="1">a</seg>'
-              '<seg id="2">d</seg><seg id="3">x</seg></doc><doc docid="d2" sysid="S"><seg id="1">g</seg></doc>'
-              "</tstset>\n")
+    extra = w(
+        tmp_path,
+        "extra.sgm",
+        '<tstset setid="t">\n<doc docid="d1" sysid="S"><seg id="1">a</seg>'
+        '<seg id="2">d</seg><seg id="3">x</seg></doc><doc docid="d2" sysid="S"><seg id="1">g</seg></doc>'
+        "</tstset>\n",
+    )
     with pytest.raises(InputError, match=r"extra.sgm: system 'S' has segment '3' of document 'd1'"):
         mtsig.score([ref], [extra])
 
@@ -120,15 +132,19 @@ def test_sgml_missing_document_and_segment(tmp_path):
 @pytest.mark.parametrize(
     "text, pattern",
     [
-        ('<refset setid="t">\n<doc docid="d1" sysid="r">\n<seg id="1">a b\n</doc>\n</refset>\n',
-         r"line 3: <seg id='1'> is not closed"),
+        (
+            '<refset setid="t">\n<doc docid="d1" sysid="r">\n<seg id="1">a b\n</doc>\n</refset>\n',
+            r"line 3: <seg id='1'> is not closed",
+        ),
         ('<refset setid="t">\n<seg id="1">a</seg>\n</refset>\n', r"line 2: <seg> outside of a <doc>"),
         ('<refset setid="t">\n<doc sysid="r"><seg id="1">a</seg></doc>\n</refset>\n', r"line 2: <doc> without a docid"),
         ('<refset setid="t">\n<doc docid="d" sysid="r"><seg>a</seg></doc>\n</refset>\n', r"<seg> without an id"),
         ('<refset setid="t">\n<doc docid="d" sysid="r"><seg id="1">a</seg>\n</refset>\n', r"closes the set while"),
         ('<refset setid="t">\n<doc docid="d" sysid="r"><seg id="1">a</seg></doc>\n', r"<refset> is never closed"),
-        ('<refset setid="t">\n<doc docid="d" sysid="r"><seg id="1">a</seg><seg id="1">b</seg></doc></refset>',
-         r"segment id '1' appears twice"),
+        (
+            '<refset setid="t">\n<doc docid="d" sysid="r"><seg id="1">a</seg><seg id="1">b</seg></doc></refset>',
+            r"segment id '1' appears twice",
+        ),
     ],
 )
 def test_malformed_sgml(tmp_path, text, pattern):
@@ -139,17 +155,29 @@ def test_malformed_sgml(tmp_path, text, pattern):
 
 
 def test_malformed_xml(tmp_path):
-    ref = w(tmp_path, "bad.xml", '<?xml version="1.0"?>\n<mteval><refset setid="t" refid="r"><doc docid="d">'
-            "<seg id='1'>a</seg></doc></mteval>\n")
+    ref = w(
+        tmp_path,
+        "bad.xml",
+        '<?xml version="1.0"?>\n<mteval><refset setid="t" refid="r"><doc docid="d">'
+        "<seg id='1'>a</seg></doc></mteval>\n",
+    )
     with pytest.raises(InputError, match=r"bad.xml: malformed XML"):
         mtsig.score([ref], [ref])
 
 
 def test_xml_input(tmp_path):
-    ref = w(tmp_path, "ref.xml", '<?xml version="1.0"?>\n<mteval><refset setid="t" srclang="de" trglang="en" '
-            'refid="r"><doc docid="d"><seg id="1">a &amp; b c</seg><seg id="2">d e</seg></doc></refset></mteval>')
-    tst = w(tmp_path, "tst.xml", '<?xml version="1.0"?>\n<mteval><tstset setid="t" srclang="de" trglang="en" '
-            'sysid="S"><doc docid="d"><seg id="2">d e</seg><seg id="1">a &amp; b c</seg></doc></tstset></mteval>')
+    ref = w(
+        tmp_path,
+        "ref.xml",
+        '<?xml version="1.0"?>\n<mteval><refset setid="t" srclang="de" trglang="en" '
+        'refid="r"><doc docid="d"><seg id="1">a &amp; b c</seg><seg id="2">d e</seg></doc></refset></mteval>',
+    )
+    tst = w(
+        tmp_path,
+        "tst.xml",
+        '<?xml version="1.0"?>\n<mteval><tstset setid="t" srclang="de" trglang="en" '
+        'sysid="S"><doc docid="d"><seg id="2">d e</seg><seg id="1">a &amp; b c</seg></doc></tstset></mteval>',
+    )
     res = mtsig.score([ref], [tst])
     assert res.score("S", "bleu") == pytest.approx(100.0)
 

@@ -16,8 +16,9 @@ from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
 def test_corpus_bleu_equals_sacrebleu(wmt, lowercase, refs):
     ref_lines = [read_lines(wmt_ref(wmt, r)) for r in refs]
     sb = sacrebleu.BLEU(lowercase=lowercase, tokenize="13a")
-    res = mtsig.score([wmt_ref(wmt, r) for r in refs], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"],
-                      lowercase=lowercase)
+    res = mtsig.score(
+        [wmt_ref(wmt, r) for r in refs], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"], lowercase=lowercase
+    )
     for s in res.systems:
         expected = sb.corpus_score(read_lines(wmt_hyp(wmt, s["name"])), ref_lines)
         assert s["scores"]["bleu"]["score"] == pytest.approx(expected.score, abs=1e-9)

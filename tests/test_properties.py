@@ -109,8 +109,12 @@ def test_stats_of_concatenation_are_concatenated_stats(d1, d2):
     for name in ("bleu", "length"):
         m = mtsig.get_metric(name, tokenize="none")
         whole = m.stats(h1[0] + h2[0], [a + b for a, b in zip(r1, r2)])
-        parts = np.vstack([mtsig.get_metric(name, tokenize="none").stats(h1[0], r1),
-                           mtsig.get_metric(name, tokenize="none").stats(h2[0], r2)])
+        parts = np.vstack(
+            [
+                mtsig.get_metric(name, tokenize="none").stats(h1[0], r1),
+                mtsig.get_metric(name, tokenize="none").stats(h2[0], r2),
+            ]
+        )
         np.testing.assert_array_equal(whole, parts)
         # and the corpus score is the score of the summed statistics
         assert m.corpus_score(whole) == m.score(parts.sum(axis=0))

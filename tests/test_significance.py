@@ -69,10 +69,10 @@ def test_ar_agrees_with_sacrebleu(wmt):
     refs = [read_lines(wmt_ref(wmt, "A"))]
     systems = [(s, read_lines(wmt_hyp(wmt, s))) for s in WMT_SYSTEMS]
     R = 3000
-    sb_sigs, sb_scores = PairedTest(systems, {"BLEU": BLEU(references=refs)}, None, test_type="ar",
-                                    n_samples=R)()
-    res = mtsig.compare([wmt_ref(wmt, "A")], {s: h for s, h in systems}, ["bleu"], baseline=WMT_SYSTEMS[0],
-                        n_resamples=R, seed=1)
+    sb_sigs, sb_scores = PairedTest(systems, {"BLEU": BLEU(references=refs)}, None, test_type="ar", n_samples=R)()
+    res = mtsig.compare(
+        [wmt_ref(wmt, "A")], {s: h for s, h in systems}, ["bleu"], baseline=WMT_SYSTEMS[0], n_resamples=R, seed=1
+    )
     for j, s in enumerate(WMT_SYSTEMS[1:], start=1):
         ours = next(c for c in res.comparisons if c["b"] == s)
         theirs = sb_scores["BLEU"][j]
@@ -86,8 +86,7 @@ def test_same_seed_identical_json_and_chunking_does_not_matter(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu", "nist"])
     r1 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3)
     r2 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3)
-    r3 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3,
-                       chunk_bytes=200_000)
+    r3 = compare_table(table, ["ar", "bootstrap", "paired-bootstrap"], n_resamples=700, seed=3, chunk_bytes=200_000)
     j1, j2, j3 = (render_compare(r, "json") for r in (r1, r2, r3))
     assert j1 == j2 == j3
     r4 = compare_table(table, ["ar"], n_resamples=700, seed=4)
@@ -148,8 +147,9 @@ def test_multiple_comparison_corrections():
 
 
 def test_compare_api_json_shape(wmt):
-    res = mtsig.compare([wmt_ref(wmt, "A")], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"],
-                        test=["ar", "ttest"], n_resamples=500)
+    res = mtsig.compare(
+        [wmt_ref(wmt, "A")], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"], test=["ar", "ttest"], n_resamples=500
+    )
     d = res.to_dict()
     assert set(d) == {"settings", "systems", "comparisons", "clusters"}
     assert len(d["comparisons"]) == 2 * 6

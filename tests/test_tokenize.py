@@ -22,8 +22,14 @@ def test_fast_13a_equals_sacrebleu_on_real_data(wmt):
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.lists(st.sampled_from(list("ab0 1.,-&;:'\"/()[]{}<>~`@#$%^*+=?!|\\_\n\tÜß€") +
-                                ["&quot;", "&amp;", "<skipped>", "-\n"]), max_size=40).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            list("ab0 1.,-&;:'\"/()[]{}<>~`@#$%^*+=?!|\\_\n\tÜß€") + ["&quot;", "&amp;", "<skipped>", "-\n"]
+        ),
+        max_size=40,
+    ).map("".join)
+)
 def test_fast_13a_equals_sacrebleu_on_generated_text(text):
     assert sacrebleu_13a(text) == SB(text).split()
 
@@ -36,14 +42,40 @@ def test_mteval_13a_lowercases_ascii_only():
 
 def test_mteval_13a_rules():
     assert mteval_13a("It costs $3.50, (approx.) 1,000-2,000 &quot;units&quot;.", False) == [
-        "It", "costs", "$", "3.50", ",", "(", "approx", ".", ")", "1,000", "-", "2,000", '"', "units", '"', "."]
+        "It",
+        "costs",
+        "$",
+        "3.50",
+        ",",
+        "(",
+        "approx",
+        ".",
+        ")",
+        "1,000",
+        "-",
+        "2,000",
+        '"',
+        "units",
+        '"',
+        ".",
+    ]
     # Perl's \\s: a no-break space separates words, U+001F does not
     assert mteval_13a("a\u00a0b c\x1fd", False) == ["a", "b", "c\x1fd"]
 
 
 def test_mteval_intl_rules():
     assert mteval_intl("ΟΔΟΣ €5 a.b 3.5 &apos;x&apos;", lowercase=True) == [
-        "οδοσ", "€", "5", "a", ".", "b", "3.5", "'", "x", "'"]
+        "οδοσ",
+        "€",
+        "5",
+        "a",
+        ".",
+        "b",
+        "3.5",
+        "'",
+        "x",
+        "'",
+    ]
 
 
 def test_batch_tokenization_equals_per_line(wmt):
@@ -59,8 +91,15 @@ def test_batch_tokenization_equals_per_line(wmt):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(list("ab0 1.,-&;:/()\x1f\xa0") + ["&quot;", "&amp;", "<skipped>"]),
-                         max_size=12).map("".join), min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.lists(st.sampled_from(list("ab0 1.,-&;:/()\x1f\xa0") + ["&quot;", "&amp;", "<skipped>"]), max_size=12).map(
+            "".join
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_batch_tokenization_equals_per_line_generated(lines):
     from mtsig.io.segments import Segments
 

@@ -108,8 +108,7 @@ def score(
     :class:`StatsTable` or the path of a statistics file written by ``mtsig stats``.
     """
     table = _table(refs, systems, metrics, stats, options)
-    return score_table(table, ci=ci, ci_method=ci_method, n_bootstrap=n_bootstrap,
-                       confidence=confidence, seed=seed)
+    return score_table(table, ci=ci, ci_method=ci_method, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
 
 
 def _table(refs, systems, metrics, stats, options) -> StatsTable:
@@ -150,5 +149,14 @@ def compare(
 
     table = _table(refs, systems, metrics, stats, options)
     tests = [test] if isinstance(test, str) else list(test)
-    return compare_table(table, tests, n_resamples=n_resamples, seed=seed, baseline=baseline,
-                         correction=correction, alpha=alpha, alternative=alternative, confidence=confidence)
+    return compare_table(
+        table,
+        tests,
+        n_resamples=n_resamples,
+        seed=seed,
+        baseline=baseline,
+        correction=correction,
+        alpha=alpha,
+        alternative=alternative,
+        confidence=confidence,
+    )

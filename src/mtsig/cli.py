@@ -23,22 +23,44 @@ EPILOG = "Exit status: 0 success, 2 bad input or usage (one-line message on stde
 def _common_inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
     g = p.add_argument_group("inputs")
     g.add_argument("-r", "--refs", nargs="+", metavar="REF", help="reference files (plain text or NIST SGML/XML)")
-    g.add_argument("-s", "--systems", nargs="+", metavar="SYS",
-                   help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'")
+    g.add_argument(
+        "-s",
+        "--systems",
+        nargs="+",
+        metavar="SYS",
+        help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'",
+    )
     if stats_input:
         g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
     g.add_argument("--allow-empty-refs", action="store_true", help="accept empty reference segments")
     m = p.add_argument_group("metrics")
-    m.add_argument("-m", "--metrics", nargs="+", default=None, metavar="METRIC",
-                   help="metrics (default: bleu); see `mtsig metrics`")
-    m.add_argument("--tokenize", default="13a",
-                   help="13a (default), intl, zh, char, none (whitespace only), ... (sacreBLEU's), or "
-                        "mteval-13a / mteval-intl for exact parity with the NIST scorer")
-    m.add_argument("--lowercase", "-lc", action="store_true",
-                   help="lowercase (full Unicode; ASCII A-Z only with mteval-13a, as the NIST scorer does)")
+    m.add_argument(
+        "-m",
+        "--metrics",
+        nargs="+",
+        default=None,
+        metavar="METRIC",
+        help="metrics (default: bleu); see `mtsig metrics`",
+    )
+    m.add_argument(
+        "--tokenize",
+        default="13a",
+        help="13a (default), intl, zh, char, none (whitespace only), ... (sacreBLEU's), or "
+        "mteval-13a / mteval-intl for exact parity with the NIST scorer",
+    )
+    m.add_argument(
+        "--lowercase",
+        "-lc",
+        action="store_true",
+        help="lowercase (full Unicode; ASCII A-Z only with mteval-13a, as the NIST scorer does)",
+    )
     m.add_argument("--bleu-order", type=int, default=4, help="BLEU / Modified BLEU max n-gram order (4)")
-    m.add_argument("--smooth", default="exp", choices=["exp", "floor", "add-k", "none"],
-                   help="BLEU smoothing (exp: the NIST scorer's, default)")
+    m.add_argument(
+        "--smooth",
+        default="exp",
+        choices=["exp", "floor", "add-k", "none"],
+        help="BLEU smoothing (exp: the NIST scorer's, default)",
+    )
     m.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) / add-k (1)")
     m.add_argument("--nist-order", type=int, default=5, help="NIST max n-gram order (5)")
 
@@ -66,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="mtsig",
         description="Is the difference between MT systems real? Exact BLEU/NIST, bootstrap intervals, "
-                    "paired tests, many systems.",
+        "paired tests, many systems.",
         epilog=EPILOG,
     )
     ap.add_argument("--version", action="version", version=f"mtsig {__version__}")
@@ -82,24 +104,40 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _output(p)
 
-    p = sub.add_parser("stats", help="write per-segment statistics to an .npz file (score once, test many times)",
-                       epilog=EPILOG)
+    p = sub.add_parser(
+        "stats", help="write per-segment statistics to an .npz file (score once, test many times)", epilog=EPILOG
+    )
     _common_inputs(p, stats_input=False)
     p.add_argument("--output", "-o", required=True, metavar="FILE.npz", help="statistics file to write")
 
     p = sub.add_parser("compare", help="paired significance tests between systems", epilog=EPILOG)
     _common_inputs(p)
     t = p.add_argument_group("tests")
-    t.add_argument("--test", "-t", nargs="+", default=["ar"], choices=TESTS, metavar="TEST",
-                   help=f"one or more of: {', '.join(TESTS)} (default: ar)")
+    t.add_argument(
+        "--test",
+        "-t",
+        nargs="+",
+        default=["ar"],
+        choices=TESTS,
+        metavar="TEST",
+        help=f"one or more of: {', '.join(TESTS)} (default: ar)",
+    )
     t.add_argument("--baseline", "-b", default=None, help="compare each system with this one (default: all pairs)")
-    t.add_argument("--n-resamples", type=int, default=None,
-                   help="shuffles / bootstrap resamples (default: 10000 for ar, 1000 for bootstrap tests)")
+    t.add_argument(
+        "--n-resamples",
+        type=int,
+        default=None,
+        help="shuffles / bootstrap resamples (default: 10000 for ar, 1000 for bootstrap tests)",
+    )
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     t.add_argument("--correction", default="holm", choices=CORRECTIONS, help="p-value adjustment (holm)")
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
-                   help="two-sided (default); greater: B better than A by the metric's numbers; less")
+    t.add_argument(
+        "--alternative",
+        default="two-sided",
+        choices=ALTERNATIVES,
+        help="two-sided (default); greater: B better than A by the metric's numbers; less",
+    )
     t.add_argument("--confidence", type=float, default=0.95, help="level of the interval of the difference")
     _output(p)
 
@@ -115,8 +153,15 @@ def _progress_factory(enabled: bool):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as prog:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as prog:
+
         def factory(label: str, total: int):
             task = prog.add_task(label, total=total)
             return lambda n: prog.advance(task, n)
@@ -160,21 +205,40 @@ def _run(a: argparse.Namespace) -> int:
     table = _table(a)
     if a.command == "stats":
         table.save(a.output)
-        print(f"wrote statistics of {len(table.systems)} system(s) x {len(table.metrics)} metric(s), "
-              f"{table.n_segments} segments, to {a.output}", file=sys.stderr)
+        print(
+            f"wrote statistics of {len(table.systems)} system(s) x {len(table.metrics)} metric(s), "
+            f"{table.n_segments} segments, to {a.output}",
+            file=sys.stderr,
+        )
         return 0
     from mtsig.report.render import render_compare, render_score
     from mtsig.results import compare_table, score_table
 
     with _progress_factory(not a.quiet) as prog:
         if a.command == "score":
-            res = score_table(table, ci=a.ci, ci_method=a.ci_method, n_bootstrap=a.n_bootstrap,
-                              confidence=a.confidence, seed=a.seed, progress=prog)
+            res = score_table(
+                table,
+                ci=a.ci,
+                ci_method=a.ci_method,
+                n_bootstrap=a.n_bootstrap,
+                confidence=a.confidence,
+                seed=a.seed,
+                progress=prog,
+            )
             _write(render_score(res, a.format), a.output)
         else:
-            res = compare_table(table, a.test, n_resamples=a.n_resamples, seed=a.seed, baseline=a.baseline,
-                                correction=a.correction, alpha=a.alpha, alternative=a.alternative,
-                                confidence=a.confidence, progress=prog)
+            res = compare_table(
+                table,
+                a.test,
+                n_resamples=a.n_resamples,
+                seed=a.seed,
+                baseline=a.baseline,
+                correction=a.correction,
+                alpha=a.alpha,
+                alternative=a.alternative,
+                confidence=a.confidence,
+                progress=prog,
+            )
             _write(render_compare(res, a.format), a.output)
     return 0
 

@@ -86,11 +86,7 @@ class StatsTable:
                 for name, m in self.metrics.items()
             ],
         }
-        arrays = {
-            f"{name}::{i}": self.stats[name][s.name]
-            for name in self.metrics
-            for i, s in enumerate(self.systems)
-        }
+        arrays = {f"{name}::{i}": self.stats[name][s.name] for name in self.metrics for i, s in enumerate(self.systems)}
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
 

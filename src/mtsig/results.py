@@ -184,8 +184,10 @@ def compare_table(
     else:
         pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     n_ar = n_resamples or 10_000
-    n_boot = n_resamples if (n_resamples and any(t in tests for t in ("bootstrap", "paired-bootstrap"))) else (
-        n_bootstrap or 1_000
+    n_boot = (
+        n_resamples
+        if (n_resamples and any(t in tests for t in ("bootstrap", "paired-bootstrap")))
+        else (n_bootstrap or 1_000)
     )
     scores_res = score_table(table)
     comparisons: list[dict[str, Any]] = []
@@ -193,12 +195,21 @@ def compare_table(
     for mname, metric in table.metrics.items():
         stats = {n: table.stats[mname][n][0] for n in names}
         score = {n: float(metric.score(stats[n].sum(axis=0))) for n in names}
-        boot = bootstrap_scores(stats, metric, n_boot, seed, _progress(progress, f"{mname}: bootstrap", n_boot),
-                                chunk_bytes)
+        boot = bootstrap_scores(
+            stats, metric, n_boot, seed, _progress(progress, f"{mname}: bootstrap", n_boot), chunk_bytes
+        )
         counts = None
         if "ar" in tests:
-            counts = ar_counts(stats, metric, pairs, n_ar, seed, alternative,
-                               _progress(progress, f"{mname}: randomization", n_ar), chunk_bytes)
+            counts = ar_counts(
+                stats,
+                metric,
+                pairs,
+                n_ar,
+                seed,
+                alternative,
+                _progress(progress, f"{mname}: randomization", n_ar),
+                chunk_bytes,
+            )
         sent = {n: metric.sentence_scores(stats[n]) for n in names} if {"ttest", "wilcoxon"} & set(tests) else None
         per_test: dict[str, list[TestResult]] = {}
         for test in tests:
@@ -221,8 +232,24 @@ def compare_table(
                     n_used = n_boot
                 else:
                     stat, p = sentence_test(test, sent[a], sent[b], alternative)
-                rows.append(TestResult(test, mname, a, b, score[a], score[b], delta, p, alternative, n_used,
-                                       seed if n_used else None, ci, stat, extra))
+                rows.append(
+                    TestResult(
+                        test,
+                        mname,
+                        a,
+                        b,
+                        score[a],
+                        score[b],
+                        delta,
+                        p,
+                        alternative,
+                        n_used,
+                        seed if n_used else None,
+                        ci,
+                        stat,
+                        extra,
+                    )
+                )
             per_test[test] = rows
             padj = adjust([r.p_value for r in rows], correction)
             for r, pa in zip(rows, padj):
@@ -243,8 +270,9 @@ def compare_table(
     k = len(pairs)
     settings = {
         "tests": tests,
-        "n_resamples": {t: (n_ar if t == "ar" else n_boot) for t in tests if t in ("ar", "bootstrap",
-                                                                                   "paired-bootstrap")},
+        "n_resamples": {
+            t: (n_ar if t == "ar" else n_boot) for t in tests if t in ("ar", "bootstrap", "paired-bootstrap")
+        },
         "n_bootstrap_delta_ci": n_boot,
         "seed": seed,
         "alternative": alternative,
@@ -258,5 +286,6 @@ def compare_table(
         "signatures": {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
         "n_segments": table.n_segments,
     }
-    return CompareResult(settings, scores_res.systems, comparisons, cl,
-                         {m: table.metrics[m].higher_is_better for m in table.metrics})
+    return CompareResult(
+        settings, scores_res.systems, comparisons, cl, {m: table.metrics[m].higher_is_better for m in table.metrics}
+    )

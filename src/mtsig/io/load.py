@@ -96,9 +96,7 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
     n = len(refs[0])
     for r in refs[1:]:
         if len(r) != n:
-            raise InputError(
-                f"reference {r.source} has {len(r)} segments but reference {refs[0].source} has {n}"
-            )
+            raise InputError(f"reference {r.source} has {len(r)} segments but reference {refs[0].source} has {n}")
     if n == 0:
         raise InputError(f"reference {refs[0].source} is empty (no segments)")
     return RefSet(refs)
@@ -175,8 +173,10 @@ def load_systems(specs: list[str], refs: RefSet, unescape: bool = True) -> list[
                 raise InputError(f"system {spec!r}: mixes SGML and plain-text files")
             if name is not None:
                 if len(sgml_systems) != 1:
-                    raise InputError(f"system {spec!r}: {paths[0]} holds {len(sgml_systems)} systems; "
-                                     "NAME= can only rename a file holding one")
+                    raise InputError(
+                        f"system {spec!r}: {paths[0]} holds {len(sgml_systems)} systems; "
+                        "NAME= can only rename a file holding one"
+                    )
                 sgml_systems[0].name = name
             systems.extend(sgml_systems)
         else:

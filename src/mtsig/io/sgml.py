@@ -228,8 +228,7 @@ def sgml_files_sets(paths: list[str], kind: str | None = None) -> list[SgmlSet]:
                 dup = set(merged[key].docs) & set(st.docs)
                 if dup:
                     raise InputError(
-                        f"{p}: document {sorted(dup)[0]!r} of {st.name!r} was already read from "
-                        f"{merged[key].path}"
+                        f"{p}: document {sorted(dup)[0]!r} of {st.name!r} was already read from {merged[key].path}"
                     )
                 merged[key].docs.update(st.docs)
             else:
@@ -237,7 +236,9 @@ def sgml_files_sets(paths: list[str], kind: str | None = None) -> list[SgmlSet]:
     return list(merged.values())
 
 
-def align(sets: list[SgmlSet], order: list[tuple[str, str]] | None = None) -> tuple[list[tuple[str, str]], list[list[str]]]:
+def align(
+    sets: list[SgmlSet], order: list[tuple[str, str]] | None = None
+) -> tuple[list[tuple[str, str]], list[list[str]]]:
     """Align sets by (docid, segid): returns the key order and each set's segments in that order.
 
     The order is the first set's document and segment order (or ``order`` when given). Any document or
@@ -250,7 +251,7 @@ def align(sets: list[SgmlSet], order: list[tuple[str, str]] | None = None) -> tu
     keyset = set(keys)
     out = []
     for st in sets:
-        for docid in (first.docs if order is None else dict.fromkeys(d for d, _ in keys)):
+        for docid in first.docs if order is None else dict.fromkeys(d for d, _ in keys):
             if docid not in st.docs:
                 raise InputError(
                     f"{st.path}: document {docid!r} is missing from {_label(st)} "

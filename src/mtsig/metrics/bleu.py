@@ -106,8 +106,7 @@ def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_valu
 class BLEU(_NgramMetric):
     name = "bleu"
     description = "BLEU (Papineni et al.), mteval-v13a / sacreBLEU formulas, 0-100"
-    options = {**_NgramMetric.options, "bleu_order": 4, "smooth": "exp", "smooth_value": None,
-               "effective_order": False}
+    options = {**_NgramMetric.options, "bleu_order": 4, "smooth": "exp", "smooth_value": None, "effective_order": False}
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)

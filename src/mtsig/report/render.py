@@ -67,8 +67,19 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
             for m in metrics:
                 e = s["scores"][m]
                 ci = e.get("ci") or [None, None]
-                w.writerow([s["name"], m, e["score"], ci[0], ci[1], e.get("s_sel"), e.get("s_test"),
-                            " ".join(map(str, e.get("runs", []))), e["signature"]])
+                w.writerow(
+                    [
+                        s["name"],
+                        m,
+                        e["score"],
+                        ci[0],
+                        ci[1],
+                        e.get("s_sel"),
+                        e.get("s_test"),
+                        " ".join(map(str, e.get("runs", []))),
+                        e["signature"],
+                    ]
+                )
         return buf.getvalue()
     header, rows = _score_rows(res)
     sigs = {m: res.systems[0]["scores"][m]["signature"] for m in metrics} if res.systems else {}
@@ -78,19 +89,36 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
         out += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(out + [""] + [f"- {n}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]) + "\n"
     if fmt == "latex":
-        hdr = " & ".join(["System", *(f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))}"
-                                      .replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$")
-                                      for m in metrics)])
+        hdr = " & ".join(
+            [
+                "System",
+                *(
+                    f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))}".replace("↑", r"$\uparrow$").replace(
+                        "↓", r"$\downarrow$"
+                    )
+                    for m in metrics
+                ),
+            ]
+        )
         body = "\n".join(" & ".join(_tex(c) for c in r) + r" \\" for r in rows)
         return (
-            "\\begin{table}\n\\centering\n\\begin{tabular}{l" + "r" * len(metrics) + "}\n\\toprule\n"
-            + hdr + r" \\" + "\n\\midrule\n" + body + "\n\\bottomrule\n\\end{tabular}\n"
-            + "\\caption{" + _tex(" ".join(notes)) + "}\n\\end{table}\n"
+            "\\begin{table}\n\\centering\n\\begin{tabular}{l"
+            + "r" * len(metrics)
+            + "}\n\\toprule\n"
+            + hdr
+            + r" \\"
+            + "\n\\midrule\n"
+            + body
+            + "\n\\bottomrule\n\\end{tabular}\n"
+            + "\\caption{"
+            + _tex(" ".join(notes))
+            + "}\n\\end{table}\n"
         )
     table = Table(show_edge=False, header_style="bold")
     for i, h in enumerate(header):
-        table.add_column(h if i == 0 else f"{h} {_arrow(res.higher_is_better.get(h, True))}",
-                         justify="left" if i == 0 else "right")
+        table.add_column(
+            h if i == 0 else f"{h} {_arrow(res.higher_is_better.get(h, True))}", justify="left" if i == 0 else "right"
+        )
     for r in rows:
         table.add_row(*(Text(x) for x in r))
     con = Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
@@ -103,8 +131,14 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
 
 
 def _tex(s: str) -> str:
-    return s.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("%", r"\%").replace("&", r"\&") \
-        .replace("#", r"\#").replace("$", r"\$")
+    return (
+        s.replace("\\", r"\textbackslash{}")
+        .replace("_", r"\_")
+        .replace("%", r"\%")
+        .replace("&", r"\&")
+        .replace("#", r"\#")
+        .replace("$", r"\$")
+    )
 
 
 def _score_notes(res: ScoreResult) -> list[str]:
@@ -124,8 +158,13 @@ def _score_notes(res: ScoreResult) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------- compare
-_TEST_LABEL = {"ar": "approx. randomization", "bootstrap": "bootstrap (shift)",
-               "paired-bootstrap": "paired bootstrap", "ttest": "paired t-test", "wilcoxon": "Wilcoxon"}
+_TEST_LABEL = {
+    "ar": "approx. randomization",
+    "bootstrap": "bootstrap (shift)",
+    "paired-bootstrap": "paired bootstrap",
+    "ttest": "paired t-test",
+    "wilcoxon": "Wilcoxon",
+}
 
 
 def render_compare(res: CompareResult, fmt: str = "text", width: int | None = None) -> str:
@@ -134,25 +173,75 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
     if fmt == "json":
         return to_json(res)
     st = res.settings
-    cols = ["metric", "a", "b", "score_a", "score_b", "delta", "delta_ci_low", "delta_ci_high", "test",
-            "p_value", "p_adjusted", "significant"]
+    cols = [
+        "metric",
+        "a",
+        "b",
+        "score_a",
+        "score_b",
+        "delta",
+        "delta_ci_low",
+        "delta_ci_high",
+        "test",
+        "p_value",
+        "p_adjusted",
+        "significant",
+    ]
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(cols)
         for c in res.comparisons:
             ci = c["delta_ci"] or [None, None]
-            w.writerow([c["metric"], c["a"], c["b"], c["score_a"], c["score_b"], c["delta"], ci[0], ci[1],
-                        c["test"], c["p_value"], c["p_adjusted"], c["significant"]])
+            w.writerow(
+                [
+                    c["metric"],
+                    c["a"],
+                    c["b"],
+                    c["score_a"],
+                    c["score_b"],
+                    c["delta"],
+                    ci[0],
+                    ci[1],
+                    c["test"],
+                    c["p_value"],
+                    c["p_adjusted"],
+                    c["significant"],
+                ]
+            )
         return buf.getvalue()
     notes = _compare_notes(res)
     metrics = list(dict.fromkeys(c["metric"] for c in res.comparisons))
     if fmt in ("markdown", "latex"):
-        hdr = ["metric", "A", "B", "A score", "B score", "Δ (B−A)", f"{st['confidence']:.0%} CI of Δ", "test",
-               "p", "p adj.", "sig."]
-        rows = [[c["metric"], c["a"], c["b"], _fmt(c["metric"], c["score_a"]), _fmt(c["metric"], c["score_b"]),
-                 _fmt(c["metric"], c["delta"]), _ci(c), c["test"], _fmt_p(c["p_value"]), _fmt_p(c["p_adjusted"]),
-                 "yes" if c["significant"] else "no"] for c in res.comparisons]
+        hdr = [
+            "metric",
+            "A",
+            "B",
+            "A score",
+            "B score",
+            "Δ (B−A)",
+            f"{st['confidence']:.0%} CI of Δ",
+            "test",
+            "p",
+            "p adj.",
+            "sig.",
+        ]
+        rows = [
+            [
+                c["metric"],
+                c["a"],
+                c["b"],
+                _fmt(c["metric"], c["score_a"]),
+                _fmt(c["metric"], c["score_b"]),
+                _fmt(c["metric"], c["delta"]),
+                _ci(c),
+                c["test"],
+                _fmt_p(c["p_value"]),
+                _fmt_p(c["p_adjusted"]),
+                "yes" if c["significant"] else "no",
+            ]
+            for c in res.comparisons
+        ]
         if fmt == "markdown":
             out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
             out += ["| " + " | ".join(r) + " |" for r in rows]
@@ -160,23 +249,59 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
             return "\n".join(out) + "\n"
         hdr = [h.replace("Δ", r"$\Delta$").replace("−", "-") for h in hdr]
         body = "\n".join(" & ".join(_tex(x) if "$" not in x else x for x in r) + r" \\" for r in rows)
-        return ("\\begin{table}\n\\centering\n\\begin{tabular}{lll" + "r" * 5 + "lrrl}\n\\toprule\n"
-                + " & ".join(hdr[:6] + [_tex(hdr[6])] + hdr[7:]) + r" \\" + "\n\\midrule\n" + body
-                + "\n\\bottomrule\n\\end{tabular}\n\\caption{" + _tex(" ".join(notes)) + "}\n\\end{table}\n")
+        return (
+            "\\begin{table}\n\\centering\n\\begin{tabular}{lll"
+            + "r" * 5
+            + "lrrl}\n\\toprule\n"
+            + " & ".join(hdr[:6] + [_tex(hdr[6])] + hdr[7:])
+            + r" \\"
+            + "\n\\midrule\n"
+            + body
+            + "\n\\bottomrule\n\\end{tabular}\n\\caption{"
+            + _tex(" ".join(notes))
+            + "}\n\\end{table}\n"
+        )
     con = Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
     for m in metrics:
         rows = [c for c in res.comparisons if c["metric"] == m]
         hib = res.higher_is_better.get(m, True)
-        t = Table(title=Text(f"{m.upper()} {_arrow(hib)}  ({st['signatures'].get(m, '')})"), show_edge=False,
-                  header_style="bold", title_justify="left")
-        for h, j in [("A", "left"), ("B", "left"), ("A", "right"), ("B", "right"), ("Δ B−A", "right"),
-                     (f"{st['confidence']:.0%} CI of Δ", "right"), ("test", "left"), ("p", "right"),
-                     (f"p ({st['correction']})", "right"), ("", "left")]:
+        t = Table(
+            title=Text(f"{m.upper()} {_arrow(hib)}  ({st['signatures'].get(m, '')})"),
+            show_edge=False,
+            header_style="bold",
+            title_justify="left",
+        )
+        for h, j in [
+            ("A", "left"),
+            ("B", "left"),
+            ("A", "right"),
+            ("B", "right"),
+            ("Δ B−A", "right"),
+            (f"{st['confidence']:.0%} CI of Δ", "right"),
+            ("test", "left"),
+            ("p", "right"),
+            (f"p ({st['correction']})", "right"),
+            ("", "left"),
+        ]:
             t.add_column(h, justify=j)
         for c in rows:
-            t.add_row(*map(Text, [c["a"], c["b"], _fmt(m, c["score_a"]), _fmt(m, c["score_b"]), _fmt(m, c["delta"]), _ci(c),
-                      _TEST_LABEL.get(c["test"], c["test"]), _fmt_p(c["p_value"]), _fmt_p(c["p_adjusted"]),
-                      "*" if c["significant"] else ""]))
+            t.add_row(
+                *map(
+                    Text,
+                    [
+                        c["a"],
+                        c["b"],
+                        _fmt(m, c["score_a"]),
+                        _fmt(m, c["score_b"]),
+                        _fmt(m, c["delta"]),
+                        _ci(c),
+                        _TEST_LABEL.get(c["test"], c["test"]),
+                        _fmt_p(c["p_value"]),
+                        _fmt_p(c["p_adjusted"]),
+                        "*" if c["significant"] else "",
+                    ],
+                )
+            )
         con.print(t)
         if res.clusters.get(m):
             ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])

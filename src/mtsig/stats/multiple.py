@@ -41,7 +41,7 @@ def adjust(pvalues, method: str = "holm") -> np.ndarray:
     if method == "holm":
         adj = np.maximum.accumulate(np.minimum(1.0, (k - np.arange(k)) * ps))
     else:  # bh
-        adj = np.minimum.accumulate((k / np.arange(k, 0, -1) * ps[::-1]))[::-1]
+        adj = np.minimum.accumulate(k / np.arange(k, 0, -1) * ps[::-1])[::-1]
         adj = np.minimum(1.0, adj)
     out = np.empty(k)
     out[order] = adj

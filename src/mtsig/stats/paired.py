@@ -211,14 +211,32 @@ def _pair(stats_a, stats_b, metric):
     return sa, sb, score_a, score_b
 
 
-def approximate_randomization(stats_a, stats_b, metric, n_resamples: int = 10_000, seed: int = DEFAULT_SEED,
-                              alternative: str = "two-sided", names=("a", "b")) -> TestResult:
+def approximate_randomization(
+    stats_a,
+    stats_b,
+    metric,
+    n_resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    alternative: str = "two-sided",
+    names=("a", "b"),
+) -> TestResult:
     """Approximate randomization test of one pair (see the module docstring)."""
     sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
     a, b = names
     c = ar_counts({a: sa, b: sb}, metric, [(a, b)], n_resamples, seed, alternative)[(a, b)]
-    return TestResult("ar", metric.name, a, b, score_a, score_b, score_b - score_a,
-                      p_from_count(c, n_resamples), alternative, n_resamples, seed)
+    return TestResult(
+        "ar",
+        metric.name,
+        a,
+        b,
+        score_a,
+        score_b,
+        score_b - score_a,
+        p_from_count(c, n_resamples),
+        alternative,
+        n_resamples,
+        seed,
+    )
 
 
 def _boot_pair(kind, stats_a, stats_b, metric, n_resamples, seed, alternative, confidence, names):
@@ -230,24 +248,52 @@ def _boot_pair(kind, stats_a, stats_b, metric, n_resamples, seed, alternative, c
     ci = interval(bd, "percentile", confidence)
     delta = score_b - score_a
     if kind == "bootstrap":
-        return TestResult(kind, metric.name, a, b, score_a, score_b, delta, shift_p(bd, delta, alternative),
-                          alternative, n_resamples, seed, ci)
+        return TestResult(
+            kind,
+            metric.name,
+            a,
+            b,
+            score_a,
+            score_b,
+            delta,
+            shift_p(bd, delta, alternative),
+            alternative,
+            n_resamples,
+            seed,
+            ci,
+        )
     p, shares = paired_bootstrap_p(bd, alternative)
-    return TestResult(kind, metric.name, a, b, score_a, score_b, delta, p, alternative, n_resamples, seed, ci,
-                      extra=shares)
+    return TestResult(
+        kind, metric.name, a, b, score_a, score_b, delta, p, alternative, n_resamples, seed, ci, extra=shares
+    )
 
 
-def bootstrap_test(stats_a, stats_b, metric, n_resamples: int = 1_000, seed: int = DEFAULT_SEED,
-                   alternative: str = "two-sided", confidence: float = 0.95, names=("a", "b")) -> TestResult:
+def bootstrap_test(
+    stats_a,
+    stats_b,
+    metric,
+    n_resamples: int = 1_000,
+    seed: int = DEFAULT_SEED,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    names=("a", "b"),
+) -> TestResult:
     """Bootstrap test with the shift method, plus the percentile interval of the difference."""
     return _boot_pair("bootstrap", stats_a, stats_b, metric, n_resamples, seed, alternative, confidence, names)
 
 
-def paired_bootstrap(stats_a, stats_b, metric, n_resamples: int = 1_000, seed: int = DEFAULT_SEED,
-                     alternative: str = "two-sided", confidence: float = 0.95, names=("a", "b")) -> TestResult:
+def paired_bootstrap(
+    stats_a,
+    stats_b,
+    metric,
+    n_resamples: int = 1_000,
+    seed: int = DEFAULT_SEED,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    names=("a", "b"),
+) -> TestResult:
     """Koehn's paired bootstrap resampling, plus the percentile interval of the difference."""
-    return _boot_pair("paired-bootstrap", stats_a, stats_b, metric, n_resamples, seed, alternative, confidence,
-                      names)
+    return _boot_pair("paired-bootstrap", stats_a, stats_b, metric, n_resamples, seed, alternative, confidence, names)
 
 
 def paired_ttest(stats_a, stats_b, metric, alternative: str = "two-sided", names=("a", "b")) -> TestResult:
@@ -255,8 +301,19 @@ def paired_ttest(stats_a, stats_b, metric, alternative: str = "two-sided", names
     _check_alternative(alternative)
     sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
     t, p = sentence_test("ttest", metric.sentence_scores(sa), metric.sentence_scores(sb), alternative)
-    return TestResult("ttest", metric.name, names[0], names[1], score_a, score_b, score_b - score_a, p,
-                      alternative, statistic=t, extra={"df": sa.shape[0] - 1})
+    return TestResult(
+        "ttest",
+        metric.name,
+        names[0],
+        names[1],
+        score_a,
+        score_b,
+        score_b - score_a,
+        p,
+        alternative,
+        statistic=t,
+        extra={"df": sa.shape[0] - 1},
+    )
 
 
 def wilcoxon_test(stats_a, stats_b, metric, alternative: str = "two-sided", names=("a", "b")) -> TestResult:
@@ -264,5 +321,6 @@ def wilcoxon_test(stats_a, stats_b, metric, alternative: str = "two-sided", name
     _check_alternative(alternative)
     sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
     w, p = sentence_test("wilcoxon", metric.sentence_scores(sa), metric.sentence_scores(sb), alternative)
-    return TestResult("wilcoxon", metric.name, names[0], names[1], score_a, score_b, score_b - score_a, p,
-                      alternative, statistic=w)
+    return TestResult(
+        "wilcoxon", metric.name, names[0], names[1], score_a, score_b, score_b - score_a, p, alternative, statistic=w
+    )

@@ -1,0 +1,104 @@
+"""The command line: score/compare/stats/metrics on the shipped example, formats, stdin, statistics files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtsig.cli import main
+from mtsig.evaluation import StatsTable
+
+EX = Path(__file__).resolve().parents[1] / "examples"
+REFS = [str(EX / "ref.A.en"), str(EX / "ref.B.en")]
+SYS = [f"base={EX / 'base.en'}", f"new={EX / 'new.en'}"]
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    rc = main(list(args))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_score_text_and_json(capsys):
+    rc, out, _ = run(capsys, "score", "-r", *REFS, "-s", *SYS, "-m", "bleu", "nist", "mbleu", "length")
+    assert rc == 0 and "base" in out and "new" in out and "mtsig:bleu|n:4|tok:13a" in out
+    rc, out, _ = run(capsys, "score", "-r", *REFS, "-s", *SYS, "-m", "bleu", "nist", "-f", "json")
+    d = json.loads(out)
+    assert [s["name"] for s in d["systems"]] == ["base", "new"]
+    assert d["systems"][0]["files"] == [str(EX / "base.en")]
+    assert set(d["systems"][1]["scores"]) == {"bleu", "nist"}
+    assert d["systems"][1]["scores"]["bleu"]["score"] > d["systems"][0]["scores"]["bleu"]["score"]
+
+
+def test_score_with_ci_reports_seed_and_interval(capsys):
+    rc, out, _ = run(
+        capsys, "score", "-r", *REFS, "-s", *SYS, "--ci", "--ci-method", "bca", "--seed", "3", "-f", "json"
+    )
+    d = json.loads(out)
+    e = d["systems"][0]["scores"]["bleu"]
+    assert d["settings"]["seed"] == 3 and e["ci_method"] == "bca"
+    assert e["ci"][0] < e["score"] < e["ci"][1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown", "latex", "text"])
+def test_compare_formats(capsys, fmt):
+    rc, out, _ = run(capsys, "compare", "-r", *REFS, "-s", *SYS, "-m", "bleu", "--n-resamples", "500", "-f", fmt)
+    assert rc == 0
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert rows[0]["a"] == "base" and rows[0]["b"] == "new" and float(rows[0]["p_value"]) <= 1
+    elif fmt == "latex":
+        assert "\\toprule" in out and "\\caption{" in out
+    elif fmt == "markdown":
+        assert out.startswith("| metric |")
+    else:
+        assert "seed 12345" in out
+
+
+def test_stats_file_round_trip(capsys, tmp_path):
+    f = tmp_path / "s.npz"
+    rc, _, err = run(capsys, "stats", "-r", *REFS, "-s", *SYS, "-m", "bleu", "nist", "-o", str(f))
+    assert rc == 0 and "wrote statistics" in err
+    t = StatsTable.load(str(f))
+    assert t.system_names == ["base", "new"] and set(t.metrics) == {"bleu", "nist"}
+    assert t.stats["bleu"]["new"].shape == (1, 40, 10)
+    rc, direct, _ = run(
+        capsys, "compare", "-r", *REFS, "-s", *SYS, "-m", "bleu", "nist", "-f", "json", "--n-resamples", "300"
+    )
+    rc, via_file, _ = run(capsys, "compare", "--stats", str(f), "-f", "json", "--n-resamples", "300")
+    assert json.loads(direct) == json.loads(via_file)
+    rc, out, _ = run(capsys, "score", "--stats", str(f), "-m", "nist", "-f", "json")
+    assert list(json.loads(out)["systems"][0]["scores"]) == ["nist"]
+    meta = json.loads(str(np.load(f)["meta"]))
+    assert meta["format"] == "mtsig-stats" and meta["metrics"][0]["stat_names"][0] == "hyp_len"
+
+
+def test_not_a_stats_file(capsys, tmp_path):
+    p = tmp_path / "x.npz"
+    p.write_text("hello")
+    rc, _, err = run(capsys, "score", "--stats", str(p))
+    assert rc == 2 and "not an mtsig statistics file" in err
+
+
+def test_stdin_system_and_runs(tmp_path):
+    cmd = [sys.executable, "-m", "mtsig.cli", "score", "-r", *REFS, "-s", "x=-", "-f", "json"]
+    p = subprocess.run(cmd, input=(EX / "new.en").read_text(), capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["systems"][0]["name"] == "x"
+    (tmp_path / "r.0").write_text((EX / "base.en").read_text())
+    (tmp_path / "r.1").write_text((EX / "new.en").read_text())
+    rc = main(["score", "-r", *REFS, "-s", f"runs={tmp_path}/r.*", "-o", str(tmp_path / "o.json"), "-f", "json"])
+    d = json.loads((tmp_path / "o.json").read_text())
+    assert rc == 0 and len(d["systems"][0]["scores"]["bleu"]["runs"]) == 2
+
+
+def test_metrics_listing(capsys):
+    rc, out, _ = run(capsys, "metrics")
+    assert rc == 0 and "bleu" in out and "nist" in out and "higher is better" in out
