@@ -211,13 +211,12 @@ def compare_table(
                 chunk_bytes,
             )
         sent = {n: metric.sentence_scores(stats[n]) for n in names} if {"ttest", "wilcoxon"} & set(tests) else None
-        per_test: dict[str, list[TestResult]] = {}
-        for test in tests:
+        delta_ci = {(a, b): interval(boot[b] - boot[a], "percentile", confidence) for a, b in pairs}
+        significant: dict[frozenset, bool] = {}
+        for ti, test in enumerate(tests):
             rows = []
             for a, b in pairs:
                 delta = score[b] - score[a]
-                bd = boot[b] - boot[a]
-                ci = interval(bd, "percentile", confidence)
                 extra: dict[str, Any] = {}
                 stat = None
                 n_used: int | None = None
@@ -225,10 +224,10 @@ def compare_table(
                     p = p_from_count(counts[(a, b)], n_ar)
                     n_used = n_ar
                 elif test == "bootstrap":
-                    p = shift_p(bd, delta, alternative)
+                    p = shift_p(boot[b] - boot[a], delta, alternative)
                     n_used = n_boot
                 elif test == "paired-bootstrap":
-                    p, extra = paired_bootstrap_p(bd, alternative)
+                    p, extra = paired_bootstrap_p(boot[b] - boot[a], alternative)
                     n_used = n_boot
                 else:
                     stat, p = sentence_test(test, sent[a], sent[b], alternative)
@@ -245,28 +244,20 @@ def compare_table(
                         alternative,
                         n_used,
                         seed if n_used else None,
-                        ci,
+                        delta_ci[(a, b)],
                         stat,
                         extra,
                     )
                 )
-            per_test[test] = rows
             padj = adjust([r.p_value for r in rows], correction)
             for r, pa in zip(rows, padj):
                 d = r.to_dict()
                 d["p_adjusted"] = float(pa)
                 d["significant"] = bool(pa <= alpha)
                 comparisons.append(d)
-        if baseline is None:
-            first = tests[0]
-            sig = {}
-            rows = per_test[first]
-            padj = adjust([r.p_value for r in rows], correction)
-            for r, pa in zip(rows, padj):
-                sig[frozenset((r.a, r.b))] = bool(pa <= alpha)
-            cl[mname] = clusters(score, sig, metric.higher_is_better)
-        else:
-            cl[mname] = None
+                if ti == 0:  # clusters follow the first test listed
+                    significant[frozenset((r.a, r.b))] = d["significant"]
+        cl[mname] = clusters(score, significant, metric.higher_is_better) if baseline is None else None
     k = len(pairs)
     settings = {
         "tests": tests,

@@ -14,7 +14,7 @@ Tests:
   bootstrap differences, centred on their mean, stand in for the null distribution. Fig. 2 as printed
   shifts the *absolute* difference, which makes the test reject far too often under the null (about
   25% at alpha = 0.05 for a normal statistic); mtsig centres the signed difference, which is Noreen's
-  method and keeps the nominal level. ``studies`` can measure both.
+  method and keeps the nominal level (tests/test_significance.py measures it under the null).
 - ``paired-bootstrap``: Koehn (2004): the share of resamples each system wins; the p-value is the share
   in which the observed winner does not win (doubled for two-sided).
 - ``ttest``: paired t-test on sentence-level scores (Zhang); ``wilcoxon``: Wilcoxon signed-rank test
