@@ -16,9 +16,7 @@ Segments are aligned across sets by (docid, segid), never by position.
 
 from __future__ import annotations
 
-import html
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +50,11 @@ class SgmlSet:
 
 def unescape_entities(text: str) -> str:
     """Replace SGML/XML character entities (named and numeric) once."""
-    return html.unescape(text) if "&" in text else text
+    if "&" not in text:
+        return text
+    import html
+
+    return html.unescape(text)
 
 
 def _attrs(raw: str) -> dict[str, str]:
@@ -169,6 +171,8 @@ def _read_sgml_text(path: str, text: str) -> list[SgmlSet]:
 
 
 def _read_xml(path: str, text: str) -> list[SgmlSet]:
+    import xml.etree.ElementTree as ET
+
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:

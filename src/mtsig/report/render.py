@@ -7,10 +7,6 @@ import io
 import json
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from mtsig.errors import unknown_name
 from mtsig.results import CompareResult, ScoreResult
 
@@ -81,6 +77,10 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
                     ]
                 )
         return buf.getvalue()
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     header, rows = _score_rows(res)
     sigs = {m: res.systems[0]["scores"][m]["signature"] for m in metrics} if res.systems else {}
     notes = _score_notes(res)
@@ -261,6 +261,10 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
             + _tex(" ".join(notes))
             + "}\n\\end{table}\n"
         )
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     con = Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
     for m in metrics:
         rows = [c for c in res.comparisons if c["metric"] == m]
