@@ -102,3 +102,31 @@ def test_stdin_system_and_runs(tmp_path):
 def test_metrics_listing(capsys):
     rc, out, _ = run(capsys, "metrics")
     assert rc == 0 and "bleu" in out and "nist" in out and "higher is better" in out
+
+
+def test_parallel_scoring_gives_identical_arrays(wmt):
+    import mtsig
+    from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+
+    refs = [wmt_ref(wmt, "A"), wmt_ref(wmt, "B")]
+    systems = {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}
+    serial = mtsig.compute(refs, systems, ["bleu", "nist", "length"], jobs=1)
+    parallel = mtsig.compute(refs, systems, ["bleu", "nist", "length"], jobs=3)
+    for m in serial.metrics:
+        for s in WMT_SYSTEMS:
+            np.testing.assert_array_equal(serial.stats[m][s], parallel.stats[m][s])
+        assert serial.signatures[m] == parallel.signatures[m]
+
+
+def test_parallel_scoring_reports_errors(tmp_path):
+    import mtsig
+    from mtsig.evaluation import fork_map
+
+    def boom(x):
+        if x == 3:
+            raise mtsig.InputError("bad item 3")
+        return x * 2
+
+    assert fork_map(lambda x: x * 2, list(range(7)), 3) == [0, 2, 4, 6, 8, 10, 12]
+    with pytest.raises(mtsig.InputError, match="bad item 3"):
+        fork_map(boom, list(range(7)), 2)

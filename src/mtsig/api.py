@@ -77,16 +77,20 @@ def compute(
     tokenize: str = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     allow_empty_refs: bool = False,
+    jobs: int = 1,
     **options: Any,
 ) -> StatsTable:
-    """Read the inputs once and return the per-segment statistics of every system and metric."""
+    """Read the inputs once and return the per-segment statistics of every system and metric.
+
+    ``jobs``: processes to score systems in (``fork``; 1 = in this process).
+    """
     if isinstance(metrics, str):
         metrics = [metrics]
     ms = build_metrics(list(metrics), tokenize=tokenize, lowercase=lowercase, **options)
     unescape = tokenize not in MTEVAL_TOKENIZERS
     rs = _refs(refs, unescape, allow_empty_refs)
     ss = _systems(systems, rs, unescape)
-    return compute_stats(rs, ss, ms)
+    return compute_stats(rs, ss, ms, jobs=jobs)
 
 
 def score(

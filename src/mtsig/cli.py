@@ -8,6 +8,7 @@ Rich draws the tables and the progress bars (on a terminal only; nothing is draw
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from contextlib import contextmanager
 
@@ -63,6 +64,13 @@ def _common_inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None
     )
     m.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) / add-k (1)")
     m.add_argument("--nist-order", type=int, default=5, help="NIST max n-gram order (5)")
+    g.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=min(os.cpu_count() or 1, 4),
+        help="processes to score systems in (default: CPUs, at most 4; 1 = no extra process)",
+    )
 
 
 def _metric_options(a: argparse.Namespace) -> dict:
@@ -74,6 +82,7 @@ def _metric_options(a: argparse.Namespace) -> dict:
         "smooth_value": a.smooth_value,
         "nist_order": a.nist_order,
         "allow_empty_refs": a.allow_empty_refs,
+        "jobs": max(1, a.jobs),
     }
 
 

@@ -25,7 +25,7 @@ from mtsig.errors import InputError
 DEFAULT_SEED = 12345
 KINDS = {"bootstrap": 1, "randomization": 2}
 #: bytes of weights one chunk may hold (the matrix W, float64)
-DEFAULT_CHUNK_BYTES = 64 * 2**20
+DEFAULT_CHUNK_BYTES = 16 * 2**20  # reused buffer: small enough to stay cheap on first touch
 
 
 def block_size(n_segments: int) -> int:

@@ -75,6 +75,10 @@ class Metric(ABC):
     @abstractmethod
     def _stats(self, hyp: Segments) -> np.ndarray: ...
 
+    def warm(self) -> None:
+        """Do the reference-side work now (before systems are scored in parallel processes)."""
+        return None
+
     # ---------------------------------------------------------------- scores
     @abstractmethod
     def score(self, totals: np.ndarray) -> np.ndarray:

@@ -32,29 +32,30 @@ _SMOOTH_DEFAULTS = {"floor": 0.1, "add-k": 1.0}
 
 
 def ngram_index(metric: Metric, tokenizer: Tokenizer, max_n: int) -> NgramIndex:
-    """The references' n-gram index for ``tokenizer``, built once per RefSet (orders 1..5 at least, so
-    BLEU and NIST share it; rebuilt only when a larger order is asked for)."""
+    """The references' n-gram index for ``tokenizer``, built once per RefSet (orders 1..4 at least;
+    rebuilt only when a larger order is asked for: warm the largest order first to build it once)."""
     refs = metric.refs
     key = ("ngram-index", tokenizer.key)
     idx = refs._cache.get(key)
     if idx is None or idx.max_n < max_n:
         toks = [tokenizer.tokenize_all(r) for r in refs]
-        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 5))
+        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 4))
     return idx
 
 
 def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int, info: bool = False):
     """Matches of ``hyp`` against the references for orders 1..``max_n``.
 
-    One pass per hypothesis and tokenizer (all orders of the index, with NIST information), memoized on
-    the hypothesis, so BLEU, NIST, Modified BLEU and the length ratio share it.
+    One pass per hypothesis and tokenizer (all orders of the index; NIST information when asked),
+    memoized on the hypothesis, so BLEU, NIST, Modified BLEU and the length ratio share it.
     """
     idx = ngram_index(metric, tokenizer, max_n)
-
-    def make():
-        return idx.match(tokenizer.tokenize_all(hyp), info=True)
-
-    lens, matches, totals, info_m = hyp.memo(("ngram-match", tokenizer.key, idx), make)
+    res = hyp._cache.get(("ngram-match", tokenizer.key, idx, True))
+    if res is None:
+        res = hyp.memo(
+            ("ngram-match", tokenizer.key, idx, info), lambda: idx.match(tokenizer.tokenize_all(hyp), info=info)
+        )
+    lens, matches, totals, info_m = res
     return idx, (lens, matches[:, :max_n], totals[:, :max_n], info_m[:, :max_n] if info else None)
 
 
@@ -67,6 +68,14 @@ class _NgramMetric(Metric):
 
     def signature_fields(self):
         return [("tok", self.tokenizer.name), ("case", "lc" if self.tokenizer.lowercase else "mixed")]
+
+    #: highest n-gram order the metric needs (warm the largest first, so the index is built once)
+    @property
+    def ngram_order(self) -> int:
+        return int(self.config.get("bleu_order", 1))
+
+    def warm(self) -> None:
+        ngram_index(self, self.tokenizer, self.ngram_order)
 
 
 def _bleu_stats(metric, order: int, hyp: Segments) -> np.ndarray:

@@ -49,6 +49,15 @@ class NIST(_NgramMetric):
         avg_ref = idx.ref_lengths.sum(axis=1) / idx.n_refs
         return np.column_stack([lens.astype(np.float64), avg_ref, info, totals])
 
+    @property
+    def ngram_order(self) -> int:
+        return self.order
+
+    def warm(self) -> None:
+        from mtsig.metrics.bleu import ngram_index
+
+        ngram_index(self, self.tokenizer, self.order).nist_info()
+
     def per_order(self, totals: np.ndarray) -> np.ndarray:
         """Penalized information per order (mteval's "individual" NIST), shape ``(..., order)``."""
         totals = np.asarray(totals, dtype=np.float64)
