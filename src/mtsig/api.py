@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mtsig.errors import InputError
-from mtsig.evaluation import StatsTable, build_metrics, compute_stats
+from mtsig.evaluation import StatsTable, attach_dev, build_metrics, compute_stats
 from mtsig.io.load import System, load_references, load_systems
 from mtsig.io.segments import RefSet, Segments
 from mtsig.results import ScoreResult, score_table
@@ -78,11 +78,14 @@ def compute(
     lowercase: bool = False,
     allow_empty_refs: bool = False,
     jobs: int = 1,
+    dev_refs: Any = None,
+    dev_systems: Any = None,
     **options: Any,
 ) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
 
-    ``jobs``: processes to score systems in (``fork``; 1 = in this process).
+    ``jobs``: processes to score systems in (``fork``; 1 = in this process). ``dev_refs`` and
+    ``dev_systems`` (one development-set output per optimizer run, same names and order) add s_dev.
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -90,7 +93,15 @@ def compute(
     unescape = tokenize not in MTEVAL_TOKENIZERS
     rs = _refs(refs, unescape, allow_empty_refs)
     ss = _systems(systems, rs, unescape)
-    return compute_stats(rs, ss, ms, jobs=jobs)
+    table = compute_stats(rs, ss, ms, jobs=jobs)
+    if (dev_refs is None) != (dev_systems is None):
+        raise InputError("s_dev needs both development references (--dev-refs) and outputs (-d/--dev-systems)")
+    if dev_refs is not None:
+        dms = build_metrics(list(metrics), tokenize=tokenize, lowercase=lowercase, **options)
+        drs = _refs(dev_refs, unescape, allow_empty_refs)
+        dev = compute_stats(drs, _systems(dev_systems, drs, unescape), dms, jobs=jobs)
+        attach_dev(table, dev)
+    return table
 
 
 def score(

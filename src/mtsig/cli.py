@@ -34,6 +34,14 @@ def _common_inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None
     if stats_input:
         g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
     g.add_argument("--allow-empty-refs", action="store_true", help="accept empty reference segments")
+    g.add_argument("--dev-refs", nargs="+", metavar="REF", help="development-set references (for s_dev)")
+    g.add_argument(
+        "-d",
+        "--dev-systems",
+        nargs="+",
+        metavar="SYS",
+        help="development-set outputs, one per optimizer run, as -s: NAME=dev.run1,dev.run2,...",
+    )
     m = p.add_argument_group("metrics")
     m.add_argument(
         "-m",
@@ -83,6 +91,8 @@ def _metric_options(a: argparse.Namespace) -> dict:
         "nist_order": a.nist_order,
         "allow_empty_refs": a.allow_empty_refs,
         "jobs": max(1, a.jobs),
+        "dev_refs": a.dev_refs,
+        "dev_systems": a.dev_systems,
     }
 
 
@@ -148,6 +158,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="two-sided (default); greater: B better than A by the metric's numbers; less",
     )
     t.add_argument("--confidence", type=float, default=0.95, help="level of the interval of the difference")
+    t.add_argument(
+        "--n-bootstrap",
+        type=int,
+        default=None,
+        help="bootstrap resamples for the interval of the difference and s_sel (1000)",
+    )
+    t.add_argument(
+        "--rank-dir",
+        metavar="DIR",
+        default=None,
+        help="with --baseline: write, per system and metric, the segments ranked by improvement of its "
+        "median run over the baseline's median run (TSV)",
+    )
     _output(p)
 
     p = sub.add_parser("metrics", help="list the available metrics, their options and direction")
@@ -236,6 +259,10 @@ def _run(a: argparse.Namespace) -> int:
             )
             _write(render_score(res, a.format), a.output)
         else:
+            if a.rank_dir and not a.baseline:
+                from mtsig.errors import InputError
+
+                raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
             res = compare_table(
                 table,
                 a.test,
@@ -246,8 +273,14 @@ def _run(a: argparse.Namespace) -> int:
                 alpha=a.alpha,
                 alternative=a.alternative,
                 confidence=a.confidence,
+                n_bootstrap=a.n_bootstrap,
                 progress=prog,
             )
+            if a.rank_dir:
+                from mtsig.report.ranking import write_rankings
+
+                files = write_rankings(table, a.baseline, a.rank_dir)
+                print(f"wrote {len(files)} ranking file(s) to {a.rank_dir}", file=sys.stderr)
             _write(render_compare(res, a.format), a.output)
     return 0
 

@@ -51,6 +51,10 @@ class StatsTable:
     n_segments: int
     keys: list[tuple[str, str]] | None = None
     signatures: dict[str, str] = field(default_factory=dict)
+    #: per metric and system, the corpus score of each run on a development set (for s_dev)
+    dev_scores: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    #: the texts behind the statistics (references, systems), when computed from text in this process
+    texts: tuple[RefSet, list[System]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def system_names(self) -> list[str]:
@@ -75,6 +79,7 @@ class StatsTable:
             "mtsig_version": __version__,
             "n_segments": self.n_segments,
             "keys": [list(k) for k in self.keys] if self.keys else None,
+            "dev_scores": self.dev_scores,
             "systems": [{"name": s.name, "files": s.files, "n_runs": s.n_runs} for s in self.systems],
             "metrics": [
                 {
@@ -115,7 +120,7 @@ class StatsTable:
             sigs[md["name"]] = md["signature"]
             stats[md["name"]] = {s.name: z[f"{md['name']}::{i}"] for i, s in enumerate(systems)}
         keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
-        return cls(metrics, systems, stats, int(meta["n_segments"]), keys, sigs)
+        return cls(metrics, systems, stats, int(meta["n_segments"]), keys, sigs, meta.get("dev_scores") or {})
 
     def select(self, metrics: list[str] | None = None, systems: list[str] | None = None) -> StatsTable:
         """A view restricted to some metrics and/or systems (names checked)."""
@@ -131,6 +136,12 @@ class StatsTable:
             self.n_segments,
             self.keys,
             {m: self.signatures[m] for m in ms if m in self.signatures},
+            {
+                m: {s.name: v for s, v in ((s, self.dev_scores.get(m, {}).get(s.name)) for s in ss) if v is not None}
+                for m in ms
+                if m in self.dev_scores
+            },
+            self.texts,
         )
 
 
@@ -168,7 +179,23 @@ def compute_stats(
         }
         sigs[name] = m.signature
     infos = [SystemInfo(s.name, s.files, s.n_runs) for s in systems]
-    return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs)
+    return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs, texts=(refs, systems))
+
+
+def attach_dev(table: StatsTable, dev: StatsTable) -> None:
+    """Record the development-set corpus score of every run (for s_dev); systems and runs must match."""
+    for s in table.systems:
+        try:
+            d = dev.system(s.name)
+        except InputError:
+            raise InputError(f"no development-set output for system {s.name!r} (-d {s.name}=dev.run1,...)") from None
+        if d.n_runs != s.n_runs:
+            raise InputError(
+                f"system {s.name!r} has {s.n_runs} test run(s) but {d.n_runs} development run(s); give one "
+                "development output per optimizer run, in the same order"
+            )
+    for m in table.metrics:
+        table.dev_scores[m] = {s.name: [float(x) for x in dev.corpus_scores(m, s.name)] for s in table.systems}
 
 
 def build_metrics(names: list[str] | tuple[str, ...], **options: Any) -> dict[str, Metric]:

@@ -18,12 +18,13 @@ from mtsig.stats.paired import (
     TESTS,
     TestResult,
     ar_counts,
-    bootstrap_scores,
+    bootstrap_many,
     p_from_count,
     paired_bootstrap_p,
     sentence_test,
     shift_p,
 )
+from mtsig.stats.runs import median_run, stratified_ar_many
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
 
@@ -69,35 +70,52 @@ def score_table(
     confidence: float = 0.95,
     seed: int | None = None,
     progress: ProgressFactory | None = None,
+    boot: dict | None = None,
 ) -> ScoreResult:
-    """Corpus scores (and bootstrap intervals; per-run statistics for systems with several runs)."""
+    """Corpus scores (and bootstrap intervals; per-run statistics for systems with several runs).
+
+    ``boot`` may hold bootstrap samples already drawn, keyed ``(metric, system, run)``.
+    """
     if ci_method not in CI_METHODS:
         raise unknown_name("confidence-interval method", ci_method, CI_METHODS)
     seed = _check_common(n_bootstrap, confidence, seed)
-    need_boot = ci or any(s.n_runs > 1 for s in table.systems)
+    any_runs = any(s.n_runs > 1 for s in table.systems)
+    need_boot = ci or any_runs
     systems = [{"name": s.name, "files": s.files, "scores": {}} for s in table.systems]
+    if need_boot and boot is None:
+        boot = bootstrap_many(
+            {
+                (m, s.name, r): (metric, table.stats[m][s.name][r])
+                for m, metric in table.metrics.items()
+                for s in table.systems
+                for r in range(s.n_runs)
+            },
+            n_bootstrap,
+            seed,
+            _progress(progress, "bootstrap", n_bootstrap),
+        )
     for mname, metric in table.metrics.items():
         sig = table.signatures.get(mname, metric.signature)
-        boot = None
-        if need_boot:
-            flat = {(s.name, r): table.stats[mname][s.name][r] for s in table.systems for r in range(s.n_runs)}
-            cb = _progress(progress, f"bootstrap {mname}", n_bootstrap)
-            boot = bootstrap_scores(flat, metric, n_bootstrap, seed, cb)
         for sd, info in zip(systems, table.systems):
             st = table.stats[mname][info.name]
             run_scores = table.corpus_scores(mname, info.name)
             entry: dict[str, Any] = {"score": float(run_scores.mean()), "signature": sig}
-            if info.n_runs > 1:
+            if any_runs:
+                dev = table.dev_scores.get(mname, {}).get(info.name)
                 entry.update(
                     {
                         "mean": float(run_scores.mean()),
-                        "s_sel": float(np.mean([boot[(info.name, r)].std(ddof=1) for r in range(info.n_runs)])),
-                        "s_test": float(run_scores.std(ddof=1)),
+                        "s_sel": float(np.mean([boot[(mname, info.name, r)].std(ddof=1) for r in range(info.n_runs)])),
+                        "s_test": float(run_scores.std(ddof=1)) if info.n_runs > 1 else None,
+                        "s_dev": float(np.std(dev, ddof=1)) if dev is not None and len(dev) > 1 else None,
                         "runs": [float(x) for x in run_scores],
+                        "median_run": median_run(run_scores, metric.higher_is_better),
                     }
                 )
-            elif ci:
-                samples = boot[(info.name, 0)]
+                if dev is not None:
+                    entry["dev_runs"] = [float(x) for x in dev]
+            if ci and info.n_runs == 1:
+                samples = boot[(mname, info.name, 0)]
                 jack = jackknife_scores(metric, st[0]) if ci_method == "bca" else None
                 iv = interval(samples, ci_method, confidence, observed=float(run_scores[0]), jackknife=jack)
                 entry.update(
@@ -171,11 +189,11 @@ def compare_table(
     names = table.system_names
     if len(names) < 2:
         raise InputError("compare needs at least two systems")
-    multi = [s.name for s in table.systems if s.n_runs > 1]
-    if multi:
+    multi = {s.name for s in table.systems if s.n_runs > 1}
+    if multi and set(tests) != {"ar"}:
         raise InputError(
-            f"system(s) {', '.join(multi)} have several optimizer runs; stratified randomization over runs "
-            "is not implemented yet, so compare takes one output file per system"
+            f"system(s) {', '.join(sorted(multi))} have several optimizer runs: only the stratified approximate "
+            "randomization over runs is available for them (--test ar; Clark et al. 2011)"
         )
     if baseline is not None:
         if baseline not in names:
@@ -189,26 +207,54 @@ def compare_table(
         if (n_resamples and any(t in tests for t in ("bootstrap", "paired-bootstrap")))
         else (n_bootstrap or 1_000)
     )
-    scores_res = score_table(table)
+    run_pairs = [p for p in pairs if p[0] in multi or p[1] in multi]
+    single_pairs = [p for p in pairs if p not in run_pairs]
+    # runs of a system are pooled (their statistics summed per segment): the observed difference of a pair
+    # with several runs is the difference of the pooled corpus scores (Clark et al., section 4.2)
+    pooled = {m: {n: table.stats[m][n].sum(axis=0) for n in names} for m in table.metrics}
+    # one bootstrap plan for every metric, run and pooled system: s_sel, and the interval of each difference
+    items = {}
+    for m, metric in table.metrics.items():
+        for s_ in table.systems:
+            for r in range(s_.n_runs):
+                items[(m, s_.name, r)] = (metric, table.stats[m][s_.name][r])
+            if s_.n_runs > 1:
+                items[(m, s_.name, "pooled")] = (metric, pooled[m][s_.name])
+    boot_all = bootstrap_many(items, n_boot, seed, _progress(progress, "bootstrap", n_boot), chunk_bytes)
+    scores_res = score_table(table, n_bootstrap=n_boot, seed=seed, boot=boot_all)
+    strat = {}
+    if "ar" in tests and run_pairs:
+        strat = stratified_ar_many(
+            {
+                (m, a, b): (metric, table.stats[m][a], table.stats[m][b])
+                for m, metric in table.metrics.items()
+                for a, b in run_pairs
+            },
+            n_ar,
+            seed,
+            alternative,
+            _progress(progress, "stratified randomization", n_ar),
+            chunk_bytes,
+        )
     comparisons: list[dict[str, Any]] = []
     cl: dict[str, list[list[str]] | None] = {}
     for mname, metric in table.metrics.items():
-        stats = {n: table.stats[mname][n][0] for n in names}
+        stats = pooled[mname]
         score = {n: float(metric.score(stats[n].sum(axis=0))) for n in names}
-        boot = bootstrap_scores(
-            stats, metric, n_boot, seed, _progress(progress, f"{mname}: bootstrap", n_boot), chunk_bytes
-        )
-        counts = None
-        if "ar" in tests:
-            counts = ar_counts(
-                stats,
-                metric,
-                pairs,
-                n_ar,
-                seed,
-                alternative,
-                _progress(progress, f"{mname}: randomization", n_ar),
-                chunk_bytes,
+        boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
+        counts = {(a, b): strat[(mname, a, b)] for a, b in run_pairs} if strat else {}
+        if "ar" in tests and single_pairs:
+            counts.update(
+                ar_counts(
+                    {n: stats[n] for n in {x for p in single_pairs for x in p}},
+                    metric,
+                    single_pairs,
+                    n_ar,
+                    seed,
+                    alternative,
+                    _progress(progress, f"{mname}: randomization", n_ar),
+                    chunk_bytes,
+                )
             )
         sent = {n: metric.sentence_scores(stats[n]) for n in names} if {"ttest", "wilcoxon"} & set(tests) else None
         delta_ci = {(a, b): interval(boot[b] - boot[a], "percentile", confidence) for a, b in pairs}
@@ -223,6 +269,8 @@ def compare_table(
                 if test == "ar":
                     p = p_from_count(counts[(a, b)], n_ar)
                     n_used = n_ar
+                    if (a, b) in run_pairs:
+                        extra = {"stratified": True, "runs_a": table.system(a).n_runs, "runs_b": table.system(b).n_runs}
                 elif test == "bootstrap":
                     p = shift_p(boot[b] - boot[a], delta, alternative)
                     n_used = n_boot

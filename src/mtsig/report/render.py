@@ -33,9 +33,14 @@ def to_json(obj: Any) -> str:
 
 
 # ------------------------------------------------------------------------------------------- score
+def _sd(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
 def _score_cell(metric: str, e: dict[str, Any]) -> str:
     if "runs" in e:
-        return f"{_fmt(metric, e['mean'])} ({e['s_sel']:.2f}/{e['s_test']:.2f})"
+        mid = f"/{_sd(e['s_dev'])}" if e.get("s_dev") is not None else ""
+        return f"{_fmt(metric, e['mean'])} ({_sd(e['s_sel'])}{mid}/{_sd(e['s_test'])})"
     if "ci" in e:
         lo, hi = e["ci"]
         return f"{_fmt(metric, e['score'])} [{_fmt(metric, lo)}, {_fmt(metric, hi)}]"
@@ -150,9 +155,12 @@ def _score_notes(res: ScoreResult) -> list[str]:
             f"{st['n_bootstrap']} resamples, seed {st['seed']}."
         )
     if any("runs" in e for s in res.systems for e in s["scores"].values()):
+        dev = any(e.get("s_dev") is not None for s in res.systems for e in s["scores"].values())
         notes.append(
-            "mean (s_sel/s_test) over optimizer runs: s_sel = bootstrap std within a run (averaged over runs), "
-            f"s_test = std of the runs' scores; {st.get('n_bootstrap')} resamples, seed {st.get('seed')}."
+            f"mean ({'s_sel/s_dev/s_test' if dev else 's_sel/s_test'}) over optimizer runs: s_sel = bootstrap std "
+            "within a run (test-set selection, averaged over runs), "
+            + ("s_dev = std of the runs' development-set scores, " if dev else "")
+            + f"s_test = std of the runs' test scores; {st.get('n_bootstrap')} resamples, seed {st.get('seed')}."
         )
     return notes
 
@@ -242,14 +250,34 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
             ]
             for c in res.comparisons
         ]
+        rt = _runs_table(res)
         if fmt == "markdown":
-            out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+            out = []
+            if rt is not None:
+                out += ["| " + " | ".join(rt[0]) + " |", "|" + "---|" * len(rt[0])]
+                out += ["| " + " | ".join(r) + " |" for r in rt[1]] + ["", rt[2], ""]
+            out += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
             out += ["| " + " | ".join(r) + " |" for r in rows]
             out += [""] + [f"- {n}" for n in notes]
             return "\n".join(out) + "\n"
+        runs_tex = ""
+        if rt is not None:
+            header = [_tex(h).replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$") for h in rt[0]]
+            runs_tex = (
+                "\\begin{table}\n\\centering\n\\begin{tabular}{l"
+                + "r" * (len(header) - 1)
+                + "}\n\\toprule\n"
+                + " & ".join(header)
+                + r" \\"
+                + "\n\\midrule\n"
+                + "\n".join(" & ".join(_tex(x) for x in r) + r" \\" for r in rt[1])
+                + "\n\\bottomrule\n\\end{tabular}\n\\caption{"
+                + _tex(rt[2])
+                + "}\n\\end{table}\n\n"
+            )
         hdr = [h.replace("Δ", r"$\Delta$").replace("−", "-") for h in hdr]
         body = "\n".join(" & ".join(_tex(x) if "$" not in x else x for x in r) + r" \\" for r in rows)
-        return (
+        return runs_tex + (
             "\\begin{table}\n\\centering\n\\begin{tabular}{lll"
             + "r" * 5
             + "lrrl}\n\\toprule\n"
@@ -266,6 +294,17 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
     from rich.text import Text
 
     con = Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
+    rt = _runs_table(res)
+    if rt is not None:
+        header, rows_, caption = rt
+        t = Table(show_edge=False, header_style="bold")
+        for i, h in enumerate(header):
+            t.add_column(h, justify="left" if i == 0 else "right")
+        for r in rows_:
+            t.add_row(*map(Text, r))
+        con.print(t)
+        con.print(Text(caption), soft_wrap=True)
+        con.print()
     for m in metrics:
         rows = [c for c in res.comparisons if c["metric"] == m]
         hib = res.higher_is_better.get(m, True)
@@ -314,6 +353,47 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
     for n in notes:
         con.print(Text(n), soft_wrap=True)
     return con.file.getvalue()
+
+
+def _runs_table(res: CompareResult) -> tuple[list[str], list[list[str]], str] | None:
+    """MultEval's table: one row per system, per metric ``mean (s_sel/s_test/p)``; None without runs."""
+    if not any("runs" in e for s in res.systems for e in s["scores"].values()):
+        return None
+    st = res.settings
+    metrics = list(res.systems[0]["scores"])
+    dev = any(s["scores"][m].get("s_dev") is not None for s in res.systems for m in metrics)
+    first = st["tests"][0]
+    pmap = {
+        (c["metric"], c["b"]): c["p_value"] for c in res.comparisons if c["test"] == first and c["a"] == st["baseline"]
+    }
+    inner = ("s_sel/s_dev/s_test" if dev else "s_sel/s_test") + ("/p" if st["baseline"] else "")
+    header = ["system", *(f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))} ({inner})" for m in metrics)]
+    rows = []
+    for s in res.systems:
+        cells = [s["name"]]
+        for m in metrics:
+            e = s["scores"][m]
+            parts = [_sd(e["s_sel"])] + ([_sd(e.get("s_dev"))] if dev else []) + [_sd(e["s_test"])]
+            if st["baseline"]:
+                p = pmap.get((m, s["name"]))
+                parts.append("-" if p is None else f"{p:.2f}")
+            cells.append(f"{_fmt(m, e['mean'])} ({'/'.join(parts)})")
+        rows.append(cells)
+    n_runs = sorted({len(s["scores"][metrics[0]]["runs"]) for s in res.systems})
+    caption = (
+        f"Mean over optimizer runs (n = {'/'.join(map(str, n_runs))}); s_sel: standard deviation of the score over "
+        f"{st['n_bootstrap_delta_ci']} bootstrap resamples of the test set, averaged over runs; "
+        + ("s_dev: standard deviation of the runs' development-set scores; " if dev else "")
+        + "s_test: standard deviation of the runs' test-set scores"
+        + (
+            f"; p: stratified approximate randomization against {st['baseline']} "
+            f"({st['n_resamples'].get('ar', '-')} shuffles, seed {st['seed']}), unadjusted"
+            if st["baseline"]
+            else ""
+        )
+        + ". Arrows: whether higher or lower is better."
+    )
+    return header, rows, caption
 
 
 def _ci(c: dict[str, Any]) -> str:

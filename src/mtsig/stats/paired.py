@@ -133,6 +133,25 @@ def ar_counts(
     return counts
 
 
+def bootstrap_many(
+    items: dict[Any, tuple[Any, np.ndarray]],
+    n_resamples: int = 1_000,
+    seed: int = DEFAULT_SEED,
+    progress: Callable[[int], None] | None = None,
+    chunk_bytes: int | None = None,
+) -> dict[Any, np.ndarray]:
+    """Bootstrap corpus scores of many ``key -> (metric, stats (N, d))`` items from one plan: the same
+    resamples for every system, run and metric (one matrix product per chunk)."""
+    keys = list(items)
+    N = items[keys[0]][1].shape[0]
+    plan = Plan("bootstrap", N, n_resamples, seed, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
+    out: dict[Any, list[np.ndarray]] = {k: [] for k in keys}
+    for P in resampled_totals(plan, [items[k][1] for k in keys], progress):
+        for k, tot in zip(keys, P):
+            out[k].append(np.asarray(items[k][0].score(tot), dtype=np.float64))
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
 def bootstrap_scores(
     stats: dict[str, np.ndarray],
     metric,
@@ -142,14 +161,7 @@ def bootstrap_scores(
     chunk_bytes: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Corpus score of each system on each bootstrap resample (the same resamples for all systems)."""
-    names = list(stats)
-    N = next(iter(stats.values())).shape[0]
-    plan = Plan("bootstrap", N, n_resamples, seed, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
-    out: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    for P in resampled_totals(plan, [stats[n] for n in names], progress):
-        for n, tot in zip(names, P):
-            out[n].append(np.asarray(metric.score(tot), dtype=np.float64))
-    return {n: np.concatenate(v) for n, v in out.items()}
+    return bootstrap_many({n: (metric, s) for n, s in stats.items()}, n_resamples, seed, progress, chunk_bytes)
 
 
 def shift_p(boot_delta: np.ndarray, observed: float, alternative: str) -> float:

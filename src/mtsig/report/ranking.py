@@ -1,0 +1,89 @@
+"""Segments ranked for manual analysis (Clark et al. 2011, section 5): each system's median run against
+the baseline's median run, best improvement first.
+
+One TSV per (metric, system) in the target folder, ``<metric>.<system>.tsv``, with the columns
+``rank, segment, improvement, score_system, score_baseline, system, baseline, ref1..refK``.
+``improvement`` is the sentence-level difference oriented so that positive is better for the system
+(for lower-is-better metrics such as TER the sign is flipped); ``segment`` is the 1-based line number,
+or ``docid:segid`` for SGML input.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.evaluation import StatsTable
+from mtsig.stats.runs import median_run
+
+
+def rank_segments(
+    sys_scores: np.ndarray, base_scores: np.ndarray, higher_is_better: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Order of segments, best improvement first, and the oriented improvements."""
+    imp = np.asarray(sys_scores, dtype=np.float64) - np.asarray(base_scores, dtype=np.float64)
+    if not higher_is_better:
+        imp = -imp
+    order = np.argsort(-np.nan_to_num(imp, nan=-np.inf), kind="stable")
+    return order, imp
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.+-]", "_", name)
+
+
+def write_rankings(table: StatsTable, baseline: str, folder: str) -> list[str]:
+    if table.texts is None:
+        raise InputError("--rank-dir needs the texts: give -r/-s instead of --stats")
+    refs, systems = table.texts
+    by_name = {s.name: s for s in systems}
+    if baseline not in by_name:
+        raise InputError(f"baseline {baseline!r} is not one of the systems")
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for mname, metric in table.metrics.items():
+        hib = metric.higher_is_better
+        base_run = median_run(table.corpus_scores(mname, baseline), hib)
+        base_sent = metric.sentence_scores(table.stats[mname][baseline][base_run])
+        base_text = by_name[baseline].runs[base_run]
+        for s in systems:
+            if s.name == baseline:
+                continue
+            run = median_run(table.corpus_scores(mname, s.name), hib)
+            sent = metric.sentence_scores(table.stats[mname][s.name][run])
+            order, imp = rank_segments(sent, base_sent, hib)
+            path = os.path.join(folder, f"{_safe(mname)}.{_safe(s.name)}.tsv")
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                w = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+                w.writerow(
+                    [
+                        "rank",
+                        "segment",
+                        "improvement",
+                        "score_system",
+                        "score_baseline",
+                        f"system ({s.runs[run].source or s.name})",
+                        f"baseline ({base_text.source or baseline})",
+                        *(f"ref{k + 1}" for k in range(len(refs))),
+                    ]
+                )
+                for rank, i in enumerate(order, start=1):
+                    seg = f"{refs[0].keys[i][0]}:{refs[0].keys[i][1]}" if refs[0].keys else str(i + 1)
+                    w.writerow(
+                        [
+                            rank,
+                            seg,
+                            f"{imp[i]:.4f}",
+                            f"{sent[i]:.4f}",
+                            f"{base_sent[i]:.4f}",
+                            s.runs[run][i],
+                            base_text[i],
+                            *(r[i] for r in refs),
+                        ]
+                    )
+            written.append(path)
+    return written
