@@ -7,10 +7,14 @@ from typing import Any
 from mtsig.errors import unknown_name
 from mtsig.metrics.base import Metric
 from mtsig.metrics.bleu import BLEU, LengthRatio, ModifiedBLEU
+from mtsig.metrics.chrf import CHRF, CHRFpp
 from mtsig.metrics.nist import NIST
+from mtsig.metrics.ter import TER
 
-REGISTRY: dict[str, type[Metric]] = {cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio)}
-ALIASES = {"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length"}
+REGISTRY: dict[str, type[Metric]] = {
+    cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp)
+}
+ALIASES = {"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length", "chrfpp": "chrf++"}
 
 
 def get_metric(name: str, **options: Any) -> Metric:
@@ -23,4 +27,4 @@ def get_metric(name: str, **options: Any) -> Metric:
     return cls(**{k: v for k, v in options.items() if k in cls.options})
 
 
-__all__ = ["Metric", "BLEU", "NIST", "ModifiedBLEU", "LengthRatio", "REGISTRY", "get_metric"]
+__all__ = ["Metric", "BLEU", "NIST", "ModifiedBLEU", "LengthRatio", "TER", "REGISTRY", "get_metric"]

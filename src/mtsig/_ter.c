@@ -1,0 +1,312 @@
+/*
+ * mtsig._ter: the TER search (greedy shifts + beam edit distance) on integer word ids, in C.
+ *
+ * The search follows tercom's rules as sacreBLEU defines them (so that numbers are equal):
+ *   - edit distance with unit costs, computed in a beam around the diagonal scaled by the length
+ *     ratio (width 25, widened for very unequal lengths); the last row is computed in full;
+ *     ties prefer match/substitution, then deleting a hypothesis word, then inserting a reference word;
+ *   - shift candidates: hypothesis/reference spans that match (at most 10 words, start positions at
+ *     most 50 apart), where the hypothesis span has an error, the reference span has an error and the
+ *     span is not already aligned to itself; each is tried before each reference word it could go to;
+ *   - the best candidate maximizes (gain, length, -start, -target); shifts are applied while the gain
+ *     is positive, and the search stops after 1000 candidates in all (the last found shift is then
+ *     not applied).
+ * Rows of the edit-distance matrix for the unchanged prefix of a candidate are reused from the current
+ * hypothesis: the beam of a row depends only on the lengths, so this changes no number.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INF 0x3fffffff
+#define MAX_SHIFT_SIZE 10
+#define MAX_SHIFT_DIST 50
+#define BEAM_WIDTH 25
+#define MAX_CANDIDATES 1000
+
+enum { OP_NOP = 1, OP_SUB = 2, OP_DEL = 3, OP_INS = 4, OP_UNDEF = 0 };
+
+typedef struct {
+    int nr, cap;
+    const int32_t *ref;
+    int32_t *cost;  /* (nh+1) x (nr+1) costs of the current hypothesis */
+    uint8_t *op;    /* matching operations */
+    int32_t *row_a, *row_b;
+    int32_t *cand, *best;
+    int32_t *hyp_err, *ref_err, *align;
+    uint8_t *trace;
+} Work;
+
+static void beam_params(int nh, int nr, double *ratio, int *bw) {
+    *ratio = nh ? (double)nr / (double)nh : 1.0;
+    *bw = BEAM_WIDTH;
+    if (BEAM_WIDTH < *ratio / 2.0) *bw = (int)ceil(*ratio / 2.0 + BEAM_WIDTH);
+}
+
+static void row_range(int i, int nh, int nr, double ratio, int bw, int *lo, int *hi) {
+    int pd = (int)floor((double)i * ratio);
+    *lo = pd - bw > 0 ? pd - bw : 0;
+    *hi = pd + bw < nr + 1 ? pd + bw : nr + 1;
+    if (i == nh) *hi = nr + 1;
+}
+
+/* Full matrix with operations for hypothesis h (length nh): returns the distance. */
+static int full_ed(Work *w, const int32_t *h, int nh) {
+    int nr = w->nr, W = nr + 1, lo, hi, bw;
+    double ratio;
+    beam_params(nh, nr, &ratio, &bw);
+    for (int j = 0; j <= nr; j++) { w->cost[j] = j; w->op[j] = OP_INS; }
+    for (int i = 1; i <= nh; i++) {
+        int32_t *c = w->cost + (size_t)i * W, *p = c - W;
+        uint8_t *o = w->op + (size_t)i * W;
+        for (int j = 0; j <= nr; j++) { c[j] = INF; o[j] = OP_UNDEF; }
+        row_range(i, nh, nr, ratio, bw, &lo, &hi);
+        for (int j = lo; j < hi; j++) {
+            if (j == 0) { c[0] = p[0] + 1; o[0] = OP_DEL; continue; }
+            int match = h[i - 1] == w->ref[j - 1];
+            int32_t best = c[j], v;
+            uint8_t bo = o[j];
+            v = p[j - 1] + (match ? 0 : 1);
+            if (best > v) { best = v; bo = match ? OP_NOP : OP_SUB; }
+            v = p[j] + 1;
+            if (best > v) { best = v; bo = OP_DEL; }
+            v = c[j - 1] + 1;
+            if (best > v) { best = v; bo = OP_INS; }
+            c[j] = best; o[j] = bo;
+        }
+    }
+    return w->cost[(size_t)nh * W + nr];
+}
+
+/* Distance of candidate s whose first `p` words equal the current hypothesis's (rows 0..p reused). */
+static int cand_ed(Work *w, const int32_t *s, int nh, int p) {
+    int nr = w->nr, W = nr + 1, lo, hi, bw;
+    double ratio;
+    if (p >= nh) return w->cost[(size_t)nh * W + nr];
+    beam_params(nh, nr, &ratio, &bw);
+    int32_t *prev = w->row_a, *cur = w->row_b;
+    memcpy(prev, w->cost + (size_t)p * W, sizeof(int32_t) * W);
+    for (int i = p + 1; i <= nh; i++) {
+        for (int j = 0; j <= nr; j++) cur[j] = INF;
+        row_range(i, nh, nr, ratio, bw, &lo, &hi);
+        for (int j = lo; j < hi; j++) {
+            if (j == 0) { cur[0] = prev[0] + 1; continue; }
+            int32_t best = cur[j], v;
+            v = prev[j - 1] + (s[i - 1] == w->ref[j - 1] ? 0 : 1);
+            if (best > v) best = v;
+            v = prev[j] + 1;
+            if (best > v) best = v;
+            v = cur[j - 1] + 1;
+            if (best > v) best = v;
+            cur[j] = best;
+        }
+        int32_t *t = prev; prev = cur; cur = t;
+    }
+    return prev[nr];
+}
+
+/* Alignment of the current hypothesis (after full_ed): errors per position, ref -> hyp positions. */
+static int alignment(Work *w, int nh) {
+    int nr = w->nr, W = nr + 1, i = nh, j = nr, n = 0;
+    while (i > 0 || j > 0) {
+        uint8_t o = w->op[(size_t)i * W + j];
+        w->trace[n++] = o;
+        if (o == OP_NOP || o == OP_SUB) { i--; j--; }
+        else if (o == OP_INS) j--;
+        else if (o == OP_DEL) i--;
+        else return -1;
+    }
+    int ph = -1, pr = -1;
+    for (int k = 0; k < nr; k++) { w->align[k] = -2; w->ref_err[k] = 0; }
+    for (int k = 0; k < nh; k++) w->hyp_err[k] = 0;
+    for (int k = n - 1; k >= 0; k--) {
+        uint8_t o = w->trace[k];
+        if (o == OP_NOP || o == OP_SUB) {
+            ph++; pr++;
+            w->align[pr] = ph;
+            w->hyp_err[ph] = o == OP_SUB;
+            w->ref_err[pr] = o == OP_SUB;
+        } else if (o == OP_DEL) {  /* a hypothesis word without a reference word */
+            ph++;
+            w->hyp_err[ph] = 1;
+        } else {  /* OP_INS: a reference word without a hypothesis word */
+            pr++;
+            w->align[pr] = ph;
+            w->ref_err[pr] = 1;
+        }
+    }
+    return 0;
+}
+
+static void perform_shift(const int32_t *h, int nh, int start, int len, int target, int32_t *out) {
+    int k = 0;
+    if (target < start) {
+        for (int x = 0; x < target; x++) out[k++] = h[x];
+        for (int x = start; x < start + len; x++) out[k++] = h[x];
+        for (int x = target; x < start; x++) out[k++] = h[x];
+        for (int x = start + len; x < nh; x++) out[k++] = h[x];
+    } else if (target > start + len) {
+        for (int x = 0; x < start; x++) out[k++] = h[x];
+        for (int x = start + len; x < target; x++) out[k++] = h[x];
+        for (int x = start; x < start + len; x++) out[k++] = h[x];
+        for (int x = target; x < nh; x++) out[k++] = h[x];
+    } else {
+        int b = len + target < nh ? len + target : nh;
+        for (int x = 0; x < start; x++) out[k++] = h[x];
+        for (int x = start + len; x < b; x++) out[k++] = h[x];
+        for (int x = start; x < start + len; x++) out[k++] = h[x];
+        for (int x = len + target; x < nh; x++) out[k++] = h[x];
+    }
+}
+
+/* TER edits of hypothesis h against the reference in w; -1 on an internal error. */
+static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
+    int nr = w->nr;
+    if (nr == 0) return nh;
+    int32_t *cur = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
+    if (!cur) return -2;
+    memcpy(cur, h0, sizeof(int32_t) * nh);
+    int64_t shifts = 0;
+    int checked = 0, score;
+    for (;;) {
+        score = full_ed(w, cur, nh);
+        if (alignment(w, nh) < 0) { free(cur); return -1; }
+        int found = 0, b_gain = 0, b_len = 0, b_start = 0, b_idx = 0;
+        int stop = 0;
+        for (int sh = 0; sh < nh && !stop; sh++) {
+            for (int sr = 0; sr < nr && !stop; sr++) {
+                if (abs(sr - sh) > MAX_SHIFT_DIST) continue;
+                int len = 0;
+                while (cur[sh + len] == w->ref[sr + len] && len < MAX_SHIFT_SIZE) {
+                    len++;
+                    int skip = 0, e = 0;
+                    for (int x = sh; x < sh + len; x++) e += w->hyp_err[x];
+                    if (e == 0) skip = 1;
+                    if (!skip) {
+                        e = 0;
+                        for (int x = sr; x < sr + len; x++) e += w->ref_err[x];
+                        if (e == 0) skip = 1;
+                    }
+                    if (!skip && sh <= w->align[sr] && w->align[sr] < sh + len) skip = 1;
+                    if (!skip) {
+                        int prev_idx = -1;
+                        for (int off = -1; off < len; off++) {
+                            int idx;
+                            if (sr + off == -1) idx = 0;
+                            else if (w->align[sr + off] != -2) idx = w->align[sr + off] + 1;
+                            else break;
+                            if (idx == prev_idx) continue;
+                            prev_idx = idx;
+                            perform_shift(cur, nh, sh, len, idx, w->cand);
+                            int p = idx < sh ? idx : sh;
+                            int gain = score - cand_ed(w, w->cand, nh, p);
+                            checked++;
+                            if (!found || gain > b_gain ||
+                                (gain == b_gain && (len > b_len ||
+                                 (len == b_len && (sh < b_start || (sh == b_start && idx < b_idx)))))) {
+                                found = 1; b_gain = gain; b_len = len; b_start = sh; b_idx = idx;
+                                memcpy(w->best, w->cand, sizeof(int32_t) * nh);
+                            }
+                        }
+                        if (checked >= MAX_CANDIDATES) stop = 1;
+                    }
+                    if (stop) break;
+                    if (nh == sh + len || nr == sr + len) break;
+                }
+            }
+        }
+        if (checked >= MAX_CANDIDATES) break;
+        if (!found || b_gain <= 0) break;
+        shifts++;
+        memcpy(cur, w->best, sizeof(int32_t) * nh);
+    }
+    free(cur);
+    return shifts + score;
+}
+
+static int work_init(Work *w, const int32_t *ref, int nr, int nh) {
+    memset(w, 0, sizeof(*w));
+    w->nr = nr; w->ref = ref;
+    size_t cells = (size_t)(nh + 1) * (nr + 1);
+    w->cost = (int32_t *)malloc(sizeof(int32_t) * cells);
+    w->op = (uint8_t *)malloc(cells);
+    w->row_a = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
+    w->row_b = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
+    w->cand = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
+    w->best = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
+    w->hyp_err = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
+    w->ref_err = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
+    w->align = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
+    w->trace = (uint8_t *)malloc(nh + nr + 2);
+    return w->cost && w->op && w->row_a && w->row_b && w->cand && w->best && w->hyp_err && w->ref_err &&
+           w->align && w->trace;
+}
+
+static void work_free(Work *w) {
+    free(w->cost); free(w->op); free(w->row_a); free(w->row_b); free(w->cand); free(w->best);
+    free(w->hyp_err); free(w->ref_err); free(w->align); free(w->trace);
+}
+
+static int get_buf(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writable, const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    if (view->itemsize != itemsize) {
+        PyErr_Format(PyExc_TypeError, "%s: expected items of %zd bytes", name, itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64) */
+static PyObject *py_edits(PyObject *self, PyObject *args) {
+    PyObject *oh, *ohoff, *or_, *oroff, *oout;
+    if (!PyArg_ParseTuple(args, "OOOOO", &oh, &ohoff, &or_, &oroff, &oout)) return NULL;
+    Py_buffer bh, bho, br, bro, bo;
+    if (get_buf(oh, &bh, 4, 0, "hyp_ids") < 0) return NULL;
+    if (get_buf(ohoff, &bho, 8, 0, "hyp_offsets") < 0) { PyBuffer_Release(&bh); return NULL; }
+    if (get_buf(or_, &br, 4, 0, "ref_ids") < 0) { PyBuffer_Release(&bh); PyBuffer_Release(&bho); return NULL; }
+    if (get_buf(oroff, &bro, 8, 0, "ref_offsets") < 0) {
+        PyBuffer_Release(&bh); PyBuffer_Release(&bho); PyBuffer_Release(&br); return NULL;
+    }
+    if (get_buf(oout, &bo, 8, 1, "out") < 0) {
+        PyBuffer_Release(&bh); PyBuffer_Release(&bho); PyBuffer_Release(&br); PyBuffer_Release(&bro); return NULL;
+    }
+    Py_ssize_t n = bho.len / 8 - 1;
+    int err = 0;
+    if (n < 0 || bro.len / 8 - 1 != n || bo.len / 8 != n) err = 1;
+    if (!err) {
+        const int32_t *H = (const int32_t *)bh.buf, *R = (const int32_t *)br.buf;
+        const int64_t *HO = (const int64_t *)bho.buf, *RO = (const int64_t *)bro.buf;
+        int64_t *OUT = (int64_t *)bo.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t s = 0; s < n && !err; s++) {
+            int nh = (int)(HO[s + 1] - HO[s]), nr = (int)(RO[s + 1] - RO[s]);
+            Work w;
+            if (!work_init(&w, R + RO[s], nr, nh)) { work_free(&w); err = 2; break; }
+            int64_t e = ter_edits(&w, H + HO[s], nh);
+            work_free(&w);
+            if (e < 0) { err = e == -2 ? 2 : 3; break; }
+            OUT[s] = e;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&bh); PyBuffer_Release(&bho); PyBuffer_Release(&br); PyBuffer_Release(&bro);
+    PyBuffer_Release(&bo);
+    if (err == 1) { PyErr_SetString(PyExc_ValueError, "offset arrays and output do not agree in length"); return NULL; }
+    if (err == 2) return PyErr_NoMemory();
+    if (err == 3) { PyErr_SetString(PyExc_RuntimeError, "TER alignment failed (internal error)"); return NULL; }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"edits", py_edits, METH_VARARGS,
+     "edits(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out): TER edits of every segment (int64 out)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ter", "Compiled TER search.", -1, methods};
+
+PyMODINIT_FUNC PyInit__ter(void) { return PyModule_Create(&module); }

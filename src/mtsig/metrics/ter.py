@@ -1,0 +1,113 @@
+"""TER (Snover et al. 2006): tercom's search with sacreBLEU's definitions and options.
+
+Statistics per segment: ``[edits, avg_ref_len]``: the fewest edits (insertions, deletions,
+substitutions and shifts of word sequences) over the references, and the average reference length.
+Both stay floats: with several references the average length is fractional and MultEval's integer
+truncation would change the score. Corpus TER = 100 x sum(edits) / sum(avg_ref_len) (100 when the
+references are empty and the hypothesis is not, 0 when both are). Lower is better.
+
+Options, as sacreBLEU's (and its defaults): ``ter_case`` (case-sensitive; default off, text is
+lowercased), ``ter_normalize`` (tercom's normalization), ``ter_no_punct`` (remove punctuation),
+``ter_asian_support`` (CJK handling with the two above). Text goes through sacreBLEU's own
+``TercomTokenizer``; the search runs in the compiled extension ``mtsig._ter`` (C), whose numbers equal
+sacreBLEU's (tested per segment). Without the extension, sacreBLEU's pure-Python search is used, with a
+warning: same numbers, far slower.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from mtsig.io.segments import Segments
+from mtsig.metrics.base import Metric
+
+try:
+    from mtsig import _ter
+
+    COMPILED = True
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _ter = None
+    COMPILED = False
+
+
+class TER(Metric):
+    name = "ter"
+    description = "TER (tercom search, sacreBLEU options); lower is better"
+    higher_is_better = False
+    options = {"ter_case": False, "ter_normalize": False, "ter_no_punct": False, "ter_asian_support": False}
+
+    def __init__(self, **opts: Any):
+        super().__init__(**opts)
+        from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+        self._tok = TercomTokenizer(
+            normalized=bool(self.config["ter_normalize"]),
+            no_punct=bool(self.config["ter_no_punct"]),
+            asian_support=bool(self.config["ter_asian_support"]),
+            case_sensitive=bool(self.config["ter_case"]),
+        )
+        self._key = ("ter-tokens", *(bool(self.config[k]) for k in self.options))
+
+    @property
+    def stat_names(self):
+        return ["edits", "avg_ref_len"]
+
+    def _tokens(self, seg: Segments) -> list[list[str]]:
+        return seg.memo(self._key, lambda: [self._tok(s.rstrip()).split() for s in seg.lines])
+
+    def _ref_side(self):
+        def make():
+            vocab: dict[str, int] = {}
+            arrays = []
+            for r in self.refs:
+                toks = self._tokens(r)
+                ids = np.fromiter((vocab.setdefault(t, len(vocab)) for s in toks for t in s), dtype=np.int32)
+                off = np.zeros(len(toks) + 1, dtype=np.int64)
+                np.cumsum([len(s) for s in toks], out=off[1:])
+                arrays.append((ids, off, toks))
+            return vocab, arrays
+
+        return self.refs.memo(self._key + ("ids",), make)
+
+    def warm(self) -> None:
+        self._ref_side()
+
+    def _stats(self, hyp: Segments) -> np.ndarray:
+        vocab, refs = self._ref_side()
+        toks = self._tokens(hyp)
+        N = len(toks)
+        edits = np.empty((len(refs), N), dtype=np.int64)
+        if COMPILED:
+            ids = np.fromiter((vocab.get(t, -1) for s in toks for t in s), dtype=np.int32)
+            off = np.zeros(N + 1, dtype=np.int64)
+            np.cumsum([len(s) for s in toks], out=off[1:])
+            for k, (rids, roff, _) in enumerate(refs):
+                _ter.edits(ids, off, rids, roff, edits[k])
+        else:  # pragma: no cover
+            from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+            warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
+            for k, (_, _, rtoks) in enumerate(refs):
+                edits[k] = [translation_edit_rate(h, r)[0] for h, r in zip(toks, rtoks)]
+        lens = np.array([[len(s) for s in r[2]] for r in refs], dtype=np.float64)
+        return np.column_stack([edits.min(axis=0).astype(np.float64), lens.mean(axis=0)])
+
+    def score(self, totals):
+        totals = np.asarray(totals, dtype=np.float64)
+        e, L = totals[..., 0], totals[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.where(L > 0, e / L, np.where(e > 0, 1.0, 0.0))
+        return 100.0 * s
+
+    def signature_fields(self):
+        c = self.config
+        return [
+            ("case", "mixed" if c["ter_case"] else "lc"),
+            ("tok", "tercom"),
+            ("norm", "yes" if c["ter_normalize"] else "no"),
+            ("punct", "no" if c["ter_no_punct"] else "yes"),
+            ("asian", "yes" if c["ter_asian_support"] else "no"),
+        ]

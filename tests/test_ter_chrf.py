@@ -1,0 +1,154 @@
+"""TER and chrF/chrF++ against sacreBLEU on WMT22 de-en; TER on MultEval's example against tercom 0.8.0."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+from sacrebleu.metrics import CHRF as SB_CHRF
+from sacrebleu.metrics import TER as SB_TER
+
+import mtsig
+from mtsig.io.text import read_lines
+from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+
+TER_OPTIONS = {
+    "default": {},
+    "case": {"ter_case": True},
+    "normalize": {"ter_normalize": True},
+    "no-punct": {"ter_no_punct": True},
+    "asian": {"ter_asian_support": True, "ter_normalize": True, "ter_no_punct": True},
+}
+_SB_KW = {
+    "ter_case": "case_sensitive",
+    "ter_normalize": "normalized",
+    "ter_no_punct": "no_punct",
+    "ter_asian_support": "asian_support",
+}
+
+
+def _sacrebleu_edits(args):
+    """Per-segment (edits, reference length) from sacreBLEU's own TER code, one reference."""
+    from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+    hyps, ref, opts = args
+    sb = SB_TER(**{_SB_KW[k]: v for k, v in opts.items()})
+    return [
+        translation_edit_rate(sb._preprocess_segment(h).split(), sb._preprocess_segment(r).split())
+        for h, r in zip(hyps, ref)
+    ]
+
+
+@pytest.fixture(scope="module")
+def wmt_text(wmt):
+    refs = {r: read_lines(wmt_ref(wmt, r)) for r in "AB"}
+    hyps = {s: read_lines(wmt_hyp(wmt, s)) for s in WMT_SYSTEMS}
+    return refs, hyps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option", list(TER_OPTIONS))
+def test_ter_per_segment_and_corpus_equal_sacrebleu(wmt_text, option):
+    refs, hyps = wmt_text
+    opts = TER_OPTIONS[option]
+    n = None if option == "default" else 500  # every segment for the defaults, 500 per system otherwise
+    jobs = [(hyps[s][:n], refs[r][:n], opts) for s in WMT_SYSTEMS for r in "AB"]
+    with ProcessPoolExecutor(2) as ex:
+        sb = dict(zip([(s, r) for s in WMT_SYSTEMS for r in "AB"], ex.map(_sacrebleu_edits, jobs)))
+    for s in WMT_SYSTEMS:
+        e = {r: np.array([x[0] for x in sb[(s, r)]], dtype=float) for r in "AB"}
+        L = {r: np.array([x[1] for x in sb[(s, r)]], dtype=float) for r in "AB"}
+        one = mtsig.get_metric("ter", **opts).stats(hyps[s][:n], [refs["A"][:n]])
+        two = mtsig.get_metric("ter", **opts).stats(hyps[s][:n], [refs["A"][:n], refs["B"][:n]])
+        np.testing.assert_array_equal(one[:, 0], e["A"])
+        np.testing.assert_array_equal(one[:, 1], L["A"])
+        np.testing.assert_array_equal(two[:, 0], np.minimum(e["A"], e["B"]))
+        np.testing.assert_array_equal(two[:, 1], (L["A"] + L["B"]) / 2)  # a float, never truncated
+        m = mtsig.get_metric("ter", **opts)
+        sbm = SB_TER(**{_SB_KW[k]: v for k, v in opts.items()})
+        for stats in (one, two):
+            tot = stats.sum(axis=0)
+            assert m.score(tot) == pytest.approx(sbm._compute_score_from_stats(list(tot)).score, abs=1e-9)
+        if option == "default":  # and sacreBLEU's own corpus_score with two references
+            assert m.corpus_score(two) == pytest.approx(
+                SB_TER().corpus_score(hyps[s], [refs["A"], refs["B"]]).score, abs=1e-9
+            )
+
+
+def test_ter_small_cases():
+    m = mtsig.get_metric("ter")
+    refs = [["a b c d e", "the cat sat", "", "x y"]]
+    hyps = ["a b c d e", "sat the cat", "some words", ""]
+    S = m.stats(hyps, refs)
+    assert list(S[:, 0]) == [0, 1, 2, 2]  # exact; one shift; empty reference: all words; empty hypothesis
+    assert list(S[:, 1]) == [5, 3, 0, 2]
+    assert m.sentence_scores(S)[2] == 100.0  # empty reference, non-empty hypothesis
+    assert m.score(np.array([0.0, 0.0])) == 0.0
+    assert m.higher_is_better is False
+
+
+def test_ter_multeval_within_005(multeval):
+    """MultEval used tercom 0.8.0 (beam 20, shift distance 50); report and bound the gaps."""
+    text = (multeval / "EXPECTED-multeval.txt").read_text()
+    exp = {
+        m.group(1): [float(x) for x in m.group(2).split()[:3]]
+        for m in re.finditer(r"^\s+TER\s+(baseline|sys1)\s+([\d.\s]+)$", text, re.M)
+    }
+    refs = [str(multeval / "refs.test2010.lc.tok.en.0")]
+    res = mtsig.score(refs, [f"{s}={multeval}/hyps.lc.tok.en.{s}.opt*" for s in exp], ["ter"], tokenize="none")
+    for s in res.systems:
+        gaps = [abs(a - b) for a, b in zip(s["scores"]["ter"]["runs"], exp[s["name"]])]
+        print(s["name"], "TER gaps to MultEval:", [f"{g:.4f}" for g in gaps])
+        assert max(gaps) <= 0.05
+
+
+@pytest.mark.parametrize("name, word_order", [("chrf", 0), ("chrf++", 2)])
+@pytest.mark.parametrize("n_refs", [1, 2])
+def test_chrf_equal_sacrebleu_every_system(wmt_text, name, word_order, n_refs):
+    refs, hyps = wmt_text
+    rs = [refs["A"], refs["B"]][:n_refs]
+    sb = SB_CHRF(word_order=word_order)
+    for s in WMT_SYSTEMS:
+        m = mtsig.get_metric(name)
+        S = m.stats(hyps[s], rs)
+        assert m.corpus_score(S) == pytest.approx(sb.corpus_score(hyps[s], rs).score, abs=1e-9)
+    sent = m.sentence_scores(S)
+    for i in range(0, len(sent), 7):
+        assert sent[i] == pytest.approx(sb.sentence_score(hyps[s][i], [r[i] for r in rs]).score, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "opts, sb_opts",
+    [
+        ({"lowercase": True}, {"lowercase": True}),
+        ({"chrf_whitespace": True}, {"whitespace": True}),
+        ({"chrf_eps_smoothing": True}, {"eps_smoothing": True}),
+        ({"chrf_beta": 1, "chrf_char_order": 4}, {"beta": 1, "char_order": 4}),
+    ],
+)
+def test_chrf_options(wmt_text, opts, sb_opts):
+    refs, hyps = wmt_text
+    rs = [refs["A"][:400], refs["B"][:400]]
+    h = hyps["PROMT"][:400]
+    m = mtsig.get_metric("chrf", **opts)
+    S = m.stats(h, rs)
+    sb = SB_CHRF(**sb_opts)
+    assert m.corpus_score(S) == pytest.approx(sb.corpus_score(h, rs).score, abs=1e-9)
+    np.testing.assert_allclose(
+        m.sentence_scores(S)[:50],
+        [sb.sentence_score(x, [r[i] for r in rs]).score for i, x in enumerate(h[:50])],
+        atol=1e-9,
+    )
+
+
+def test_ter_and_chrf_in_compare_identical_systems_p_one(wmt_text):
+    refs, hyps = wmt_text
+    res = mtsig.compare(
+        [refs["A"][:300]],
+        {"x": hyps["LT22"][:300], "y": list(hyps["LT22"][:300])},
+        ["ter", "chrf", "chrf++"],
+        n_resamples=500,
+    )
+    assert all(c["p_value"] == 1.0 for c in res.comparisons)
