@@ -15,6 +15,8 @@ from mtsig.errors import InputError
 from mtsig.evaluation import StatsTable, attach_dev, build_metrics, compute_stats
 from mtsig.io.load import System, load_references, load_systems
 from mtsig.io.segments import RefSet, Segments
+from mtsig.metrics.depf import DepF
+from mtsig.metrics.segscore import SegmentScores
 from mtsig.results import ScoreResult, score_table
 from mtsig.tokenize import DEFAULT_TOKENIZER, MTEVAL_TOKENIZERS
 
@@ -80,12 +82,18 @@ def compute(
     jobs: int = 1,
     dev_refs: Any = None,
     dev_systems: Any = None,
+    parses_ref: Sequence[str] | None = None,
+    parses_hyp: Sequence[str] | None = None,
+    seg_scores: Any = None,
     **options: Any,
 ) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
 
     ``jobs``: processes to score systems in (``fork``; 1 = in this process). ``dev_refs`` and
     ``dev_systems`` (one development-set output per optimizer run, same names and order) add s_dev.
+    ``parses_ref`` / ``parses_hyp``: CoNLL-U files beside plain texts (one per reference; per system as
+    ``NAME=FILE[,FILE...]`` or one file per system in order) for the dependency F-score.
+    ``seg_scores``: segment-level scores for the ``seg`` metric (see :mod:`mtsig.io.segscores`).
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -93,15 +101,39 @@ def compute(
     unescape = tokenize not in MTEVAL_TOKENIZERS
     rs = _refs(refs, unescape, allow_empty_refs)
     ss = _systems(systems, rs, unescape)
+    _attach_extras(rs, ss, parses_ref, parses_hyp, seg_scores)
     table = compute_stats(rs, ss, ms, jobs=jobs)
     if (dev_refs is None) != (dev_systems is None):
         raise InputError("s_dev needs both development references (--dev-refs) and outputs (-d/--dev-systems)")
     if dev_refs is not None:
         dms = build_metrics(list(metrics), tokenize=tokenize, lowercase=lowercase, **options)
         drs = _refs(dev_refs, unescape, allow_empty_refs)
-        dev = compute_stats(drs, _systems(dev_systems, drs, unescape), dms, jobs=jobs)
+        dss = _systems(dev_systems, drs, unescape)
+        if any(isinstance(m, SegmentScores) or isinstance(m, DepF) for m in dms.values()):
+            raise InputError("s_dev is available for text metrics only (not for seg or depf)")
+        dev = compute_stats(drs, dss, dms, jobs=jobs)
         attach_dev(table, dev)
     return table
+
+
+def _attach_extras(rs: RefSet, ss: list[System], parses_ref, parses_hyp, seg_scores) -> None:
+    from mtsig.io.load import attach_parses, parse_system_spec
+    from mtsig.io.segscores import attach_seg_scores
+
+    if parses_ref:
+        attach_parses(list(rs), list(parses_ref), "reference")
+    if parses_hyp:
+        specs = list(parses_hyp)
+        if all("=" in x and not __import__("os").path.exists(x) for x in specs):
+            by = {s.name: s for s in ss}
+            for spec in specs:
+                name, files = parse_system_spec(spec)
+                if name not in by:
+                    raise InputError(f"parses for {name!r}, which is not one of the systems")
+                attach_parses(by[name].runs, files, f"system {name!r}")
+        else:
+            attach_parses([s.runs[0] for s in ss], specs, "system")
+    attach_seg_scores(ss, seg_scores)
 
 
 def score(

@@ -72,6 +72,34 @@ def _common_inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None
     )
     m.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) / add-k (1)")
     m.add_argument("--nist-order", type=int, default=5, help="NIST max n-gram order (5)")
+    t = p.add_argument_group("TER and chrF (sacreBLEU's options and defaults)")
+    t.add_argument("--ter-case", action="store_true", help="TER: case-sensitive (default: lowercase)")
+    t.add_argument("--ter-normalize", action="store_true", help="TER: tercom's normalization")
+    t.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
+    t.add_argument("--ter-asian-support", action="store_true", help="TER: CJK handling (with the two above)")
+    t.add_argument("--chrf-char-order", type=int, default=6, help="chrF character n-gram order (6)")
+    t.add_argument("--chrf-word-order", type=int, default=None, help="chrF word n-gram order (chrf: 0, chrf++: 2)")
+    t.add_argument("--chrf-beta", type=float, default=2, help="chrF beta (2)")
+    t.add_argument("--chrf-whitespace", action="store_true", help="chrF: keep whitespace in character n-grams")
+    t.add_argument("--chrf-eps-smoothing", action="store_true", help="chrF: eps smoothing (chrF++.py/Moses/NLTK)")
+    d = p.add_argument_group("dependency F-score and user segment scores")
+    d.add_argument("--parses-ref", nargs="+", metavar="CONLLU", help="CoNLL-U parses of the references (in -r order)")
+    d.add_argument(
+        "--parses-hyp",
+        nargs="+",
+        metavar="CONLLU",
+        help="CoNLL-U parses of the systems: NAME=FILE[,FILE...] or one file per system in -s order",
+    )
+    d.add_argument("--parser", default=None, metavar="spacy:PIPELINE", help="parse plain text with spaCy (extra)")
+    d.add_argument("--depf-unlabeled", action="store_true", help="depf: (head, dependent) pairs without relations")
+    d.add_argument(
+        "--seg-scores",
+        nargs="+",
+        metavar="SPEC",
+        help="segment scores for -m seg: NAME=FILE[,FILE...] (one number per line) or a TSV/JSONL table",
+    )
+    d.add_argument("--seg-name", default="seg", help="name of the segment-score metric in reports (seg)")
+    d.add_argument("--seg-lower-is-better", action="store_true", help="the segment scores are lower-is-better")
     g.add_argument(
         "--jobs",
         "-j",
@@ -83,6 +111,22 @@ def _common_inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None
 
 def _metric_options(a: argparse.Namespace) -> dict:
     return {
+        "ter_case": a.ter_case,
+        "ter_normalize": a.ter_normalize,
+        "ter_no_punct": a.ter_no_punct,
+        "ter_asian_support": a.ter_asian_support,
+        "chrf_char_order": a.chrf_char_order,
+        "chrf_beta": a.chrf_beta,
+        "chrf_whitespace": a.chrf_whitespace,
+        "chrf_eps_smoothing": a.chrf_eps_smoothing,
+        **({"chrf_word_order": a.chrf_word_order} if a.chrf_word_order is not None else {}),
+        "depf_labeled": not a.depf_unlabeled,
+        "parser": a.parser,
+        "parses_ref": a.parses_ref,
+        "parses_hyp": a.parses_hyp,
+        "seg_scores": a.seg_scores,
+        "seg_name": a.seg_name,
+        "seg_lower_is_better": a.seg_lower_is_better,
         "tokenize": a.tokenize,
         "lowercase": a.lowercase,
         "bleu_order": a.bleu_order,
@@ -227,8 +271,9 @@ def _table(a: argparse.Namespace):
 
 def _run(a: argparse.Namespace) -> int:
     if a.command == "metrics":
-        from mtsig.metrics import REGISTRY
+        from mtsig.metrics import REGISTRY, load_plugins
 
+        load_plugins()
         for name, cls in REGISTRY.items():
             opts = ", ".join(f"{k}={v!r}" for k, v in cls.options.items())
             print(f"{name:8s} {'higher' if cls.higher_is_better else 'lower'} is better  {cls.description}")

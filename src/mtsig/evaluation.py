@@ -84,7 +84,7 @@ class StatsTable:
             "metrics": [
                 {
                     "name": name,
-                    "metric": m.name,
+                    "metric": type(m).name,
                     "options": m.config,
                     "signature": self.signatures.get(name, m.signature),
                     "stat_names": m.stat_names,
@@ -203,7 +203,8 @@ def build_metrics(names: list[str] | tuple[str, ...], **options: Any) -> dict[st
         raise InputError("no metric given")
     out: dict[str, Metric] = {}
     for n in names:
-        m = get_metric(n, **options)
+        # the user's segment scores may be asked for by the name given to them (-m comet --seg-name comet)
+        m = get_metric("seg" if n == options.get("seg_name") else n, **options)
         if m.name in out:
             raise InputError(f"metric {n!r} given twice")
         out[m.name] = m

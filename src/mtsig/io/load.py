@@ -39,6 +39,32 @@ class System:
         return len(self.runs)
 
 
+def _lines_or_parses(path: str, text: str):
+    """Plain text lines, or (for CoNLL-U files) the sentences' text and their parses."""
+    from mtsig.io.conllu import looks_like_conllu, parse_conllu
+
+    if looks_like_conllu(path, text):
+        parses = parse_conllu(text, path)
+        return [p.text for p in parses], parses
+    return split_lines(text), None
+
+
+def attach_parses(targets: list[Segments], paths: list[str], what: str) -> None:
+    """Attach CoNLL-U parses (one file per reference / system run, in order) to loaded segments."""
+    from mtsig.io.conllu import read_conllu
+
+    if len(paths) != len(targets):
+        raise InputError(
+            f"{len(paths)} {what} parse file(s) for {len(targets)} {what} file(s): give one CoNLL-U "
+            "file per file, in the same order"
+        )
+    for seg, p in zip(targets, paths):
+        parses = read_conllu(p)
+        if len(parses) != len(seg):
+            raise InputError(f"parse file {p} has {len(parses)} sentences but {seg.source} has {len(seg)} segments")
+        seg.parses = parses
+
+
 def _read_any(path: str) -> tuple[str, bool]:
     text = read_text(path)
     return text, looks_like_sgml(text)
@@ -70,9 +96,9 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
         if is_sgml:
             sgml_paths.append(p)
             continue
-        lines = split_lines(text)
+        lines, parses = _lines_or_parses(p, text)
         _check_text_lines(lines, p, "reference", allow_empty)
-        refs.append(Segments(lines, name=Path(p).name if p != "-" else "stdin", source=p))
+        refs.append(Segments(lines, name=Path(p).name if p != "-" else "stdin", source=p, parses=parses))
     if sgml_paths:
         if refs:
             raise InputError(
@@ -161,13 +187,13 @@ def load_systems(specs: list[str], refs: RefSet, unescape: bool = True) -> list[
                     lines = [unescape_entities(s) for s in aligned[1]] if unescape else aligned[1]
                     sgml_systems.append(System(st.name, [Segments(lines, st.name, p, keys)], [p]))
                 continue
-            lines = split_lines(text)
+            lines, parses = _lines_or_parses(p, text)
             if len(lines) != n:
                 raise InputError(
                     f"system file {p} has {len(lines)} lines but reference {ref0.source} has {n}"
                     + (" segments" if ref0.keys is not None else " lines")
                 )
-            runs.append(Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys))
+            runs.append(Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys, parses=parses))
         if sgml_systems:
             if runs:
                 raise InputError(f"system {spec!r}: mixes SGML and plain-text files")

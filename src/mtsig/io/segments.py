@@ -23,6 +23,10 @@ class Segments(Sequence[str]):
     name: str = ""
     source: str = ""
     keys: list[tuple[str, str]] | None = None
+    #: dependency parses of the segments (CoNLL-U input or a parser), for the dependency F-score
+    parses: list | None = None
+    #: segment-level scores a user brings (COMET, human judgments ...), for the ``seg`` metric
+    seg_scores: Any = None
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:

@@ -1,20 +1,54 @@
-"""Metrics and their registry."""
+"""Metrics and their registry (plugins add metrics through the ``mtsig.metrics`` entry point group)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from mtsig.errors import unknown_name
+from mtsig.errors import InputError, unknown_name
 from mtsig.metrics.base import Metric
 from mtsig.metrics.bleu import BLEU, LengthRatio, ModifiedBLEU
 from mtsig.metrics.chrf import CHRF, CHRFpp
+from mtsig.metrics.depf import DepF
 from mtsig.metrics.nist import NIST
+from mtsig.metrics.segscore import SegmentScores
 from mtsig.metrics.ter import TER
 
 REGISTRY: dict[str, type[Metric]] = {
-    cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp)
+    cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores)
 }
 ALIASES = {"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length", "chrfpp": "chrf++"}
+ENTRY_POINT_GROUP = "mtsig.metrics"
+_plugins_loaded = False
+
+
+def register_metric(cls: type[Metric]) -> type[Metric]:
+    """Add a Metric subclass to the registry under ``cls.name`` (usable as a class decorator)."""
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise TypeError(f"{cls!r} is not a subclass of mtsig.metrics.Metric")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def load_plugins() -> None:
+    """Register the metrics that installed packages declare in the ``mtsig.metrics`` entry point group.
+
+    A plugin that fails to load is reported with a warning and skipped.
+    """
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            cls = ep.load()
+            if ep.name != getattr(cls, "name", None):
+                raise TypeError(f"entry point {ep.name!r} names a metric called {getattr(cls, 'name', None)!r}")
+            register_metric(cls)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break mtsig
+            warnings.warn(f"mtsig: metric plugin {ep.name!r} ({ep.value}) could not be loaded: {exc}", stacklevel=2)
 
 
 def get_metric(name: str, **options: Any) -> Metric:
@@ -22,9 +56,31 @@ def get_metric(name: str, **options: Any) -> Metric:
     command-line options can serve several metrics)."""
     key = ALIASES.get(name.lower(), name.lower())
     if key not in REGISTRY:
+        load_plugins()
+    if key not in REGISTRY:
         raise unknown_name("metric", name, list(REGISTRY))
     cls = REGISTRY[key]
-    return cls(**{k: v for k, v in options.items() if k in cls.options})
+    try:
+        return cls(**{k: v for k, v in options.items() if k in cls.options})
+    except InputError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"metric {name!r}: {exc}") from None
 
 
-__all__ = ["Metric", "BLEU", "NIST", "ModifiedBLEU", "LengthRatio", "TER", "REGISTRY", "get_metric"]
+__all__ = [
+    "Metric",
+    "BLEU",
+    "NIST",
+    "ModifiedBLEU",
+    "LengthRatio",
+    "TER",
+    "CHRF",
+    "CHRFpp",
+    "DepF",
+    "SegmentScores",
+    "REGISTRY",
+    "get_metric",
+    "register_metric",
+    "load_plugins",
+]

@@ -1,0 +1,58 @@
+"""Segment-level scores a user brings (human judgments, COMET, BLEURT ...) as a metric.
+
+Statistics per segment: ``[score, 1]``; the corpus score is the mean, so every test, interval and
+optimizer-run statistic works on these scores as on any metric. The scores are attached to each system
+(and run) when the inputs are read (``--seg-scores``); ``seg_name`` names the metric in reports and
+``seg_lower_is_better`` states its direction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.io.segments import Segments
+from mtsig.metrics.base import Metric
+
+
+class SegmentScores(Metric):
+    name = "seg"
+    description = "mean of user-supplied segment scores (--seg-scores; human, COMET, ...)"
+    options = {"seg_name": "seg", "seg_lower_is_better": False}
+
+    def __init__(self, **opts: Any):
+        super().__init__(**opts)
+        self.name = str(self.config["seg_name"])  # the report name (the registry key stays "seg")
+        self.higher_is_better = not bool(self.config["seg_lower_is_better"])
+
+    @property
+    def stat_names(self):
+        return ["score", "count"]
+
+    def _stats(self, hyp: Segments) -> np.ndarray:
+        if hyp.seg_scores is None:
+            raise InputError(
+                f"no segment scores for {hyp.source or hyp.name}: give --seg-scores NAME=FILE (one number per line) "
+                "or a TSV/JSON-lines table with a column per system"
+            )
+        s = np.asarray(hyp.seg_scores, dtype=np.float64)
+        return np.column_stack([s, np.ones_like(s)])
+
+    def score(self, totals):
+        totals = np.asarray(totals, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return totals[..., 0] / totals[..., 1]
+
+    def signature_fields(self):
+        return [("name", self.name), ("higher", "no" if self.config["seg_lower_is_better"] else "yes")]
+
+    @property
+    def signature(self) -> str:  # references play no part in user scores
+        from mtsig import __version__
+
+        return (
+            f"mtsig:seg|name:{self.name}|higher:{'no' if self.config['seg_lower_is_better'] else 'yes'}|"
+            f"version:{__version__}"
+        )
