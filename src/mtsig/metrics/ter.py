@@ -33,6 +33,16 @@ except ImportError:  # pragma: no cover - only without a C compiler at install t
     COMPILED = False
 
 
+def _select(ids: np.ndarray, off: np.ndarray, rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The token ids and offsets of some segments only."""
+    if len(rows) == len(off) - 1:
+        return ids, off
+    parts = [ids[off[i] : off[i + 1]] for i in rows]
+    new_off = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=new_off[1:])
+    return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)).astype(np.int32), new_off
+
+
 class TER(Metric):
     name = "ter"
     description = "TER (tercom search, sacreBLEU options); lower is better"
@@ -79,21 +89,32 @@ class TER(Metric):
         vocab, refs = self._ref_side()
         toks = self._tokens(hyp)
         N = len(toks)
-        edits = np.empty((len(refs), N), dtype=np.int64)
-        if COMPILED:
-            ids = np.fromiter((vocab.get(t, -1) for s in toks for t in s), dtype=np.int32)
-            off = np.zeros(N + 1, dtype=np.int64)
-            np.cumsum([len(s) for s in toks], out=off[1:])
-            for k, (rids, roff, _) in enumerate(refs):
-                _ter.edits(ids, off, rids, roff, edits[k])
-        else:  # pragma: no cover
-            from sacrebleu.metrics.lib_ter import translation_edit_rate
+        # edits of a segment depend only on its tokens: outputs repeated across systems and optimizer
+        # runs (often most of them) are searched once per reference set
+        cache: dict[tuple[int, tuple[str, ...]], np.ndarray] = self.refs.memo(self._key + ("edits",), dict)
+        keys = [(i, tuple(t)) for i, t in enumerate(toks)]
+        todo = [i for i, k in enumerate(keys) if k not in cache]
+        if todo:
+            sub = [toks[i] for i in todo]
+            edits = np.empty((len(refs), len(todo)), dtype=np.int64)
+            if COMPILED:
+                ids = np.fromiter((vocab.get(t, -1) for s in sub for t in s), dtype=np.int32)
+                off = np.zeros(len(sub) + 1, dtype=np.int64)
+                np.cumsum([len(s) for s in sub], out=off[1:])
+                for k, (rids, roff, _) in enumerate(refs):
+                    rsub_ids, rsub_off = _select(rids, roff, todo)
+                    _ter.edits(ids, off, rsub_ids, rsub_off, edits[k])
+            else:  # pragma: no cover
+                from sacrebleu.metrics.lib_ter import translation_edit_rate
 
-            warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
-            for k, (_, _, rtoks) in enumerate(refs):
-                edits[k] = [translation_edit_rate(h, r)[0] for h, r in zip(toks, rtoks)]
+                warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
+                for k, (_, _, rtoks) in enumerate(refs):
+                    edits[k] = [translation_edit_rate(h, rtoks[i])[0] for h, i in zip(sub, todo)]
+            for j, i in enumerate(todo):
+                cache[keys[i]] = edits[:, j]
+        best = np.array([cache[k].min() for k in keys], dtype=np.float64)
         lens = np.array([[len(s) for s in r[2]] for r in refs], dtype=np.float64)
-        return np.column_stack([edits.min(axis=0).astype(np.float64), lens.mean(axis=0)])
+        return np.column_stack([best.reshape(N), lens.mean(axis=0)])
 
     def score(self, totals):
         totals = np.asarray(totals, dtype=np.float64)
