@@ -152,3 +152,14 @@ def test_ter_and_chrf_in_compare_identical_systems_p_one(wmt_text):
         n_resamples=500,
     )
     assert all(c["p_value"] == 1.0 for c in res.comparisons)
+
+
+def test_ter_search_is_compiled():
+    """The C search must be what runs (the Python fallback exists only for machines without a compiler)."""
+    import os
+
+    from mtsig.metrics import ter
+
+    if os.environ.get("MTSIG_ALLOW_PURE_TER") == "1":
+        pytest.skip("pure-Python TER explicitly allowed")
+    assert ter.COMPILED, "mtsig._ter was not built: install with a C compiler available"

@@ -183,6 +183,7 @@ def compare(
     alpha: float = 0.05,
     alternative: str = "two-sided",
     confidence: float = 0.95,
+    n_bootstrap: int | None = None,
     stats: StatsTable | str | None = None,
     **options: Any,
 ):
@@ -206,4 +207,5 @@ def compare(
         alpha=alpha,
         alternative=alternative,
         confidence=confidence,
+        n_bootstrap=n_bootstrap,
     )

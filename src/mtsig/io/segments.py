@@ -11,8 +11,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class _Memo:
+    """A per-object cache for derived data (tokenizations, n-gram tables, parses ...)."""
+
+    _cache: dict[Any, Any]
+
+    def memo(self, key: Any, make):
+        """Return the cached value for ``key``, computing it with ``make()`` the first time."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = make()
+            return value
+
+
 @dataclass(eq=False)
-class Segments(Sequence[str]):
+class Segments(_Memo, Sequence[str]):
     """Segments of one file (a reference or one system output / optimizer run).
 
     ``keys`` holds the (docid, segid) of each segment when the text came from NIST SGML/XML;
@@ -38,14 +52,6 @@ class Segments(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.lines)
 
-    def memo(self, key: Any, make):
-        """Return the cached value for ``key``, computing it with ``make()`` the first time."""
-        try:
-            return self._cache[key]
-        except KeyError:
-            value = self._cache[key] = make()
-            return value
-
     @classmethod
     def of(cls, obj: Segments | Sequence[str], name: str = "") -> Segments:
         """Wrap a list of strings (or return a Segments unchanged)."""
@@ -57,7 +63,7 @@ class Segments(Sequence[str]):
 
 
 @dataclass(eq=False)
-class RefSet:
+class RefSet(_Memo):
     """The references of one test set: one :class:`Segments` per reference, all of the same length.
 
     Metrics keep reference-side work here (tokenized references, n-gram tables, NIST weights), so it is
@@ -86,10 +92,3 @@ class RefSet:
     @property
     def n_segments(self) -> int:
         return len(self.refs[0])
-
-    def memo(self, key: Any, make):
-        try:
-            return self._cache[key]
-        except KeyError:
-            value = self._cache[key] = make()
-            return value
