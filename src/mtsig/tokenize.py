@@ -250,9 +250,3 @@ def _batch_13a(lines: list[str], mteval: bool, lowercase: bool) -> list[list[str
             toks.extend(r)
         out.append(toks)
     return out
-
-
-def _13a_context_rules(text: str) -> str:
-    for pat, rep in _13A_RULES:
-        text = pat.sub(rep, text)
-    return text

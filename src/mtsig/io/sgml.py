@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from mtsig.errors import InputError
 from mtsig.io.text import read_text
@@ -281,7 +280,3 @@ def align(
 
 def _label(st: SgmlSet) -> str:
     return {"srcset": "source", "refset": "reference", "tstset": "system"}[st.kind] + f" {st.name!r}"
-
-
-def is_xml_path(path: str | Path) -> bool:
-    return str(path).lower().endswith(".xml")
