@@ -1,0 +1,216 @@
+"""Do two versions of mtsig print the same bytes? Runs representative commands with both and diffs them.
+
+    python benchmarks/same_bytes.py                 # the commit HEAD~ (or --before REV) against the work tree
+    python benchmarks/same_bytes.py --before 755d704 --after HEAD
+
+Each version is exported from git (``--after`` defaults to the working tree), its C extension built in
+place, and every command below run with ``PYTHONPATH=<version>/src python -m mtsig.cli ...`` on
+``../shared/data``. Compared: exit status, stdout, stderr, and every file a command writes (statistics
+files by their meta JSON and arrays, since a zip archive carries timestamps). Prints one line per command
+and a summary; exits 1 when anything differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+WMT = DATA / "wmt22-de-en"
+ME = DATA / "multeval-example"
+SYSTEMS = ["JDExploreAcademy", "LT22", "Online-B", "PROMT"]
+
+
+def _refs(*names: str) -> list[str]:
+    return [str(WMT / f"generaltest2022.de-en.ref.{r}.en") for r in names]
+
+
+def _hyps() -> list[str]:
+    return [f"{s}={WMT / f'generaltest2022.de-en.hyp.{s}.en'}" for s in SYSTEMS]
+
+
+def _runs(*systems: str) -> list[str]:
+    return [f"{s}={ME}/hyps.lc.tok.en.{s}.opt*" for s in systems]
+
+
+def _write_side_inputs(tmp: Path) -> None:
+    """A segment-score table and two small CoNLL-U files (deterministic), for seg and depf."""
+    n = sum(1 for _ in open(_refs("A")[0], encoding="utf-8"))
+    rng = np.random.default_rng(5)
+    cols = {s: rng.normal(0.5 + 0.01 * i, 0.2, n) for i, s in enumerate(SYSTEMS)}
+    with open(tmp / "seg.tsv", "w", encoding="utf-8") as fh:
+        fh.write("\t".join(SYSTEMS) + "\n")
+        for i in range(n):
+            fh.write("\t".join(f"{cols[s][i]:.6f}" for s in SYSTEMS) + "\n")
+    words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran"]
+    rels = ["det", "nsubj", "root", "case", "det", "obl"]
+    for name, shift in (("ref", 0), ("hyp", 3)):
+        lines = []
+        for k in range(40):
+            lines.append(f"# text = sentence {k}")
+            for j in range(6):
+                w = words[(k + j * (1 + (shift and j % 2))) % len(words)]
+                head = 0 if j == 2 else 3
+                lines.append(f"{j + 1}\t{w}\t{w}\tX\tX\t_\t{head}\t{rels[j]}\t_\t_")
+            lines.append("")
+        (tmp / f"{name}.conllu").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
+    """(label, argv, files the command writes, relative to its output folder)."""
+    r2, r1, h = _refs("A", "B"), _refs("A"), _hyps()
+    me_ref = [str(ME / "refs.test2010.lc.tok.en.0")]
+    runs = _runs("baseline", "sys1", "sys2")
+    all5 = ["ar", "bootstrap", "paired-bootstrap", "ttest", "wilcoxon"]
+    return [
+        ("score text", ["score", "-r", *r2, "-s", *h, "-m", "bleu", "nist", "mbleu", "length"], []),
+        ("score json", ["score", "-r", *r2, "-s", *h, "-m", "bleu", "nist", "mbleu", "length", "-f", "json"], []),
+        ("score ci bca json", ["score", "-r", *r2, "-s", *h, "--ci", "--ci-method", "bca", "--n-bootstrap", "500",
+                               "--seed", "7", "-f", "json"], []),
+        ("score ci t csv", ["score", "-r", *r1, "-s", *h, "-m", "bleu", "nist", "--ci", "--ci-method", "t", "-f",
+                            "csv"], []),
+        ("score ci percentile latex", ["score", "-r", *r1, "-s", *h, "--ci", "-f", "latex"], []),
+        ("score ci markdown", ["score", "-r", *r1, "-s", *h, "--ci", "-f", "markdown", "--confidence", "0.9"], []),
+        ("score mteval-13a lc", ["score", "-r", *r2, "-s", *h, "-m", "bleu", "nist", "--tokenize", "mteval-13a",
+                                 "--lowercase", "-f", "json"], []),
+        ("score mteval-intl", ["score", "-r", *r2, "-s", *h, "-m", "bleu", "--tokenize", "mteval-intl"], []),
+        ("score bleu options", ["score", "-r", *r1, "-s", *h, "-m", "bleu", "--bleu-order", "2", "--smooth", "floor",
+                                "--smooth-value", "0.2", "-f", "json"], []),
+        ("score ter chrf", ["score", "-r", *r1, "-s", *h, "-m", "ter", "chrf", "chrf++", "-f", "markdown"], []),
+        ("score chrf options", ["score", "-r", *r2, "-s", *h, "-m", "chrf", "--chrf-word-order", "2", "--chrf-beta",
+                                "1", "--chrf-eps-smoothing", "-f", "json"], []),
+        ("score seg", ["score", "-r", *r1, "-s", *h, "-m", "seg", "--seg-scores", str(tmp / "seg.tsv"), "--ci",
+                       "-f", "json"], []),
+        ("score depf", ["score", "-r", str(tmp / "ref.conllu"), "-s", f"x={tmp / 'hyp.conllu'}",
+                        f"y={tmp / 'ref.conllu'}", "-m", "depf", "bleu", "-f", "json"], []),
+        ("compare 5 tests text", ["compare", "-r", *r2, "-s", *h, "-t", *all5, "--n-resamples", "2000"], []),
+        ("compare 5 tests json", ["compare", "-r", *r2, "-s", *h, "-m", "bleu", "nist", "-t", *all5, "-f", "json"],
+         []),
+        ("compare baseline markdown", ["compare", "-r", *r1, "-s", *h, "-b", "JDExploreAcademy", "-t", "ar",
+                                       "paired-bootstrap", "-f", "markdown", "--seed", "99"], []),
+        ("compare latex bonferroni", ["compare", "-r", *r1, "-s", *h, "-m", "bleu", "length", "--correction",
+                                      "bonferroni", "-f", "latex", "--n-resamples", "3000"], []),
+        ("compare csv bh greater", ["compare", "-r", *r1, "-s", *h, "--correction", "bh", "--alternative", "greater",
+                                    "-t", "ar", "bootstrap", "-f", "csv"], []),
+        ("compare sidak alpha ci", ["compare", "-r", *r1, "-s", *h, "--correction", "sidak", "--alpha", "0.01",
+                                    "--confidence", "0.9", "--n-bootstrap", "300", "-t", "ar", "ttest", "-f",
+                                    "json"], []),
+        ("compare less none", ["compare", "-r", *r1, "-s", *h, "--correction", "none", "--alternative", "less", "-t",
+                               "paired-bootstrap", "wilcoxon"], []),
+        ("compare chrf ter", ["compare", "-r", *r1, "-s", *h, "-m", "chrf", "ter", "-t", "ar", "-f", "json",
+                              "--n-resamples", "2000"], []),
+        ("compare seg", ["compare", "-r", *r1, "-s", *h, "-m", "comet", "--seg-name", "comet", "--seg-scores",
+                         str(tmp / "seg.tsv"), "-t", "ar", "ttest", "-f", "json"], []),
+        ("stats write", ["stats", "-r", *r2, "-s", *h, "-m", "bleu", "nist", "length", "-o", "OUT/stats.npz"],
+         ["stats.npz"]),
+        ("compare from stats", ["compare", "--stats", "OUT/stats.npz", "-t", "ar", "bootstrap", "-f", "json"], []),
+        ("score from stats", ["score", "--stats", "OUT/stats.npz", "-m", "bleu", "--ci", "-f", "json"], []),
+        ("runs text", ["compare", "-r", *me_ref, "-s", *runs, "-m", "bleu", "length", "--tokenize", "none", "-b",
+                       "baseline", "--n-bootstrap", "2000", "--n-resamples", "2000"], []),
+        ("runs json", ["compare", "-r", *me_ref, "-s", *runs, "-m", "bleu", "ter", "--tokenize", "none", "-b",
+                       "baseline", "--n-bootstrap", "1000", "--n-resamples", "1000", "-f", "json"], []),
+        ("runs latex", ["compare", "-r", *me_ref, "-s", *runs, "-m", "bleu", "--tokenize", "none", "-b", "baseline",
+                        "--n-resamples", "1000", "-f", "latex"], []),
+        ("runs markdown all pairs", ["compare", "-r", *me_ref, "-s", *runs, "-m", "bleu", "--tokenize", "none",
+                                     "--n-resamples", "1000", "-f", "markdown"], []),
+        ("runs unequal + rank-dir", ["compare", "-r", *me_ref, "-s",
+                                     f"baseline={ME}/hyps.lc.tok.en.baseline.opt0,{ME}/hyps.lc.tok.en.baseline.opt1",
+                                     *_runs("sys1"), "-m", "bleu", "--tokenize", "none", "-b", "baseline",
+                                     "--n-resamples", "1000", "--rank-dir", "OUT/rank", "-f", "json"],
+         ["rank/bleu.sys1.tsv"]),
+        ("runs dev score", ["score", "-r", *me_ref, "-s", *_runs("baseline", "sys1"), "-m", "bleu", "--tokenize",
+                            "none", "--dev-refs", *me_ref, "-d", *_runs("baseline", "sys1"), "-f", "json"], []),
+        ("runs score text", ["score", "-r", *me_ref, "-s", *runs, "-m", "bleu", "length", "--tokenize", "none"], []),
+        ("example quick start", ["compare", "-r", "examples/ref.A.en", "examples/ref.B.en", "-s",
+                                 "base=examples/base.en", "new=examples/new.en", "-m", "bleu", "nist", "--test", "ar",
+                                 "paired-bootstrap"], []),
+        ("error missing file", ["score", "-r", *r1, "-s", "nope.txt"], []),
+        ("error unknown metric", ["score", "-r", *r1, "-s", *h, "-m", "blue"], []),
+        ("error line counts", ["score", "-r", *r1, "-s", str(ME / "refs.test2010.lc.tok.en.0")], []),
+        ("metrics list", ["metrics"], []),
+    ]
+
+
+def export(rev: str | None, dest: Path) -> Path:
+    """The source tree of ``rev`` (None: the working tree) in ``dest``, with its C extension built."""
+    if rev is None:
+        shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".git", ".venv*", "build", "*.so", "__pycache__"))
+    else:
+        dest.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=dest, check=True,
+                   capture_output=True)
+    return dest
+
+
+def _file_digest(path: Path) -> str:
+    if not path.exists():
+        return "<missing>"
+    if path.suffix == ".npz":
+        z = np.load(path, allow_pickle=False)
+        parts = [str(z["meta"])] + [f"{k}:{z[k].dtype}:{z[k].shape}:{z[k].tobytes().hex()}" for k in sorted(z.files)
+                                    if k != "meta"]
+        return "\n".join(parts)
+    return path.read_text(encoding="utf-8")
+
+
+def run_all(tree: Path, tmp: Path, tag: str) -> list[dict]:
+    out_dir = tmp / tag
+    out_dir.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "COLUMNS": "250"}
+    results = []
+    for label, argv, files in commands(tmp):
+        argv = [a.replace("OUT/", f"{out_dir}/") for a in argv]
+        p = subprocess.run([sys.executable, "-m", "mtsig.cli", *argv], cwd=ROOT, env=env, capture_output=True,
+                           text=True)
+        # the paths of the two exported trees and output folders are the only expected difference
+        norm = [x.replace(str(out_dir), "OUT").replace(str(tree), "TREE") for x in (p.stdout, p.stderr)]
+        results.append({"label": label, "rc": p.returncode, "stdout": norm[0], "stderr": norm[1],
+                        "files": {f: _file_digest(out_dir / f) for f in files}})
+    return results
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--before", default="HEAD~", help="git revision of the old code (HEAD~)")
+    ap.add_argument("--after", default=None, help="git revision of the new code (default: the working tree)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
+    a = ap.parse_args()
+    if not WMT.exists() or not ME.exists():
+        print(f"needs {DATA} (shared/ beside the repository)", file=sys.stderr)
+        return 2
+    tmp = Path(tempfile.mkdtemp(prefix="mtsig-same-bytes-"))
+    try:
+        _write_side_inputs(tmp)
+        old = run_all(export(a.before, tmp / "before"), tmp, "out-before")
+        new = run_all(export(a.after, tmp / "after"), tmp, "out-after")
+        differ = 0
+        for o, n in zip(old, new):
+            same = o == n
+            differ += not same
+            what = "" if same else "  <-- " + ", ".join(k for k in ("rc", "stdout", "stderr", "files") if o[k] != n[k])
+            print(f"{'same' if same else 'DIFF'}  rc={o['rc']}  {len(o['stdout']):7d} B  {o['label']}{what}")
+        print(f"\n{len(old)} commands, {len(old) - differ} byte-identical, {differ} different "
+              f"(before: {a.before}, after: {a.after or 'working tree'})")
+        if a.keep:
+            print(f"outputs kept in {tmp}")
+            with open(tmp / "results.json", "w", encoding="utf-8") as fh:
+                json.dump({"before": old, "after": new}, fh, indent=1)
+        return 1 if differ else 0
+    finally:
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
