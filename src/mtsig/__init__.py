@@ -7,23 +7,27 @@ Python API::
     res.to_dict()
     cmp = mtsig.compare(["ref.A"], ["base=base.txt", "new=new.txt"], baseline="base", test=["ar"])
 
-Tests on statistics arrays directly: ``mtsig.stats.paired`` (``approximate_randomization`` ...).
+Tests on statistics arrays directly: :func:`paired_test` (any registered test) and its aliases
+``approximate_randomization``, ``bootstrap_test``, ``paired_bootstrap``, ``paired_ttest``, ``wilcoxon_test``.
 """
 
-__version__ = "0.1.0"
-
-from mtsig.api import compare, compute, score  # noqa: E402
-from mtsig.errors import InputError, MtsigError  # noqa: E402
-from mtsig.evaluation import StatsTable  # noqa: E402
-from mtsig.io.segments import RefSet, Segments  # noqa: E402
-from mtsig.metrics import REGISTRY, get_metric  # noqa: E402
-from mtsig.stats.paired import (  # noqa: E402
+from mtsig._version import __version__
+from mtsig.api import compare, compute, score
+from mtsig.errors import InputError, MtsigError
+from mtsig.io.segments import RefSet, Segments
+from mtsig.metrics import REGISTRY, get_metric
+from mtsig.resample import Resampling
+from mtsig.results import CompareResult, ScoreResult
+from mtsig.stats.paired import (
+    PAIRED_TESTS,
     approximate_randomization,
     bootstrap_test,
     paired_bootstrap,
+    paired_test,
     paired_ttest,
     wilcoxon_test,
 )
+from mtsig.table import StatsTable
 
 __all__ = [
     "__version__",
@@ -37,6 +41,11 @@ __all__ = [
     "REGISTRY",
     "InputError",
     "MtsigError",
+    "Resampling",
+    "ScoreResult",
+    "CompareResult",
+    "PAIRED_TESTS",
+    "paired_test",
     "approximate_randomization",
     "bootstrap_test",
     "paired_bootstrap",

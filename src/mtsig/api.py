@@ -4,23 +4,36 @@ Inputs are accepted in several forms:
 - ``refs``: a list of file paths, a list of lists of segment strings, or a :class:`RefSet`;
 - ``systems``: a list of system specifications as on the command line (``"FILE"``, ``"NAME=FILE"``,
   ``"NAME=run1,run2"``, a glob) or a dict ``{name: spec | list of segments | list of runs}``.
+
+Every keyword is checked: metric options (``tokenize``, ``bleu_order`` ...; see ``mtsig metrics``), side
+inputs (``parses_ref``, ``seg_scores`` ...), loading options (``allow_empty_refs``, ``jobs``, ``dev_refs``,
+``dev_systems``) and each function's own settings. A misspelled keyword is an :class:`InputError` that
+names the valid ones, never silently ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
+from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
 from mtsig.errors import InputError
-from mtsig.evaluation import StatsTable, attach_dev, build_metrics, compute_stats
+from mtsig.executor import executor_for
 from mtsig.io.load import System, load_references, load_systems
 from mtsig.io.segments import RefSet, Segments
-from mtsig.metrics.depf import DepF
-from mtsig.metrics.segscore import SegmentScores
-from mtsig.results import ScoreResult, score_table
+from mtsig.metrics import all_side_inputs, check_option_names
+from mtsig.pipeline import attach_dev, build_metrics, compute_stats
+from mtsig.resample import Resampling
+from mtsig.results import CompareResult, ScoreResult
+from mtsig.table import StatsTable
 from mtsig.tokenize import DEFAULT_TOKENIZER, MTEVAL_TOKENIZERS
 
 DEFAULT_METRICS = ("bleu",)
+#: keywords of ``compute`` that are not metric options or side inputs
+LOADING_OPTIONS = ("allow_empty_refs", "jobs", "dev_refs", "dev_systems")
+#: resampling keywords (``n_resamples`` is compare's; ``score`` calls its count ``n_bootstrap``)
+RESAMPLING_OPTIONS = ("seed", "chunk_bytes", "progress")
 
 
 def _is_lines(x: Any) -> bool:
@@ -45,48 +58,53 @@ def _refs(refs: Any, unescape: bool, allow_empty: bool) -> RefSet:
     raise InputError("refs must be file paths or lists of segment strings")
 
 
+def _system_from_value(name: str, val: Any, refs: RefSet, unescape: bool) -> System:
+    if isinstance(val, str):
+        (s,) = load_systems([f"{name}={val}"], refs, unescape=unescape)
+        return s
+    if _is_lines(val):
+        return System(str(name), [Segments.of(val, name=str(name))], ["<memory>"])
+    if isinstance(val, Sequence) and all(_is_lines(r) for r in val):
+        runs = [Segments.of(r, name=f"{name}.run{i}") for i, r in enumerate(val)]
+        return System(str(name), runs, ["<memory>"] * len(runs))
+    raise InputError(f"system {name!r}: give a file spec, a list of segments or a list of runs")
+
+
 def _systems(systems: Any, refs: RefSet, unescape: bool) -> list[System]:
     if isinstance(systems, str):
         systems = [systems]
-    if isinstance(systems, Mapping):
-        out: list[System] = []
-        for name, val in systems.items():
-            if isinstance(val, str):
-                (s,) = load_systems([f"{name}={val}"], refs, unescape=unescape)
-                out.append(s)
-            elif _is_lines(val):
-                out.append(System(str(name), [Segments.of(val, name=str(name))], ["<memory>"]))
-            elif isinstance(val, Sequence) and all(_is_lines(r) for r in val):
-                runs = [Segments.of(r, name=f"{name}.run{i}") for i, r in enumerate(val)]
-                out.append(System(str(name), runs, ["<memory>"] * len(runs)))
-            else:
-                raise InputError(f"system {name!r}: give a file spec, a list of segments or a list of runs")
-        for s in out:
-            for r in s.runs:
-                if len(r) != refs.n_segments:
-                    raise InputError(
-                        f"system {s.name!r} has {len(r)} segments but the references have {refs.n_segments}"
-                    )
-        return out
-    return load_systems(list(systems), refs, unescape=unescape)
+    if not isinstance(systems, Mapping):
+        return load_systems(list(systems), refs, unescape=unescape)
+    out = [_system_from_value(name, val, refs, unescape) for name, val in systems.items()]
+    for s in out:
+        for r in s.runs:
+            if len(r) != refs.n_segments:
+                raise InputError(f"system {s.name!r} has {len(r)} segments but the references have {refs.n_segments}")
+    return out
 
 
-def compute(
-    refs: Any,
-    systems: Any,
-    metrics: Sequence[str] = DEFAULT_METRICS,
-    *,
-    tokenize: str = DEFAULT_TOKENIZER,
-    lowercase: bool = False,
-    allow_empty_refs: bool = False,
-    jobs: int = 1,
-    dev_refs: Any = None,
-    dev_systems: Any = None,
-    parses_ref: Sequence[str] | None = None,
-    parses_hyp: Sequence[str] | None = None,
-    seg_scores: Any = None,
-    **options: Any,
-) -> StatsTable:
+def _attach_side_inputs(rs: RefSet, ss: list[System], given: dict[str, Any]) -> None:
+    """Attach every side input given (parses, segment scores ...) as the metric that declares it says."""
+    for name, side in all_side_inputs().items():
+        if given.get(name):
+            side.attach(rs, ss, given[name])
+
+
+def _stats_of(refs, systems, metrics, options: dict[str, Any], jobs: int) -> StatsTable:
+    """Read references and systems once and compute the statistics of every metric."""
+    side = set(all_side_inputs())
+    metric_opts = {k: v for k, v in options.items() if k not in side and k not in LOADING_OPTIONS}
+    ms = build_metrics(list(metrics), **metric_opts)
+    unescape = metric_opts.get("tokenize", DEFAULT_TOKENIZER) not in MTEVAL_TOKENIZERS
+    allow_empty = bool(options.get("allow_empty_refs", False))
+    rs = _refs(refs, unescape, allow_empty)
+    ss = _systems(systems, rs, unescape)
+    _attach_side_inputs(rs, ss, {k: v for k, v in options.items() if k in side})
+    n_runs = sum(s.n_runs for s in ss)
+    return compute_stats(rs, ss, ms, executor_for(jobs, n_runs, rs.n_segments * n_runs))
+
+
+def compute(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, **options: Any) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
 
     ``jobs``: processes to score systems in (``fork``; 1 = in this process). ``dev_refs`` and
@@ -94,72 +112,32 @@ def compute(
     ``parses_ref`` / ``parses_hyp``: CoNLL-U files beside plain texts (one per reference; per system as
     ``NAME=FILE[,FILE...]`` or one file per system in order) for the dependency F-score.
     ``seg_scores``: segment-level scores for the ``seg`` metric (see :mod:`mtsig.io.segscores`).
+    Other keywords are metric options (``tokenize``, ``lowercase``, ``bleu_order`` ...).
     """
+    check_option_names(options, LOADING_OPTIONS)
     if isinstance(metrics, str):
         metrics = [metrics]
-    ms = build_metrics(list(metrics), tokenize=tokenize, lowercase=lowercase, **options)
-    unescape = tokenize not in MTEVAL_TOKENIZERS
-    rs = _refs(refs, unescape, allow_empty_refs)
-    ss = _systems(systems, rs, unescape)
-    _attach_extras(rs, ss, parses_ref, parses_hyp, seg_scores)
-    table = compute_stats(rs, ss, ms, jobs=jobs)
+    jobs = int(options.get("jobs", 1))
+    dev_refs, dev_systems = options.pop("dev_refs", None), options.pop("dev_systems", None)
+    table = _stats_of(refs, systems, metrics, options, jobs)
     if (dev_refs is None) != (dev_systems is None):
         raise InputError("s_dev needs both development references (--dev-refs) and outputs (-d/--dev-systems)")
     if dev_refs is not None:
-        dms = build_metrics(list(metrics), tokenize=tokenize, lowercase=lowercase, **options)
-        drs = _refs(dev_refs, unescape, allow_empty_refs)
-        dss = _systems(dev_systems, drs, unescape)
-        if any(isinstance(m, SegmentScores) or isinstance(m, DepF) for m in dms.values()):
-            raise InputError("s_dev is available for text metrics only (not for seg or depf)")
-        dev = compute_stats(drs, dss, dms, jobs=jobs)
+        with_side = [m for m in table.metrics.values() if m.side_inputs]
+        if with_side:
+            raise InputError(
+                f"s_dev is available for text metrics only (not for {', '.join(type(m).name for m in with_side)})"
+            )
+        side = set(all_side_inputs())
+        dev = _stats_of(dev_refs, dev_systems, metrics, {k: v for k, v in options.items() if k not in side}, jobs)
         attach_dev(table, dev)
     return table
 
 
-def _attach_extras(rs: RefSet, ss: list[System], parses_ref, parses_hyp, seg_scores) -> None:
-    from mtsig.io.load import attach_parses, parse_system_spec
-    from mtsig.io.segscores import attach_seg_scores
-
-    if parses_ref:
-        attach_parses(list(rs), list(parses_ref), "reference")
-    if parses_hyp:
-        specs = list(parses_hyp)
-        if all("=" in x and not __import__("os").path.exists(x) for x in specs):
-            by = {s.name: s for s in ss}
-            for spec in specs:
-                name, files = parse_system_spec(spec)
-                if name not in by:
-                    raise InputError(f"parses for {name!r}, which is not one of the systems")
-                attach_parses(by[name].runs, files, f"system {name!r}")
-        else:
-            attach_parses([s.runs[0] for s in ss], specs, "system")
-    attach_seg_scores(ss, seg_scores)
-
-
-def score(
-    refs: Any = None,
-    systems: Any = None,
-    metrics: Sequence[str] = DEFAULT_METRICS,
-    *,
-    stats: StatsTable | str | None = None,
-    ci: bool = False,
-    ci_method: str = "percentile",
-    n_bootstrap: int = 1000,
-    confidence: float = 0.95,
-    seed: int | None = None,
-    **options: Any,
-) -> ScoreResult:
-    """Corpus scores of every system under every metric (with bootstrap intervals when ``ci``).
-
-    Either give ``refs`` and ``systems`` (and metric/tokenizer options), or ``stats``: a
-    :class:`StatsTable` or the path of a statistics file written by ``mtsig stats``.
-    """
-    table = _table(refs, systems, metrics, stats, options)
-    return score_table(table, ci=ci, ci_method=ci_method, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
-
-
-def _table(refs, systems, metrics, stats, options) -> StatsTable:
+def _table(refs, systems, metrics, stats, options: dict[str, Any]) -> StatsTable:
     if stats is not None:
+        if options:
+            raise InputError(f"options that need the texts ({', '.join(sorted(options))}) do not apply to statistics")
         table = stats if isinstance(stats, StatsTable) else StatsTable.load(stats)
         if refs is not None or systems is not None:
             raise InputError("give either statistics or references and systems, not both")
@@ -170,42 +148,60 @@ def _table(refs, systems, metrics, stats, options) -> StatsTable:
     return compute(refs, systems, metrics, **options)
 
 
+def _take(options: dict[str, Any], names) -> dict[str, Any]:
+    """Remove and return the options called ``names``."""
+    return {k: options.pop(k) for k in list(options) if k in names}
+
+
+def _resampling(count_name: str, count: int | None, rest: dict[str, Any]) -> Resampling:
+    return Resampling.of(count, count_name=count_name, **rest)
+
+
+def score(
+    refs: Any = None,
+    systems: Any = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    stats: StatsTable | str | None = None,
+    **options: Any,
+) -> ScoreResult:
+    """Corpus scores of every system under every metric (with bootstrap intervals when ``ci=True``).
+
+    Either give ``refs`` and ``systems`` (and metric/tokenizer options), or ``stats``: a
+    :class:`StatsTable` or the path of a statistics file written by ``mtsig stats``. Settings:
+    ``ci``, ``ci_method`` (percentile, t, bca), ``confidence``, ``n_bootstrap`` (1000), ``seed``,
+    ``keep_distributions`` (the bootstrap scores on the result, for plots).
+    """
+    own = {f.name for f in fields(ScoreOptions)}
+    check_option_names(options, (*LOADING_OPTIONS, *own, "n_bootstrap", *RESAMPLING_OPTIONS))
+    opts = ScoreOptions(**_take(options, own))
+    n_boot = options.pop("n_bootstrap", None)
+    resampling = _resampling("n_bootstrap", n_boot, _take(options, RESAMPLING_OPTIONS))
+    table = _table(refs, systems, metrics, stats, options)
+    return score_table(table, opts, resampling)
+
+
 def compare(
     refs: Any = None,
     systems: Any = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
-    test: str | Sequence[str] = "ar",
-    n_resamples: int | None = None,
-    seed: int | None = None,
-    baseline: str | None = None,
-    correction: str = "holm",
-    alpha: float = 0.05,
-    alternative: str = "two-sided",
-    confidence: float = 0.95,
-    n_bootstrap: int | None = None,
     stats: StatsTable | str | None = None,
     **options: Any,
-):
+) -> CompareResult:
     """Paired significance tests between systems: all pairs, or each against ``baseline``.
 
-    ``test`` is one or several of ``ar`` (approximate randomization, default), ``bootstrap`` (shift
-    method), ``paired-bootstrap`` (Koehn), ``ttest``, ``wilcoxon``. Returns a
+    Settings: ``test`` (one or several of ``ar`` (default), ``bootstrap``, ``paired-bootstrap``, ``ttest``,
+    ``wilcoxon``), ``n_resamples`` (each test's default when None), ``seed``, ``baseline``,
+    ``correction`` (holm), ``alpha`` (0.05), ``alternative``, ``confidence`` (of the interval of each
+    difference), ``n_bootstrap`` (resamples of that interval), ``keep_distributions``. Returns a
     :class:`~mtsig.results.CompareResult` whose ``to_dict()`` is the JSON of ``mtsig compare``.
     """
-    from mtsig.results import compare_table
-
+    own = {f.name for f in fields(CompareOptions)} - {"tests"}
+    check_option_names(options, (*LOADING_OPTIONS, *own, "test", "n_resamples", *RESAMPLING_OPTIONS))
+    test = options.pop("test", "ar")
+    tests = (test,) if isinstance(test, str) else tuple(test)
+    opts = CompareOptions(tests, **_take(options, own))
+    resampling = _resampling("n_resamples", options.pop("n_resamples", None), _take(options, RESAMPLING_OPTIONS))
     table = _table(refs, systems, metrics, stats, options)
-    tests = [test] if isinstance(test, str) else list(test)
-    return compare_table(
-        table,
-        tests,
-        n_resamples=n_resamples,
-        seed=seed,
-        baseline=baseline,
-        correction=correction,
-        alpha=alpha,
-        alternative=alternative,
-        confidence=confidence,
-        n_bootstrap=n_bootstrap,
-    )
+    return compare_table(table, opts, resampling)

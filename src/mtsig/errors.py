@@ -13,7 +13,15 @@ class MtsigError(Exception):
 
 
 class InputError(MtsigError, ValueError):
-    """The input files or arguments are not usable as given."""
+    """The input files or arguments are not usable as given.
+
+    Messages use the Python API's names; ``param`` names the argument at fault, so that the command line
+    can say it with its flag (``n_bootstrap`` -> ``--n-bootstrap``).
+    """
+
+    def __init__(self, message: str = "", *, param: str | None = None):
+        super().__init__(message)
+        self.param = param
 
 
 class UnknownNameError(InputError, KeyError):

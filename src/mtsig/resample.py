@@ -1,48 +1,145 @@
-"""Resampling plans: seeded weight matrices over segments, produced in bounded chunks.
+"""All randomness of mtsig: resampling settings, plans of weight matrices, and the chunked totals loop.
 
-A plan yields matrices ``W`` of shape ``(r, N)``; resampled totals of any statistics array ``S``
-``(N, d)`` are ``W @ S``. One plan serves every system and every metric of a run: their statistics
-are stacked column-wise and multiplied once per chunk, which also makes every comparison paired.
+A plan describes ``n_resamples`` weight rows over ``width`` items; resampled totals of a statistics array
+``S`` (``width``, d) are ``W @ S``. One plan serves every system and metric of a run: their statistics are
+stacked column-wise and multiplied once per chunk, which also makes every comparison paired.
 
-- ``bootstrap``: row = how often each segment is drawn in a resample of N segments with replacement.
-- ``randomization``: row = a 0/1 swap mask, each segment swapped with probability 1/2 (approximate
-  randomization); the swapped totals of a pair are ``A + W @ (B - A)`` and ``B - W @ (B - A)``.
+Kinds:
+- ``bootstrap``: a row counts how often each of the N segments is drawn in a resample of N segments with
+  replacement (width N).
+- ``randomization``: a row is a 0/1 swap mask, each segment swapped with probability 1/2 (width N); the
+  swapped totals of a pair are ``A + W @ (B - A)`` and ``B - W @ (B - A)``.
+- ``stratified``: optimizer runs (Clark et al. 2011): for every segment, ``m`` outputs (the runs of two
+  systems) are re-partitioned into a group of ``k`` and one of ``m - k``; a row is the 0/1 membership of
+  the first group over the N x m items, segment-major (width N m). A true permutation: every subset of
+  size k is equally likely.
 
-Reproducibility: randomness is drawn in fixed blocks of resamples, block ``b`` from its own generator
-``numpy.random.Generator(PCG64(SeedSequence(seed, spawn_key=(kind, b))))``. Chunks are whole blocks, so
-the resamples are identical whatever the chunk size (memory budget) is.
+Reproducibility: weights are drawn in fixed blocks of rows; block ``b`` comes from its own generator
+``Generator(PCG64(SeedSequence(seed, spawn_key=key)))`` with ``key = (*stream, kind, [m k,] b)``. So
+results do not depend on the chunk size (memory budget), a block can be computed anywhere (a worker,
+another machine) by the pure :meth:`Plan.block`, and independent replicates (studies) draw from
+independent streams by giving each its own ``stream`` key. The default stream ``()`` keeps the keys of
+mtsig 0.1.0, whose numbers are therefore unchanged.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
 from mtsig.errors import InputError
 
 DEFAULT_SEED = 12345
-KINDS = {"bootstrap": 1, "randomization": 2}
-#: bytes of weights one chunk may hold (the matrix W, float64)
-DEFAULT_CHUNK_BYTES = 16 * 2**20  # reused buffer: small enough to stay cheap on first touch
+KINDS = {"bootstrap": 1, "randomization": 2, "stratified": 3}
+#: bytes of weights one chunk may hold (a small buffer stays cheap to touch and fits the caches better)
+DEFAULT_CHUNK_BYTES = 16 * 2**20
+#: the first spawn-key element of a non-default stream (keeps stream keys apart from the default keys)
+_STREAM_TAG = 0x5EED
+#: subsets of m outputs tabulated up to this many (beyond: a random permutation per segment)
+_MAX_SUBSETS = 50_000
+
+#: ``factory(label, total)`` returns a callback ``advance(n)`` (a progress bar), or None for no progress
+ProgressFactory = Callable[[str, int], Callable[[int], None]]
 
 
-def block_size(n_segments: int) -> int:
-    """Resamples per random block: a power of two, at most 256, about 2M weights per block."""
+@dataclass(frozen=True)
+class Resampling:
+    """How to resample, validated once: count, seed, memory budget, progress and stream.
+
+    ``n_resamples=None`` lets each test use its own default count (see ``mtsig.stats.paired.PAIRED_TESTS``).
+    ``chunk_bytes`` bounds the weights held at once; results never depend on it. ``stream`` separates
+    independent replicates that share a seed (one key per replicate).
+    """
+
+    n_resamples: int | None = None
+    seed: int = DEFAULT_SEED
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    progress: ProgressFactory | None = field(default=None, compare=False, repr=False)
+    stream: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        if self.n_resamples is not None and (not _is_int(self.n_resamples) or self.n_resamples < 1):
+            raise InputError(
+                f"n_resamples must be a whole number of at least 1, got {self.n_resamples!r}", param="n_resamples"
+            )
+        if not _is_int(self.seed) or self.seed < 0:
+            raise InputError(f"seed must be a whole number of at least 0, got {self.seed!r}", param="seed")
+        if not _is_int(self.chunk_bytes) or self.chunk_bytes < 1:
+            raise InputError(
+                f"chunk_bytes must be a whole number of at least 1, got {self.chunk_bytes!r}", param="chunk_bytes"
+            )
+        if not all(_is_int(k) and k >= 0 for k in self.stream):
+            raise InputError(f"stream keys must be whole numbers of at least 0, got {self.stream!r}")
+
+    @classmethod
+    def of(
+        cls, n_resamples: int | None = None, seed: int | None = None, count_name: str = "n_resamples", **kw
+    ) -> Resampling:
+        """Build from user values: ``seed=None`` means the default seed; ``count_name`` is what the caller
+        calls the number of resamples (errors say it in the caller's words)."""
+        if n_resamples is not None and (not _is_int(n_resamples) or n_resamples < 1):
+            raise InputError(f"{count_name} must be a whole number of at least 1, got {n_resamples!r}", param=count_name)
+        return cls(n_resamples, DEFAULT_SEED if seed is None else seed, **kw)
+
+    def count(self, default: int) -> int:
+        """The number of resamples, or ``default`` when none was given."""
+        return default if self.n_resamples is None else self.n_resamples
+
+    def with_count(self, n_resamples: int | None) -> Resampling:
+        return replace(self, n_resamples=n_resamples)
+
+    def with_stream(self, *key: int) -> Resampling:
+        return replace(self, stream=(*self.stream, *key))
+
+    def advance(self, label: str, total: int) -> Callable[[int], None] | None:
+        """A progress callback for one stage, or None."""
+        return self.progress(label, total) if self.progress is not None else None
+
+    def plan(self, kind: str, n_segments: int, n_resamples: int, groups: tuple[int, int] | None = None) -> Plan:
+        return Plan(kind, n_segments, n_resamples, self.seed, self.chunk_bytes, groups, self.stream)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def block_size(width: int) -> int:
+    """Rows per random block: a power of two, at most 256, about 2M weights per block."""
     b = 1
-    while b < 256 and (2 * b) * n_segments <= 2_000_000:
+    while b < 256 and (2 * b) * width <= 2_000_000:
         b *= 2
     return b
 
 
+@lru_cache(maxsize=32)
+def subset_table(m: int, k: int) -> np.ndarray | None:
+    """All subsets of size k of m items as 0/1 rows (lexicographic), when there are few enough of them."""
+    if math.comb(m, k) > _MAX_SUBSETS:
+        return None
+    table = np.zeros((math.comb(m, k), m), dtype=np.uint8)
+    for row, combo in enumerate(itertools.combinations(range(m), k)):
+        table[row, list(combo)] = 1
+    table.flags.writeable = False
+    return table
+
+
 @dataclass(frozen=True)
 class Plan:
+    """``n_resamples`` weight rows of one kind over ``n_segments`` segments, drawn block by block."""
+
     kind: str
     n_segments: int
     n_resamples: int
     seed: int = DEFAULT_SEED
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    #: stratified only: (m outputs per segment, k of them in the first group)
+    groups: tuple[int, int] | None = None
+    stream: tuple[int, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -51,70 +148,119 @@ class Plan:
             raise InputError(f"the number of resamples must be at least 1, got {self.n_resamples}")
         if self.n_segments < 1:
             raise InputError("cannot resample an empty test set")
+        if (self.kind == "stratified") != (self.groups is not None):
+            raise InputError("a stratified plan needs groups=(m, k); other kinds take none")
+        if self.groups is not None and not 0 < self.groups[1] < self.groups[0]:
+            raise InputError(f"stratified groups need 0 < k < m, got {self.groups}")
+
+    @property
+    def width(self) -> int:
+        """Columns of W: segments, or segments x outputs per segment for stratified plans."""
+        return self.n_segments * (self.groups[0] if self.groups else 1)
 
     @property
     def block(self) -> int:
-        return block_size(self.n_segments)
+        return block_size(self.width)
+
+    @property
+    def n_blocks(self) -> int:
+        return -(-self.n_resamples // self.block)
+
+    def spawn_key(self, b: int) -> tuple[int, ...]:
+        key = (KINDS[self.kind], b)
+        if self.groups is not None:
+            m, k = self.groups
+            key = (KINDS[self.kind], 1000 * m + k, b)
+        return (_STREAM_TAG, *self.stream, *key) if self.stream else key
+
+    def rng(self, b: int) -> np.random.Generator:
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=self.spawn_key(b))))
+
+    def block_rows(self, b: int) -> int:
+        return min(self.block, self.n_resamples - b * self.block)
+
+    def block_weights(self, b: int, dtype=np.float64) -> np.ndarray:
+        """The weights of block ``b`` (a new array of ``block_rows(b)`` rows): a pure function of the plan."""
+        out = np.empty((self.block_rows(b), self.width), dtype=dtype)
+        self._fill(b, out)
+        return out
 
     def _fill(self, b: int, out: np.ndarray) -> None:
-        """Write block ``b``'s weights into ``out`` (shape ``(size, N)``, any float dtype)."""
-        size, N = out.shape
-        ss = np.random.SeedSequence(self.seed, spawn_key=(KINDS[self.kind], b))
-        rng = np.random.Generator(np.random.PCG64(ss))
+        size, width = out.shape
+        rng = self.rng(b)
         if self.kind == "bootstrap":
-            idx = rng.integers(0, N, size=(size, N))
-            idx += (np.arange(size) * N)[:, None]
-            out[...] = np.bincount(idx.ravel(), minlength=size * N).reshape(size, N)
+            idx = rng.integers(0, width, size=(size, width))
+            idx += (np.arange(size) * width)[:, None]
+            out[...] = np.bincount(idx.ravel(), minlength=size * width).reshape(size, width)
+        elif self.kind == "randomization":
+            bits = np.unpackbits(np.frombuffer(rng.bytes((size * width + 7) // 8), dtype=np.uint8))
+            out[...] = bits[: size * width].reshape(size, width)
         else:
-            bits = np.unpackbits(np.frombuffer(rng.bytes((size * N + 7) // 8), dtype=np.uint8))
-            out[...] = bits[: size * N].reshape(size, N)
+            m, k = self.groups
+            table = subset_table(m, k)
+            if table is not None:
+                out[...] = table[rng.integers(0, table.shape[0], size=(size, self.n_segments))].reshape(size, width)
+            else:
+                ranks = np.argsort(rng.random((size, self.n_segments, m)), axis=-1)
+                out[...] = (ranks < k).reshape(size, width)
 
     def rows_per_chunk(self, itemsize: int = 8) -> int:
         B = self.block
-        return max(1, self.chunk_bytes // (itemsize * self.n_segments * B)) * B
+        return max(1, self.chunk_bytes // (itemsize * self.width * B)) * B
 
     def chunks(self, dtype=np.float64) -> Iterator[np.ndarray]:
-        """Weight matrices, in order, ``n_resamples`` rows in all (one buffer, reused chunk after chunk)."""
-        B = self.block
+        """Weight matrices, in order, ``n_resamples`` rows in all; each chunk is a new array."""
         per_chunk = self.rows_per_chunk(np.dtype(dtype).itemsize)
-        buf = np.empty((min(per_chunk, self.n_resamples), self.n_segments), dtype=dtype)
-        done, b = 0, 0
-        while done < self.n_resamples:
-            rows = min(per_chunk, self.n_resamples - done)
-            got = 0
-            while got < rows:
-                size = min(B, self.n_resamples - b * B)
-                self._fill(b, buf[got : got + size])
-                got += size
-                b += 1
-            done += rows
-            yield buf[:rows]
+        for start in range(0, self.n_resamples, per_chunk):
+            rows = min(per_chunk, self.n_resamples - start)
+            yield self._chunk_into(start, np.empty((rows, self.width), dtype=dtype))
+
+    def _chunk_into(self, start: int, out: np.ndarray) -> np.ndarray:
+        """Fill ``out`` with rows ``start ...`` (``start`` on a block boundary) and return it."""
+        B, got, b = self.block, 0, start // self.block
+        while got < out.shape[0]:
+            size = self.block_rows(b)
+            self._fill(b, out[got : got + size])
+            got += size
+            b += 1
+        return out
+
+    def _reused_chunks(self, dtype) -> Iterator[np.ndarray]:
+        """As :meth:`chunks`, filling one buffer again and again (private: only the totals loop reads it)."""
+        per_chunk = self.rows_per_chunk(np.dtype(dtype).itemsize)
+        buf = np.empty((min(per_chunk, self.n_resamples), self.width), dtype=dtype)
+        for start in range(0, self.n_resamples, per_chunk):
+            rows = min(per_chunk, self.n_resamples - start)
+            yield self._chunk_into(start, buf[:rows])
 
 
-def _float32_is_exact(plan: Plan, S: np.ndarray) -> bool:
-    """True when float32 products W @ S are exact: integer statistics whose largest possible partial
-    sum stays below 2**24 (BLEU and length counts on ordinary test sets; never NIST's fractional weights)."""
+def float32_is_exact(plan: Plan, S: np.ndarray) -> bool:
+    """True when float32 products ``W @ S`` are exact: integer statistics whose largest possible partial sum
+    stays below 2**24 (BLEU and length counts on ordinary test sets; never NIST's fractional weights)."""
     if not np.array_equal(S, np.round(S)):
         return False
     a = np.abs(S)
-    bound = a.sum(axis=0).max(initial=0) if plan.kind == "randomization" else plan.n_segments * a.max(initial=0)
+    if plan.kind == "bootstrap":  # weights are counts summing to N
+        bound = plan.n_segments * a.max(initial=0)
+    else:  # 0/1 weights
+        bound = a.sum(axis=0).max(initial=0)
     return bool(bound < 2**24)
 
 
 def resampled_totals(
     plan: Plan, arrays: list[np.ndarray], progress: Callable[[int], None] | None = None
 ) -> Iterator[list[np.ndarray]]:
-    """For each chunk, ``[W @ A for A in arrays]`` computed as one matrix product (float64 results).
+    """For each chunk of the plan, ``[W @ A for A in arrays]`` (float64), computed as one matrix product.
 
-    The product runs in float32 only when that is exact (see ``_float32_is_exact``); results are the
-    same numbers either way, twice as fast in float32.
+    Each array has ``plan.width`` rows. The product runs in float32 only when that is exact (see
+    :func:`float32_is_exact`): the same numbers, about twice as fast.
     """
     widths = [a.shape[1] for a in arrays]
     S = np.ascontiguousarray(np.hstack(arrays), dtype=np.float64)
-    dtype = np.float32 if _float32_is_exact(plan, S) else np.float64
+    dtype = np.float32 if float32_is_exact(plan, S) else np.float64
     S = S.astype(dtype)
     cuts = np.cumsum(widths)[:-1]
-    for W in plan.chunks(dtype):
+    for W in plan._reused_chunks(dtype):
         P = (W @ S).astype(np.float64)
         if progress is not None:
             progress(W.shape[0])

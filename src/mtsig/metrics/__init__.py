@@ -11,6 +11,7 @@ from mtsig.metrics.bleu import BLEU, LengthRatio, ModifiedBLEU
 from mtsig.metrics.chrf import CHRF, CHRFpp
 from mtsig.metrics.depf import DepF
 from mtsig.metrics.nist import NIST
+from mtsig.metrics.options import Option, SideInput
 from mtsig.metrics.segscore import SegmentScores
 from mtsig.metrics.ter import TER
 
@@ -51,6 +52,40 @@ def load_plugins() -> None:
             warnings.warn(f"mtsig: metric plugin {ep.name!r} ({ep.value}) could not be loaded: {exc}", stacklevel=2)
 
 
+def all_options() -> dict[str, Option]:
+    """Every option of every registered metric (plugins included), each name once (first declaration)."""
+    load_plugins()
+    out: dict[str, Option] = {}
+    for cls in REGISTRY.values():
+        for k, o in cls.declared_options().items():
+            out.setdefault(k, o)
+    return out
+
+
+def all_side_inputs() -> dict[str, SideInput]:
+    """Every side input of every registered metric (plugins included), each name once."""
+    load_plugins()
+    out: dict[str, SideInput] = {}
+    for cls in REGISTRY.values():
+        for k, s in cls.side_inputs.items():
+            out.setdefault(k, s)
+    return out
+
+
+def check_option_names(names, allowed_extra=()) -> None:
+    """Raise an :class:`InputError` for a keyword that is no metric's option nor in ``allowed_extra``."""
+    valid = {*all_options(), *all_side_inputs(), *allowed_extra}
+    bad = [n for n in names if n not in valid]
+    if bad:
+        import difflib
+
+        hint = difflib.get_close_matches(bad[0], sorted(valid), n=1)
+        raise InputError(
+            f"unknown option {bad[0]!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            + f"; the valid options are: {', '.join(sorted(valid))}"
+        )
+
+
 def get_metric(name: str, **options: Any) -> Metric:
     """Build the metric called ``name``; options it does not take are ignored (so one set of
     command-line options can serve several metrics)."""
@@ -81,6 +116,11 @@ __all__ = [
     "SegmentScores",
     "REGISTRY",
     "get_metric",
+    "Option",
+    "SideInput",
+    "all_options",
+    "all_side_inputs",
+    "check_option_names",
     "register_metric",
     "load_plugins",
 ]

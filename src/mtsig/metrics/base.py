@@ -8,6 +8,10 @@ Life cycle: ``m = get_metric("bleu", tokenize="13a")``; ``m.prepare(refs)`` does
 work once (it is cached on the :class:`~mtsig.io.segments.RefSet` and shared between metrics);
 ``m.stats(hyp)`` gives an ``(N, d)`` array for any number of systems; ``m.score(S.sum(0))`` the corpus
 score. ``m.score`` needs no references, so statistics saved to disk can be scored and tested later.
+
+A metric declares (class attributes): ``name``, ``description``, ``higher_is_better``, ``options``
+(name -> :class:`~mtsig.metrics.options.Option`), ``side_inputs`` (name ->
+:class:`~mtsig.metrics.options.SideInput`) and ``decimals`` (how many a report shows).
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mtsig import __version__
+from mtsig._version import __version__
 from mtsig.errors import InputError
 from mtsig.io.segments import RefSet, Segments
+from mtsig.metrics.options import Option, SideInput, as_option
 
 
 class Metric(ABC):
@@ -28,15 +33,29 @@ class Metric(ABC):
     name: ClassVar[str]
     description: ClassVar[str] = ""
     higher_is_better: ClassVar[bool] = True
-    #: option name -> default value; ``get_metric`` passes only these to the constructor
-    options: ClassVar[dict[str, Any]] = {}
+    #: option name -> Option (or a plain default value); ``get_metric`` passes only these to the constructor
+    options: ClassVar[dict[str, Option | Any]] = {}
+    #: data beside the texts that the metric reads (parses, segment scores ...)
+    side_inputs: ClassVar[dict[str, SideInput]] = {}
+    #: decimals shown in reports
+    decimals: ClassVar[int] = 2
+    #: whether the number of references is part of the signature
+    signature_has_refs: ClassVar[bool] = True
 
     def __init__(self, **opts: Any):
-        unknown = set(opts) - set(self.options)
+        declared = self.declared_options()
+        unknown = set(opts) - set(declared)
         if unknown:
-            raise InputError(f"metric {self.name!r} has no option(s) {', '.join(sorted(unknown))}")
-        self.config: dict[str, Any] = {**self.options, **opts}
+            raise InputError(
+                f"metric {self.name!r} has no option(s) {', '.join(sorted(unknown))}; "
+                f"its options: {', '.join(declared) or 'none'}"
+            )
+        self.config: dict[str, Any] = {**{k: o.default for k, o in declared.items()}, **opts}
         self._refs: RefSet | None = None
+
+    @classmethod
+    def declared_options(cls) -> dict[str, Option]:
+        return {k: as_option(v) for k, v in cls.options.items()}
 
     # ---------------------------------------------------------------- statistics
     @property
@@ -79,6 +98,9 @@ class Metric(ABC):
         """Do the reference-side work now (before systems are scored in parallel processes)."""
         return None
 
+    #: highest n-gram order the metric needs (reference-side work is warmed largest first)
+    ngram_order: int = 0
+
     # ---------------------------------------------------------------- scores
     @abstractmethod
     def score(self, totals: np.ndarray) -> np.ndarray:
@@ -99,13 +121,18 @@ class Metric(ABC):
     def signature_fields(self) -> list[tuple[str, Any]]:
         return []
 
-    @property
-    def signature(self) -> str:
-        fields = [(self.name, None), *self.signature_fields()]
-        if self._refs is not None:
-            fields.append(("nrefs", len(self._refs)))
+    def signature_for(self, n_refs: int | None) -> str:
+        """The signature: a pure function of the configuration and the number of references."""
+        fields = [(type(self).name, None), *self.signature_fields()]
+        if n_refs is not None and self.signature_has_refs:
+            fields.append(("nrefs", n_refs))
         fields.append(("version", __version__))
         return "mtsig:" + "|".join(k if v is None else f"{k}:{v}" for k, v in fields)
+
+    @property
+    def signature(self) -> str:
+        """The signature with the references prepared so far (none: no ``nrefs`` field)."""
+        return self.signature_for(len(self._refs) if self._refs is not None else None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"

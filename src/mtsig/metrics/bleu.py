@@ -22,66 +22,13 @@ from typing import Any
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.io.segments import Segments
-from mtsig.metrics.base import Metric
-from mtsig.metrics.ngrams import NgramIndex
-from mtsig.tokenize import Tokenizer
+from mtsig.metrics.ngrams import NgramMetric, length_and_match_stats
+from mtsig.metrics.options import Option
 
 SMOOTHING = ("exp", "floor", "add-k", "none")
 _SMOOTH_DEFAULTS = {"floor": 0.1, "add-k": 1.0}
 
-
-def ngram_index(metric: Metric, tokenizer: Tokenizer, max_n: int) -> NgramIndex:
-    """The references' n-gram index for ``tokenizer``, built once per RefSet (orders 1..4 at least;
-    rebuilt only when a larger order is asked for: warm the largest order first to build it once)."""
-    refs = metric.refs
-    key = ("ngram-index", tokenizer.key)
-    idx = refs._cache.get(key)
-    if idx is None or idx.max_n < max_n:
-        toks = [tokenizer.tokenize_all(r) for r in refs]
-        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 4))
-    return idx
-
-
-def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int, info: bool = False):
-    """Matches of ``hyp`` against the references for orders 1..``max_n``.
-
-    One pass per hypothesis and tokenizer (all orders of the index; NIST information when asked),
-    memoized on the hypothesis, so BLEU, NIST, Modified BLEU and the length ratio share it.
-    """
-    idx = ngram_index(metric, tokenizer, max_n)
-    res = hyp._cache.get(("ngram-match", tokenizer.key, idx, True))
-    if res is None:
-        res = hyp.memo(
-            ("ngram-match", tokenizer.key, idx, info), lambda: idx.match(tokenizer.tokenize_all(hyp), info=info)
-        )
-    lens, matches, totals, info_m = res
-    return idx, (lens, matches[:, :max_n], totals[:, :max_n], info_m[:, :max_n] if info else None)
-
-
-class _NgramMetric(Metric):
-    options = {"tokenize": "13a", "lowercase": False}
-
-    def __init__(self, **opts: Any):
-        super().__init__(**opts)
-        self.tokenizer = Tokenizer(self.config["tokenize"], bool(self.config["lowercase"]))
-
-    def signature_fields(self):
-        return [("tok", self.tokenizer.name), ("case", "lc" if self.tokenizer.lowercase else "mixed")]
-
-    #: highest n-gram order the metric needs (warm the largest first, so the index is built once)
-    @property
-    def ngram_order(self) -> int:
-        return int(self.config.get("bleu_order", 1))
-
-    def warm(self) -> None:
-        ngram_index(self, self.tokenizer, self.ngram_order)
-
-
-def _bleu_stats(metric, order: int, hyp: Segments) -> np.ndarray:
-    idx, (lens, matches, totals, _) = ngram_match(metric, metric.tokenizer, hyp, order)
-    ref_len = idx.closest_ref_length(lens)
-    return np.column_stack([lens.astype(np.float64), ref_len.astype(np.float64), matches, totals])
+BLEU_ORDER = Option(4, "BLEU / Modified BLEU max n-gram order (4)")
 
 
 def _brevity_penalty(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
@@ -112,10 +59,16 @@ def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_valu
     return logp, has
 
 
-class BLEU(_NgramMetric):
+class BLEU(NgramMetric):
     name = "bleu"
     description = "BLEU (Papineni et al.), mteval-v13a / sacreBLEU formulas, 0-100"
-    options = {**_NgramMetric.options, "bleu_order": 4, "smooth": "exp", "smooth_value": None, "effective_order": False}
+    options = {
+        **NgramMetric.options,
+        "bleu_order": BLEU_ORDER,
+        "smooth": Option("exp", "BLEU smoothing (exp: the NIST scorer's, default)", choices=SMOOTHING),
+        "smooth_value": Option(None, "value for floor (0.1) / add-k (1)", type=float),
+        "effective_order": Option(False, "BLEU: leave orders without hypothesis n-grams out of the mean"),
+    }
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)
@@ -132,7 +85,7 @@ class BLEU(_NgramMetric):
         return ["hyp_len", "ref_len", *(f"match_{i}" for i in n), *(f"total_{i}" for i in n)]
 
     def _stats(self, hyp):
-        return _bleu_stats(self, self.order, hyp)
+        return length_and_match_stats(self, self.tokenizer, self.order, hyp)
 
     def _score(self, totals, effective_order: bool):
         totals = np.asarray(totals, dtype=np.float64)
@@ -175,12 +128,12 @@ class BLEU(_NgramMetric):
         return f
 
 
-class ModifiedBLEU(_NgramMetric):
+class ModifiedBLEU(NgramMetric):
     """Zhang's Modified BLEU: arithmetic (not geometric) mean of the n-gram precisions times the BP."""
 
     name = "mbleu"
     description = "Modified BLEU (Zhang): arithmetic mean of n-gram precisions x brevity penalty, 0-100"
-    options = {**_NgramMetric.options, "bleu_order": 4}
+    options = {**NgramMetric.options, "bleu_order": BLEU_ORDER}
 
     @property
     def order(self):
@@ -191,7 +144,7 @@ class ModifiedBLEU(_NgramMetric):
         return BLEU.stat_names.fget(self)  # same layout as BLEU
 
     def _stats(self, hyp):
-        return _bleu_stats(self, self.order, hyp)
+        return length_and_match_stats(self, self.tokenizer, self.order, hyp)
 
     def score(self, totals):
         totals = np.asarray(totals, dtype=np.float64)
@@ -205,19 +158,19 @@ class ModifiedBLEU(_NgramMetric):
         return [("n", self.order), *super().signature_fields()]
 
 
-class LengthRatio(_NgramMetric):
+class LengthRatio(NgramMetric):
     """MultEval's "Length": 100 x total hypothesis tokens / total closest reference length."""
 
     name = "length"
     description = "length ratio: 100 x hypothesis tokens / closest reference tokens (MultEval's Length)"
-    options = dict(_NgramMetric.options)
+    options = dict(NgramMetric.options)
 
     @property
     def stat_names(self):
         return ["hyp_len", "ref_len"]
 
     def _stats(self, hyp):
-        return _bleu_stats(self, 1, hyp)[:, :2]
+        return length_and_match_stats(self, self.tokenizer, 1, hyp)[:, :2]
 
     def score(self, totals):
         totals = np.asarray(totals, dtype=np.float64)

@@ -21,6 +21,7 @@ from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
 from mtsig.metrics.ngrams import NgramIndex
+from mtsig.metrics.options import LOWERCASE, Option
 
 _PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _EPS = 1e-16
@@ -71,12 +72,12 @@ class CHRF(Metric):
     name = "chrf"
     description = "chrF (character n-gram F-score, sacreBLEU definitions), 0-100"
     options = {
-        "lowercase": False,
-        "chrf_char_order": 6,
-        "chrf_word_order": 0,
-        "chrf_beta": 2,
-        "chrf_whitespace": False,
-        "chrf_eps_smoothing": False,
+        "lowercase": LOWERCASE,
+        "chrf_char_order": Option(6, "chrF character n-gram order (6)"),
+        "chrf_word_order": Option(0, "chrF word n-gram order (chrf: 0, chrf++: 2)"),
+        "chrf_beta": Option(2, "chrF beta (2)", type=float),
+        "chrf_whitespace": Option(False, "chrF: keep whitespace in character n-grams"),
+        "chrf_eps_smoothing": Option(False, "chrF: eps smoothing (chrF++.py/Moses/NLTK)"),
     }
 
     def __init__(self, **opts: Any):
@@ -177,4 +178,4 @@ class CHRF(Metric):
 class CHRFpp(CHRF):
     name = "chrf++"
     description = "chrF++ (chrF with word unigrams and bigrams), 0-100"
-    options = {**CHRF.options, "chrf_word_order": 2}
+    options = {**CHRF.options, "chrf_word_order": Option(2, CHRF.options["chrf_word_order"].help)}

@@ -22,6 +22,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
+from mtsig.metrics.options import LOWERCASE, Option, SideInput
 
 
 def triples(parse, labeled: bool = True, lowercase: bool = False) -> Counter:
@@ -79,10 +80,46 @@ def parse_with(parser: str, lines: list[str], where: str):
     return out
 
 
+def attach_ref_parses(refs, systems, paths) -> None:
+    from mtsig.io.load import attach_parses
+
+    attach_parses(list(refs), list(paths), "reference")
+
+
+def attach_hyp_parses(refs, systems, specs) -> None:
+    """Parses of the systems: ``NAME=FILE[,FILE...]`` (one file per run), or one file per system in order."""
+    import os
+
+    from mtsig.io.load import attach_parses, parse_system_spec
+
+    specs = list(specs)
+    if not all("=" in x and not os.path.exists(x) for x in specs):
+        attach_parses([s.runs[0] for s in systems], specs, "system")
+        return
+    by = {s.name: s for s in systems}
+    for spec in specs:
+        name, files = parse_system_spec(spec)
+        if name not in by:
+            raise InputError(f"parses for {name!r}, which is not one of the systems")
+        attach_parses(by[name].runs, files, f"system {name!r}")
+
+
 class DepF(Metric):
     name = "depf"
     description = "dependency-relation F-score (labeled triples; needs parses), 0-100"
-    options = {"depf_labeled": True, "lowercase": False, "parser": None}
+    options = {
+        "depf_labeled": Option(True, "depf: (head, dependent) pairs without relations", flag="--depf-unlabeled"),
+        "lowercase": LOWERCASE,
+        "parser": Option(None, "parse plain text with spaCy (extra)", type=str, metavar="spacy:PIPELINE"),
+    }
+    side_inputs = {
+        "parses_ref": SideInput("CoNLL-U parses of the references (in -r order)", attach_ref_parses, "CONLLU"),
+        "parses_hyp": SideInput(
+            "CoNLL-U parses of the systems: NAME=FILE[,FILE...] or one file per system in -s order",
+            attach_hyp_parses,
+            "CONLLU",
+        ),
+    }
 
     @property
     def stat_names(self):

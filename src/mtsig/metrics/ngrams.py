@@ -12,9 +12,15 @@ reference segments of all references).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.io.segments import Segments
+from mtsig.metrics.base import Metric
+from mtsig.metrics.options import LOWERCASE, TOKENIZE
+from mtsig.tokenize import Tokenizer
 
 
 class NgramIndex:
@@ -175,3 +181,62 @@ class NgramIndex:
         dist = np.abs(L - hyp_len[:, None])
         key = dist * (int(L.max(initial=0)) + 1) + L
         return L[np.arange(L.shape[0]), np.argmin(key, axis=1)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# n-gram metrics: the index is built once per reference set and tokenizer, matches once per hypothesis
+
+
+def ngram_index(metric: Metric, tokenizer: Tokenizer, max_n: int) -> NgramIndex:
+    """The references' n-gram index for ``tokenizer``, built once per RefSet (orders 1..4 at least;
+    rebuilt only when a larger order is asked for: warm the largest order first to build it once)."""
+    refs = metric.refs
+    key = ("ngram-index", tokenizer.key)
+    idx = refs._cache.get(key)
+    if idx is None or idx.max_n < max_n:
+        toks = [tokenizer.tokenize_all(r) for r in refs]
+        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 4))
+    return idx
+
+
+def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int, info: bool = False):
+    """Matches of ``hyp`` against the references for orders 1..``max_n``.
+
+    One pass per hypothesis and tokenizer (all orders of the index; NIST information when asked),
+    memoized on the hypothesis, so BLEU, NIST, Modified BLEU and the length ratio share it.
+    """
+    idx = ngram_index(metric, tokenizer, max_n)
+    res = hyp._cache.get(("ngram-match", tokenizer.key, idx, True))
+    if res is None:
+        res = hyp.memo(
+            ("ngram-match", tokenizer.key, idx, info), lambda: idx.match(tokenizer.tokenize_all(hyp), info=info)
+        )
+    lens, matches, totals, info_m = res
+    return idx, (lens, matches[:, :max_n], totals[:, :max_n], info_m[:, :max_n] if info else None)
+
+
+def length_and_match_stats(metric: Metric, tokenizer: Tokenizer, order: int, hyp: Segments) -> np.ndarray:
+    """``[hyp_len, closest_ref_len, match_1..match_order, total_1..total_order]`` per segment."""
+    idx, (lens, matches, totals, _) = ngram_match(metric, tokenizer, hyp, order)
+    ref_len = idx.closest_ref_length(lens)
+    return np.column_stack([lens.astype(np.float64), ref_len.astype(np.float64), matches, totals])
+
+
+class NgramMetric(Metric):
+    """Base of the metrics on tokenized n-grams (BLEU, NIST, Modified BLEU, length): a tokenizer and case."""
+
+    options = {"tokenize": TOKENIZE, "lowercase": LOWERCASE}
+
+    def __init__(self, **opts: Any):
+        super().__init__(**opts)
+        self.tokenizer = Tokenizer(self.config["tokenize"], bool(self.config["lowercase"]))
+
+    def signature_fields(self):
+        return [("tok", self.tokenizer.name), ("case", "lc" if self.tokenizer.lowercase else "mixed")]
+
+    @property
+    def ngram_order(self) -> int:
+        return int(self.config.get("bleu_order", 1))
+
+    def warm(self) -> None:
+        ngram_index(self, self.tokenizer, self.ngram_order)

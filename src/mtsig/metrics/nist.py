@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.metrics.bleu import _NgramMetric, ngram_match
+from mtsig.metrics.ngrams import NgramMetric, ngram_index, ngram_match
+from mtsig.metrics.options import Option
 
 _BETA = -np.log(0.5) / np.log(1.5) ** 2
 
@@ -28,10 +29,11 @@ def nist_penalty(ratio: np.ndarray) -> np.ndarray:
     return np.where(ratio >= 1, 1.0, np.where(ratio <= 0, 0.0, pen))
 
 
-class NIST(_NgramMetric):
+class NIST(NgramMetric):
     name = "nist"
     description = "NIST (Doddington), mteval-v13a formulas and information weights"
-    options = {**_NgramMetric.options, "nist_order": 5}
+    options = {**NgramMetric.options, "nist_order": Option(5, "NIST max n-gram order (5)")}
+    decimals = 4
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)
@@ -54,8 +56,6 @@ class NIST(_NgramMetric):
         return self.order
 
     def warm(self) -> None:
-        from mtsig.metrics.bleu import ngram_index
-
         ngram_index(self, self.tokenizer, self.order).nist_info()
 
     def per_order(self, totals: np.ndarray) -> np.ndarray:

@@ -15,12 +15,30 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
+from mtsig.metrics.options import Option, SideInput
+
+
+def _attach(refs, systems, specs) -> None:
+    from mtsig.io.segscores import attach_seg_scores
+
+    attach_seg_scores(systems, specs)
 
 
 class SegmentScores(Metric):
     name = "seg"
     description = "mean of user-supplied segment scores (--seg-scores; human, COMET, ...)"
-    options = {"seg_name": "seg", "seg_lower_is_better": False}
+    options = {
+        "seg_name": Option("seg", "name of the segment-score metric in reports (seg)"),
+        "seg_lower_is_better": Option(False, "the segment scores are lower-is-better"),
+    }
+    side_inputs = {
+        "seg_scores": SideInput(
+            "segment scores for -m seg: NAME=FILE[,FILE...] (one number per line) or a TSV/JSONL table",
+            _attach,
+            "SPEC",
+        )
+    }
+    signature_has_refs = False  # references play no part in user scores
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)
@@ -47,12 +65,3 @@ class SegmentScores(Metric):
 
     def signature_fields(self):
         return [("name", self.name), ("higher", "no" if self.config["seg_lower_is_better"] else "yes")]
-
-    @property
-    def signature(self) -> str:  # references play no part in user scores
-        from mtsig import __version__
-
-        return (
-            f"mtsig:seg|name:{self.name}|higher:{'no' if self.config['seg_lower_is_better'] else 'yes'}|"
-            f"version:{__version__}"
-        )

@@ -23,6 +23,7 @@ import numpy as np
 
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
+from mtsig.metrics.options import Option
 
 try:
     from mtsig import _ter
@@ -47,7 +48,12 @@ class TER(Metric):
     name = "ter"
     description = "TER (tercom search, sacreBLEU options); lower is better"
     higher_is_better = False
-    options = {"ter_case": False, "ter_normalize": False, "ter_no_punct": False, "ter_asian_support": False}
+    options = {
+        "ter_case": Option(False, "TER: case-sensitive (default: lowercase)"),
+        "ter_normalize": Option(False, "TER: tercom's normalization"),
+        "ter_no_punct": Option(False, "TER: remove punctuation"),
+        "ter_asian_support": Option(False, "TER: CJK handling (with the two above)"),
+    }
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)

@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.evaluation import StatsTable
+from mtsig.table import StatsTable
 from mtsig.stats.runs import median_run
 
 

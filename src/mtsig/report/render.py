@@ -1,23 +1,32 @@
-"""Turn result objects into text: ``text`` (Rich tables), ``json``, ``csv``, ``markdown``, ``latex``."""
+"""Turn result objects into text: ``text`` (Rich tables), ``json``, ``csv``, ``markdown``, ``latex``.
+
+Every format is built from the same :class:`~mtsig.report.table.Table` objects (score table, comparison
+table per metric, MultEval's runs table) and the same notes.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
 from mtsig.errors import unknown_name
-from mtsig.results import CompareResult, ScoreResult
+from mtsig.report.table import Table, console, csv_text, latex, markdown, print_rich
+from mtsig.results import Comparison, CompareResult, ScoreResult, SystemScore
+from mtsig.stats.paired import PAIRED_TESTS
 
 FORMATS = ("text", "json", "csv", "markdown", "latex")
-_DECIMALS = {"nist": 4}
 
 
-def _fmt(metric: str, x: float | None) -> str:
-    if x is None:
-        return "-"
-    return f"{x:.{_DECIMALS.get(metric, 2)}f}"
+class _Fmt:
+    """Number formatting with each metric's decimals."""
+
+    def __init__(self, decimals: dict[str, int]):
+        self.decimals = decimals
+
+    def __call__(self, metric: str, x: float | None) -> str:
+        if x is None:
+            return "-"
+        return f"{x:.{self.decimals.get(metric, 2)}f}"
 
 
 def _fmt_p(p: float) -> str:
@@ -28,111 +37,8 @@ def _arrow(higher: bool) -> str:
     return "↑" if higher else "↓"
 
 
-def to_json(obj: Any) -> str:
-    return json.dumps(obj.to_dict(), indent=2, ensure_ascii=False, allow_nan=True) + "\n"
-
-
-# ------------------------------------------------------------------------------------------- score
-def _sd(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
-def _score_cell(metric: str, e: dict[str, Any]) -> str:
-    if "runs" in e:
-        mid = f"/{_sd(e['s_dev'])}" if e.get("s_dev") is not None else ""
-        return f"{_fmt(metric, e['mean'])} ({_sd(e['s_sel'])}{mid}/{_sd(e['s_test'])})"
-    if "ci" in e:
-        lo, hi = e["ci"]
-        return f"{_fmt(metric, e['score'])} [{_fmt(metric, lo)}, {_fmt(metric, hi)}]"
-    return _fmt(metric, e["score"])
-
-
-def _score_rows(res: ScoreResult) -> tuple[list[str], list[list[str]]]:
-    metrics = list(res.systems[0]["scores"]) if res.systems else []
-    header = ["system", *metrics]
-    rows = [[s["name"], *(_score_cell(m, s["scores"][m]) for m in metrics)] for s in res.systems]
-    return header, rows
-
-
-def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) -> str:
-    if fmt not in FORMATS:
-        raise unknown_name("format", fmt, FORMATS)
-    if fmt == "json":
-        return to_json(res)
-    metrics = list(res.systems[0]["scores"]) if res.systems else []
-    if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["system", "metric", "score", "ci_low", "ci_high", "s_sel", "s_test", "runs", "signature"])
-        for s in res.systems:
-            for m in metrics:
-                e = s["scores"][m]
-                ci = e.get("ci") or [None, None]
-                w.writerow(
-                    [
-                        s["name"],
-                        m,
-                        e["score"],
-                        ci[0],
-                        ci[1],
-                        e.get("s_sel"),
-                        e.get("s_test"),
-                        " ".join(map(str, e.get("runs", []))),
-                        e["signature"],
-                    ]
-                )
-        return buf.getvalue()
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    header, rows = _score_rows(res)
-    sigs = {m: res.systems[0]["scores"][m]["signature"] for m in metrics} if res.systems else {}
-    notes = _score_notes(res)
-    if fmt == "markdown":
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(out + [""] + [f"- {n}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]) + "\n"
-    if fmt == "latex":
-        hdr = " & ".join(
-            [
-                "System",
-                *(
-                    f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))}".replace("↑", r"$\uparrow$").replace(
-                        "↓", r"$\downarrow$"
-                    )
-                    for m in metrics
-                ),
-            ]
-        )
-        body = "\n".join(" & ".join(_tex(c) for c in r) + r" \\" for r in rows)
-        return (
-            "\\begin{table}\n\\centering\n\\begin{tabular}{l"
-            + "r" * len(metrics)
-            + "}\n\\toprule\n"
-            + hdr
-            + r" \\"
-            + "\n\\midrule\n"
-            + body
-            + "\n\\bottomrule\n\\end{tabular}\n"
-            + "\\caption{"
-            + _tex(" ".join(notes))
-            + "}\n\\end{table}\n"
-        )
-    table = Table(show_edge=False, header_style="bold")
-    for i, h in enumerate(header):
-        table.add_column(
-            h if i == 0 else f"{h} {_arrow(res.higher_is_better.get(h, True))}", justify="left" if i == 0 else "right"
-        )
-    for r in rows:
-        table.add_row(*(Text(x) for x in r))
-    con = Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
-    con.print(table)
-    for n in notes:
-        con.print(Text(n), soft_wrap=True)
-    for m in metrics:
-        con.print(Text(f"{m}: {sigs[m]}"), soft_wrap=True)
-    return con.file.getvalue()
+def _tex_arrows(s: str) -> str:
+    return s.replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$")
 
 
 def _tex(s: str) -> str:
@@ -146,33 +52,181 @@ def _tex(s: str) -> str:
     )
 
 
+def to_json(obj: Any) -> str:
+    return json.dumps(obj.to_dict(), indent=2, ensure_ascii=False, allow_nan=True) + "\n"
+
+
+def _sd(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+# ------------------------------------------------------------------------------------------- score
+def _score_cell(fmt: _Fmt, metric: str, e: SystemScore) -> str:
+    if e.runs is not None:
+        mid = f"/{_sd(e.runs.s_dev)}" if e.runs.s_dev is not None else ""
+        return f"{fmt(metric, e.runs.mean)} ({_sd(e.runs.s_sel)}{mid}/{_sd(e.runs.s_test)})"
+    if e.ci is not None:
+        return f"{fmt(metric, e.score)} [{fmt(metric, e.ci.low)}, {fmt(metric, e.ci.high)}]"
+    return fmt(metric, e.score)
+
+
+def _score_table(res: ScoreResult) -> Table:
+    fmt = _Fmt(res.decimals)
+    rows = [[s.name, *(_score_cell(fmt, m, s.scores[m]) for m in res.metrics)] for s in res.systems]
+    return Table(["system", *res.metrics], rows)
+
+
+def _score_csv(res: ScoreResult) -> str:
+    rows = []
+    for s in res.systems:
+        for m in res.metrics:
+            e = s.scores[m]
+            ci = e.ci.to_list() if e.ci else [None, None]
+            r = e.runs
+            runs = " ".join(map(str, r.runs)) if r else ""
+            rows.append([s.name, m, e.score, *ci, r.s_sel if r else None, r.s_test if r else None, runs, e.signature])
+    return csv_text(["system", "metric", "score", "ci_low", "ci_high", "s_sel", "s_test", "runs", "signature"], rows)
+
+
 def _score_notes(res: ScoreResult) -> list[str]:
     st = res.settings
     notes = []
-    if "ci_method" in st:
+    if st.ci_method is not None:
         notes.append(
-            f"[low, high]: {st['confidence']:.0%} {st['ci_method']} bootstrap interval, "
-            f"{st['n_bootstrap']} resamples, seed {st['seed']}."
+            f"[low, high]: {st.confidence:.0%} {st.ci_method} bootstrap interval, "
+            f"{st.n_bootstrap} resamples, seed {st.seed}."
         )
-    if any("runs" in e for s in res.systems for e in s["scores"].values()):
-        dev = any(e.get("s_dev") is not None for s in res.systems for e in s["scores"].values())
+    scores = [e for s in res.systems for e in s.scores.values()]
+    if any(e.runs is not None for e in scores):
+        dev = any(e.runs is not None and e.runs.s_dev is not None for e in scores)
         notes.append(
             f"mean ({'s_sel/s_dev/s_test' if dev else 's_sel/s_test'}) over optimizer runs: s_sel = bootstrap std "
             "within a run (test-set selection, averaged over runs), "
             + ("s_dev = std of the runs' development-set scores, " if dev else "")
-            + f"s_test = std of the runs' test scores; {st.get('n_bootstrap')} resamples, seed {st.get('seed')}."
+            + f"s_test = std of the runs' test scores; {st.n_bootstrap} resamples, seed {st.seed}."
         )
     return notes
 
 
+def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) -> str:
+    if fmt not in FORMATS:
+        raise unknown_name("format", fmt, FORMATS)
+    if fmt == "json":
+        return to_json(res)
+    if fmt == "csv":
+        return _score_csv(res)
+    metrics = res.metrics
+    t = _score_table(res)
+    sigs = {m: res.systems[0].scores[m].signature for m in metrics} if res.systems else {}
+    notes = _score_notes(res)
+    if fmt == "markdown":
+        return "\n".join(markdown(t) + [""] + [f"- {n}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]) + "\n"
+    arrows = [f"{m} {_arrow(res.higher_is_better.get(m, True))}" for m in metrics]
+    if fmt == "latex":
+        tex = Table(["System", *(_tex_arrows(a.upper()) for a in arrows)], [[_tex(c) for c in r] for r in t.rows])
+        return latex(tex, "l" + "r" * len(metrics), _tex(" ".join(notes)))
+    from rich.text import Text
+
+    con = console(width)
+    print_rich(con, Table([t.header[0], *arrows], t.rows))
+    for n in notes:
+        con.print(Text(n), soft_wrap=True)
+    for m in metrics:
+        con.print(Text(f"{m}: {sigs[m]}"), soft_wrap=True)
+    return con.file.getvalue()
+
+
 # ------------------------------------------------------------------------------------------- compare
-_TEST_LABEL = {
-    "ar": "approx. randomization",
-    "bootstrap": "bootstrap (shift)",
-    "paired-bootstrap": "paired bootstrap",
-    "ttest": "paired t-test",
-    "wilcoxon": "Wilcoxon",
-}
+_CSV_COLUMNS = ["metric", "a", "b", "score_a", "score_b", "delta", "delta_ci_low", "delta_ci_high", "test",
+                "p_value", "p_adjusted", "significant"]  # fmt: skip
+
+
+def _compare_csv(res: CompareResult) -> str:
+    rows = []
+    for c in res.comparisons:
+        r = c.result
+        ci = r.delta_ci.to_list() if r.delta_ci else [None, None]
+        rows.append([r.metric, r.a, r.b, r.score_a, r.score_b, r.delta, *ci, r.test, r.p_value, c.p_adjusted,
+                     c.significant])  # fmt: skip
+    return csv_text(_CSV_COLUMNS, rows)
+
+
+def _ci(fmt: _Fmt, c: Comparison) -> str:
+    ci = c.result.delta_ci
+    if not ci:
+        return "-"
+    return f"[{fmt(c.metric, ci.low)}, {fmt(c.metric, ci.high)}]"
+
+
+def _compare_doc_table(res: CompareResult) -> Table:
+    """All comparisons in one table (Markdown and LaTeX)."""
+    fmt = _Fmt(res.decimals)
+    hdr = ["metric", "A", "B", "A score", "B score", "Δ (B−A)", f"{res.settings.confidence:.0%} CI of Δ", "test", "p",
+           "p adj.", "sig."]  # fmt: skip
+    rows = []
+    for c in res.comparisons:
+        r, m = c.result, c.metric
+        rows.append([m, r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), r.test,
+                     _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "yes" if c.significant else "no"])  # fmt: skip
+    return Table(hdr, rows)
+
+
+def _compare_text_table(res: CompareResult, m: str) -> Table:
+    st, fmt = res.settings, _Fmt(res.decimals)
+    hib = res.higher_is_better.get(m, True)
+    cols = [("A", "left"), ("B", "left"), ("A", "right"), ("B", "right"), ("Δ B−A", "right"),
+            (f"{st.confidence:.0%} CI of Δ", "right"), ("test", "left"), ("p", "right"),
+            (f"p ({st.correction})", "right"), ("", "left")]  # fmt: skip
+    rows = []
+    for c in (c for c in res.comparisons if c.metric == m):
+        r = c.result
+        label = PAIRED_TESTS[r.test].label if r.test in PAIRED_TESTS else r.test
+        rows.append([r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), label,
+                     _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "*" if c.significant else ""])  # fmt: skip
+    title = f"{m.upper()} {_arrow(hib)}  ({st.signatures.get(m, '')})"
+    return Table([h for h, _ in cols], rows, [j for _, j in cols], title)
+
+
+def _compare_latex(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str]) -> str:
+    out = ""
+    if runs is not None:
+        t, caption = runs
+        header = [_tex_arrows(_tex(h)) for h in t.header]
+        rows = [[_tex(x) for x in r] for r in t.rows]
+        out = latex(Table(header, rows), "l" + "r" * (len(header) - 1), _tex(caption)) + "\n"
+    t = _compare_doc_table(res)
+    hdr = [h.replace("Δ", r"$\Delta$").replace("−", "-") for h in t.header]
+    hdr = hdr[:6] + [_tex(hdr[6])] + hdr[7:]
+    rows = [[_tex(x) if "$" not in x else x for x in r] for r in t.rows]
+    return out + latex(Table(hdr, rows), "lll" + "r" * 5 + "lrrl", _tex(" ".join(notes)))
+
+
+def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str]) -> str:
+    out = []
+    if runs is not None:
+        out += markdown(runs[0]) + ["", runs[1], ""]
+    out += markdown(_compare_doc_table(res))
+    out += [""] + [f"- {n}" for n in notes]
+    return "\n".join(out) + "\n"
+
+
+def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str], width) -> str:
+    from rich.text import Text
+
+    con = console(width)
+    if runs is not None:
+        print_rich(con, runs[0])
+        con.print(Text(runs[1]), soft_wrap=True)
+        con.print()
+    for m in res.metrics:
+        print_rich(con, _compare_text_table(res, m))
+        if res.clusters.get(m):
+            ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
+            con.print(Text(f"clusters (best first, by {res.settings.cluster_test}): {ranks}"), soft_wrap=True)
+        con.print()
+    for n in notes:
+        con.print(Text(n), soft_wrap=True)
+    return con.file.getvalue()
 
 
 def render_compare(res: CompareResult, fmt: str = "text", width: int | None = None) -> str:
@@ -180,237 +234,65 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
         raise unknown_name("format", fmt, FORMATS)
     if fmt == "json":
         return to_json(res)
-    st = res.settings
-    cols = [
-        "metric",
-        "a",
-        "b",
-        "score_a",
-        "score_b",
-        "delta",
-        "delta_ci_low",
-        "delta_ci_high",
-        "test",
-        "p_value",
-        "p_adjusted",
-        "significant",
-    ]
     if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(cols)
-        for c in res.comparisons:
-            ci = c["delta_ci"] or [None, None]
-            w.writerow(
-                [
-                    c["metric"],
-                    c["a"],
-                    c["b"],
-                    c["score_a"],
-                    c["score_b"],
-                    c["delta"],
-                    ci[0],
-                    ci[1],
-                    c["test"],
-                    c["p_value"],
-                    c["p_adjusted"],
-                    c["significant"],
-                ]
-            )
-        return buf.getvalue()
+        return _compare_csv(res)
     notes = _compare_notes(res)
-    metrics = list(dict.fromkeys(c["metric"] for c in res.comparisons))
-    if fmt in ("markdown", "latex"):
-        hdr = [
-            "metric",
-            "A",
-            "B",
-            "A score",
-            "B score",
-            "Δ (B−A)",
-            f"{st['confidence']:.0%} CI of Δ",
-            "test",
-            "p",
-            "p adj.",
-            "sig.",
-        ]
-        rows = [
-            [
-                c["metric"],
-                c["a"],
-                c["b"],
-                _fmt(c["metric"], c["score_a"]),
-                _fmt(c["metric"], c["score_b"]),
-                _fmt(c["metric"], c["delta"]),
-                _ci(c),
-                c["test"],
-                _fmt_p(c["p_value"]),
-                _fmt_p(c["p_adjusted"]),
-                "yes" if c["significant"] else "no",
-            ]
-            for c in res.comparisons
-        ]
-        rt = _runs_table(res)
-        if fmt == "markdown":
-            out = []
-            if rt is not None:
-                out += ["| " + " | ".join(rt[0]) + " |", "|" + "---|" * len(rt[0])]
-                out += ["| " + " | ".join(r) + " |" for r in rt[1]] + ["", rt[2], ""]
-            out += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
-            out += ["| " + " | ".join(r) + " |" for r in rows]
-            out += [""] + [f"- {n}" for n in notes]
-            return "\n".join(out) + "\n"
-        runs_tex = ""
-        if rt is not None:
-            header = [_tex(h).replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$") for h in rt[0]]
-            runs_tex = (
-                "\\begin{table}\n\\centering\n\\begin{tabular}{l"
-                + "r" * (len(header) - 1)
-                + "}\n\\toprule\n"
-                + " & ".join(header)
-                + r" \\"
-                + "\n\\midrule\n"
-                + "\n".join(" & ".join(_tex(x) for x in r) + r" \\" for r in rt[1])
-                + "\n\\bottomrule\n\\end{tabular}\n\\caption{"
-                + _tex(rt[2])
-                + "}\n\\end{table}\n\n"
-            )
-        hdr = [h.replace("Δ", r"$\Delta$").replace("−", "-") for h in hdr]
-        body = "\n".join(" & ".join(_tex(x) if "$" not in x else x for x in r) + r" \\" for r in rows)
-        return runs_tex + (
-            "\\begin{table}\n\\centering\n\\begin{tabular}{lll"
-            + "r" * 5
-            + "lrrl}\n\\toprule\n"
-            + " & ".join(hdr[:6] + [_tex(hdr[6])] + hdr[7:])
-            + r" \\"
-            + "\n\\midrule\n"
-            + body
-            + "\n\\bottomrule\n\\end{tabular}\n\\caption{"
-            + _tex(" ".join(notes))
-            + "}\n\\end{table}\n"
-        )
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    con = Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
-    rt = _runs_table(res)
-    if rt is not None:
-        header, rows_, caption = rt
-        t = Table(show_edge=False, header_style="bold")
-        for i, h in enumerate(header):
-            t.add_column(h, justify="left" if i == 0 else "right")
-        for r in rows_:
-            t.add_row(*map(Text, r))
-        con.print(t)
-        con.print(Text(caption), soft_wrap=True)
-        con.print()
-    for m in metrics:
-        rows = [c for c in res.comparisons if c["metric"] == m]
-        hib = res.higher_is_better.get(m, True)
-        t = Table(
-            title=Text(f"{m.upper()} {_arrow(hib)}  ({st['signatures'].get(m, '')})"),
-            show_edge=False,
-            header_style="bold",
-            title_justify="left",
-        )
-        for h, j in [
-            ("A", "left"),
-            ("B", "left"),
-            ("A", "right"),
-            ("B", "right"),
-            ("Δ B−A", "right"),
-            (f"{st['confidence']:.0%} CI of Δ", "right"),
-            ("test", "left"),
-            ("p", "right"),
-            (f"p ({st['correction']})", "right"),
-            ("", "left"),
-        ]:
-            t.add_column(h, justify=j)
-        for c in rows:
-            t.add_row(
-                *map(
-                    Text,
-                    [
-                        c["a"],
-                        c["b"],
-                        _fmt(m, c["score_a"]),
-                        _fmt(m, c["score_b"]),
-                        _fmt(m, c["delta"]),
-                        _ci(c),
-                        _TEST_LABEL.get(c["test"], c["test"]),
-                        _fmt_p(c["p_value"]),
-                        _fmt_p(c["p_adjusted"]),
-                        "*" if c["significant"] else "",
-                    ],
-                )
-            )
-        con.print(t)
-        if res.clusters.get(m):
-            ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
-            con.print(Text(f"clusters (best first, by {st['cluster_test']}): {ranks}"), soft_wrap=True)
-        con.print()
-    for n in notes:
-        con.print(Text(n), soft_wrap=True)
-    return con.file.getvalue()
+    runs = _runs_table(res)
+    if fmt == "markdown":
+        return _compare_markdown(res, runs, notes)
+    if fmt == "latex":
+        return _compare_latex(res, runs, notes)
+    return _compare_text(res, runs, notes, width)
 
 
-def _runs_table(res: CompareResult) -> tuple[list[str], list[list[str]], str] | None:
+def _runs_cell(fmt: _Fmt, res: CompareResult, m: str, name: str, e: SystemScore, dev: bool, pmap: dict) -> str:
+    r = e.runs
+    parts = [_sd(r.s_sel)] + ([_sd(r.s_dev)] if dev else []) + [_sd(r.s_test)]
+    if res.settings.baseline:
+        p = pmap.get((m, name))
+        parts.append("-" if p is None else f"{p:.2f}")
+    return f"{fmt(m, r.mean)} ({'/'.join(parts)})"
+
+
+def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
     """MultEval's table: one row per system, per metric ``mean (s_sel/s_test/p)``; None without runs."""
-    if not any("runs" in e for s in res.systems for e in s["scores"].values()):
+    scores = [e for s in res.systems for e in s.scores.values()]
+    if not any(e.runs is not None for e in scores):
         return None
-    st = res.settings
-    metrics = list(res.systems[0]["scores"])
-    dev = any(s["scores"][m].get("s_dev") is not None for s in res.systems for m in metrics)
-    first = st["tests"][0]
-    pmap = {
-        (c["metric"], c["b"]): c["p_value"] for c in res.comparisons if c["test"] == first and c["a"] == st["baseline"]
-    }
-    inner = ("s_sel/s_dev/s_test" if dev else "s_sel/s_test") + ("/p" if st["baseline"] else "")
+    st, fmt = res.settings, _Fmt(res.decimals)
+    metrics = list(res.systems[0].scores)
+    dev = any(e.runs.s_dev is not None for e in scores)
+    first = st.tests[0]
+    pmap = {(c.metric, c.result.b): c.result.p_value for c in res.comparisons
+            if c.test == first and c.result.a == st.baseline}  # fmt: skip
+    inner = ("s_sel/s_dev/s_test" if dev else "s_sel/s_test") + ("/p" if st.baseline else "")
     header = ["system", *(f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))} ({inner})" for m in metrics)]
-    rows = []
-    for s in res.systems:
-        cells = [s["name"]]
-        for m in metrics:
-            e = s["scores"][m]
-            parts = [_sd(e["s_sel"])] + ([_sd(e.get("s_dev"))] if dev else []) + [_sd(e["s_test"])]
-            if st["baseline"]:
-                p = pmap.get((m, s["name"]))
-                parts.append("-" if p is None else f"{p:.2f}")
-            cells.append(f"{_fmt(m, e['mean'])} ({'/'.join(parts)})")
-        rows.append(cells)
-    n_runs = sorted({len(s["scores"][metrics[0]]["runs"]) for s in res.systems})
+    rows = [[s.name, *(_runs_cell(fmt, res, m, s.name, s.scores[m], dev, pmap) for m in metrics)] for s in res.systems]
+    n_runs = sorted({len(s.scores[metrics[0]].runs.runs) for s in res.systems})
     caption = (
         f"Mean over optimizer runs (n = {'/'.join(map(str, n_runs))}); s_sel: standard deviation of the score over "
-        f"{st['n_bootstrap_delta_ci']} bootstrap resamples of the test set, averaged over runs; "
+        f"{st.n_bootstrap} bootstrap resamples of the test set, averaged over runs; "
         + ("s_dev: standard deviation of the runs' development-set scores; " if dev else "")
         + "s_test: standard deviation of the runs' test-set scores"
         + (
-            f"; p: stratified approximate randomization against {st['baseline']} "
-            f"({st['n_resamples'].get('ar', '-')} shuffles, seed {st['seed']}), unadjusted"
-            if st["baseline"]
+            f"; p: stratified approximate randomization against {st.baseline} "
+            f"({st.n_resamples.get('ar', '-')} shuffles, seed {st.seed}), unadjusted"
+            if st.baseline
             else ""
         )
         + ". Arrows: whether higher or lower is better."
     )
-    return header, rows, caption
-
-
-def _ci(c: dict[str, Any]) -> str:
-    if not c.get("delta_ci"):
-        return "-"
-    lo, hi = c["delta_ci"]
-    return f"[{_fmt(c['metric'], lo)}, {_fmt(c['metric'], hi)}]"
+    return Table(header, rows), caption
 
 
 def _compare_notes(res: CompareResult) -> list[str]:
     st = res.settings
-    nres = ", ".join(f"{t}: {n}" for t, n in st["n_resamples"].items())
+    nres = ", ".join(f"{t}: {n}" for t, n in st.n_resamples.items())
     return [
-        f"* = significant at alpha = {st['alpha']} after {st['correction']} correction over "
-        f"{st['n_comparisons']} comparison(s) per metric and test (unadjusted, the experimentwise error "
-        f"would be 1-(1-alpha)^k = {st['experimentwise_error_unadjusted']:.3f}).",
-        f"Δ CI: {st['confidence']:.0%} percentile interval of {st['n_bootstrap_delta_ci']} paired bootstrap "
-        f"resamples. Resamples: {nres or '-'}; seed {st['seed']}; {st['alternative']}; "
-        f"{st['n_segments']} segments.",
+        f"* = significant at alpha = {st.alpha} after {st.correction} correction over "
+        f"{st.n_comparisons} comparison(s) per metric and test (unadjusted, the experimentwise error "
+        f"would be 1-(1-alpha)^k = {st.experimentwise_error_unadjusted:.3f}).",
+        f"Δ CI: {st.confidence:.0%} percentile interval of {st.n_bootstrap} paired bootstrap "
+        f"resamples. Resamples: {nres or '-'}; seed {st.seed}; {st.alternative}; "
+        f"{st.n_segments} segments.",
     ]

@@ -1,25 +1,25 @@
-"""Paired significance tests between systems scored on the same segments.
-
-Every test works on statistics arrays ``(N, d)`` and a metric's vectorized ``score``; p-values of the
-resampling tests are ``(c + 1) / (R + 1)`` where ``c`` counts resamples at least as extreme as the
-observed value (ties count, so identical systems get p = 1).
+"""Paired significance tests between systems scored on the same segments: the registry and its p-values.
 
 The difference is always ``delta = score(b) - score(a)`` (``a`` is the baseline in baseline mode).
 ``alternative`` is ``two-sided`` (default), ``greater`` (H1: delta > 0) or ``less`` (H1: delta < 0).
+p-values of the resampling tests are ``(c + 1) / (R + 1)`` where ``c`` counts resamples at least as extreme
+as the observed value (ties count, so identical systems get p = 1).
 
-Tests:
+Tests (:data:`PAIRED_TESTS`, one entry each: kind, default number of resamples, label, p-value function):
 - ``ar``: approximate randomization (Riezler & Maxwell 2005, Fig. 1): each segment's statistics are
-  swapped between the two systems with probability 1/2.
+  swapped between the two systems with probability 1/2. For systems with several optimizer runs, the
+  stratified version over runs (Clark et al. 2011; see :mod:`mtsig.stats.engines`).
 - ``bootstrap``: bootstrap test with the shift method (Riezler & Maxwell, Fig. 2; Noreen 1989): the
   bootstrap differences, centred on their mean, stand in for the null distribution. Fig. 2 as printed
   shifts the *absolute* difference, which amounts to a one-sided test at alpha applied on both sides and
-  so rejects about twice as often as it should under the null (measured on WMT22: 10.7% at
-  alpha = 0.05, against 6.7% for AR); mtsig centres the signed difference, Noreen's method, which keeps
-  the nominal level (tests/test_significance.py measures both).
+  so rejects about twice as often as it should under the null; mtsig centres the signed difference,
+  Noreen's method, which keeps the nominal level (``mtsig.studies.nulls`` measures both).
 - ``paired-bootstrap``: Koehn (2004): the share of resamples each system wins; the p-value is the share
   in which the observed winner does not win (doubled for two-sided).
 - ``ttest``: paired t-test on sentence-level scores (Zhang); ``wilcoxon``: Wilcoxon signed-rank test
   on the same scores (zero differences dropped).
+
+A new test is one :class:`PairedTest` entry; the engine, the command line and the reports read the registry.
 """
 
 from __future__ import annotations
@@ -31,56 +31,17 @@ from typing import Any
 import numpy as np
 
 from mtsig.errors import InputError, unknown_name
-from mtsig.resample import DEFAULT_SEED, Plan, resampled_totals
+from mtsig.resample import Resampling
 from mtsig.stats.intervals import Interval, interval
 
-TESTS = ("ar", "bootstrap", "paired-bootstrap", "ttest", "wilcoxon")
 ALTERNATIVES = ("two-sided", "greater", "less")
-RESAMPLING_TESTS = ("ar", "bootstrap", "paired-bootstrap")
-DEFAULT_RESAMPLES = {"ar": 10_000, "bootstrap": 1_000, "paired-bootstrap": 1_000}
 
 
-@dataclass(frozen=True)
-class TestResult:
-    """The outcome of one paired test of systems ``a`` and ``b`` under one metric."""
-
-    test: str
-    metric: str
-    a: str
-    b: str
-    score_a: float
-    score_b: float
-    delta: float
-    p_value: float
-    alternative: str = "two-sided"
-    n_resamples: int | None = None
-    seed: int | None = None
-    delta_ci: Interval | None = None
-    statistic: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "metric": self.metric,
-            "a": self.a,
-            "b": self.b,
-            "score_a": self.score_a,
-            "score_b": self.score_b,
-            "delta": self.delta,
-            "delta_ci": self.delta_ci.to_list() if self.delta_ci else None,
-            "test": self.test,
-            "p_value": self.p_value,
-            "alternative": self.alternative,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-        }
-        if self.statistic is not None:
-            d["statistic"] = self.statistic
-        d.update(self.extra)
-        return d
+# ---------------------------------------------------------------------------------------------------
+# counting and p-values
 
 
-def _check_alternative(alternative: str) -> None:
+def check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
         raise unknown_name("alternative", alternative, ALTERNATIVES)
 
@@ -89,7 +50,7 @@ def _tol(x: float) -> float:
     return 1e-12 * max(1.0, abs(x))
 
 
-def _count_extreme(null: np.ndarray, observed: float, alternative: str) -> int:
+def count_extreme(null: np.ndarray, observed: float, alternative: str) -> int:
     """How many null values are at least as extreme as ``observed`` (ties count)."""
     t = _tol(observed)
     if alternative == "two-sided":
@@ -103,81 +64,10 @@ def p_from_count(c: int, n: int) -> float:
     return (c + 1) / (n + 1)
 
 
-# ---------------------------------------------------------------------------------------------------
-# engines over many systems at once (one plan, one matrix product per chunk)
-
-
-def ar_counts(
-    stats: dict[str, np.ndarray],
-    metric,
-    pairs: list[tuple[str, str]],
-    n_resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
-    alternative: str = "two-sided",
-    progress: Callable[[int], None] | None = None,
-    chunk_bytes: int | None = None,
-) -> dict[tuple[str, str], int]:
-    """Approximate randomization for many pairs: how many shuffles were at least as extreme."""
-    _check_alternative(alternative)
-    names = list(stats)
-    N = next(iter(stats.values())).shape[0]
-    plan = Plan("randomization", N, n_resamples, seed, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
-    totals = {n: stats[n].sum(axis=0) for n in names}
-    observed = {p: float(metric.score(totals[p[1]]) - metric.score(totals[p[0]])) for p in pairs}
-    counts = dict.fromkeys(pairs, 0)
-    for P in resampled_totals(plan, [stats[n] for n in names], progress):
-        Pn = dict(zip(names, P))
-        for a, b in pairs:
-            move = Pn[b] - Pn[a]  # W @ (B - A)
-            null = metric.score(totals[b] - move) - metric.score(totals[a] + move)
-            counts[(a, b)] += _count_extreme(null, observed[(a, b)], alternative)
-    return counts
-
-
-def bootstrap_many(
-    items: dict[Any, tuple[Any, np.ndarray]],
-    n_resamples: int = 1_000,
-    seed: int = DEFAULT_SEED,
-    progress: Callable[[int], None] | None = None,
-    chunk_bytes: int | None = None,
-) -> dict[Any, np.ndarray]:
-    """Bootstrap corpus scores of many ``key -> (metric, stats (N, d))`` items from one plan: the same
-    resamples for every system, run and metric (one matrix product per chunk)."""
-    keys = list(items)
-    N = items[keys[0]][1].shape[0]
-    plan = Plan("bootstrap", N, n_resamples, seed, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
-    out: dict[Any, list[np.ndarray]] = {k: [] for k in keys}
-    for P in resampled_totals(plan, [items[k][1] for k in keys], progress):
-        for k, tot in zip(keys, P):
-            out[k].append(np.asarray(items[k][0].score(tot), dtype=np.float64))
-    return {k: np.concatenate(v) for k, v in out.items()}
-
-
-def bootstrap_scores(
-    stats: dict[str, np.ndarray],
-    metric,
-    n_resamples: int = 1_000,
-    seed: int = DEFAULT_SEED,
-    progress: Callable[[int], None] | None = None,
-    chunk_bytes: int | None = None,
-) -> dict[str, np.ndarray]:
-    """Corpus score of each system on each bootstrap resample (the same resamples for all systems)."""
-    return bootstrap_many({n: (metric, s) for n, s in stats.items()}, n_resamples, seed, progress, chunk_bytes)
-
-
 def shift_p(boot_delta: np.ndarray, observed: float, alternative: str) -> float:
     """Bootstrap test, shift method: centred bootstrap differences as the null distribution."""
     null = boot_delta - boot_delta.mean()
-    return p_from_count(_count_extreme(null, observed, alternative), boot_delta.size)
-
-
-def shift_abs_p(boot_delta: np.ndarray, observed: float) -> float:
-    """Riezler & Maxwell's Fig. 2 exactly as printed: the *absolute* bootstrap differences minus their mean,
-    compared with the absolute observed difference. Kept to measure it (it over-rejects under the null);
-    ``shift_p`` is the test mtsig runs."""
-    a = np.abs(boot_delta)
-    null = a - a.mean()
-    return p_from_count(int(np.count_nonzero(null >= abs(observed) - _tol(observed))), boot_delta.size)
+    return p_from_count(count_extreme(null, observed, alternative), boot_delta.size)
 
 
 def paired_bootstrap_p(boot_delta: np.ndarray, alternative: str) -> tuple[float, dict[str, float]]:
@@ -220,129 +110,218 @@ def sentence_test(kind: str, seg_a: np.ndarray, seg_b: np.ndarray, alternative: 
 
 
 # ---------------------------------------------------------------------------------------------------
-# single-pair convenience functions
+# the registry
 
 
-def _pair(stats_a, stats_b, metric):
-    sa = np.asarray(stats_a, dtype=np.float64)
-    sb = np.asarray(stats_b, dtype=np.float64)
+@dataclass(frozen=True)
+class Evidence:
+    """What a test's p-value is computed from, for one pair under one metric (the engine fills what the
+    test's kind needs): the observed difference, a count of extreme resamples, bootstrap differences or
+    sentence-level scores."""
+
+    observed: float
+    alternative: str = "two-sided"
+    count: int | None = None
+    n_resamples: int | None = None
+    boot_delta: np.ndarray | None = None
+    sent_a: np.ndarray | None = None
+    sent_b: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    p_value: float
+    statistic: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _ar_outcome(ev: Evidence) -> Outcome:
+    return Outcome(p_from_count(ev.count, ev.n_resamples))
+
+
+def _shift_outcome(ev: Evidence) -> Outcome:
+    return Outcome(shift_p(ev.boot_delta, ev.observed, ev.alternative))
+
+
+def _paired_bootstrap_outcome(ev: Evidence) -> Outcome:
+    p, shares = paired_bootstrap_p(ev.boot_delta, ev.alternative)
+    return Outcome(p, extra=shares)
+
+
+def _ttest_outcome(ev: Evidence) -> Outcome:
+    t, p = sentence_test("ttest", ev.sent_a, ev.sent_b, ev.alternative)
+    return Outcome(p, t)
+
+
+def _wilcoxon_outcome(ev: Evidence) -> Outcome:
+    w, p = sentence_test("wilcoxon", ev.sent_a, ev.sent_b, ev.alternative)
+    return Outcome(p, w)
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """One paired test. ``kind``: ``randomization`` (counts of shuffles), ``bootstrap`` (bootstrap
+    differences) or ``sentence`` (sentence-level scores); resampling tests have a default count."""
+
+    name: str
+    kind: str
+    label: str
+    default_resamples: int | None
+    outcome: Callable[[Evidence], Outcome]
+
+    @property
+    def resamples(self) -> bool:
+        return self.default_resamples is not None
+
+
+PAIRED_TESTS: dict[str, PairedTest] = {
+    t.name: t
+    for t in (
+        PairedTest("ar", "randomization", "approx. randomization", 10_000, _ar_outcome),
+        PairedTest("bootstrap", "bootstrap", "bootstrap (shift)", 1_000, _shift_outcome),
+        PairedTest("paired-bootstrap", "bootstrap", "paired bootstrap", 1_000, _paired_bootstrap_outcome),
+        PairedTest("ttest", "sentence", "paired t-test", None, _ttest_outcome),
+        PairedTest("wilcoxon", "sentence", "Wilcoxon", None, _wilcoxon_outcome),
+    )
+}
+TESTS = tuple(PAIRED_TESTS)
+#: the bootstrap resamples behind s_sel and the interval of each difference, when no test sets them
+DEFAULT_BOOTSTRAP = PAIRED_TESTS["bootstrap"].default_resamples
+
+
+def get_test(name: str) -> PairedTest:
+    if name not in PAIRED_TESTS:
+        raise unknown_name("test", name, TESTS)
+    return PAIRED_TESTS[name]
+
+
+# ---------------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """The outcome of one paired test of systems ``a`` and ``b`` under one metric.
+
+    ``null_distribution`` (the statistic under the null: shuffled differences, centred bootstrap
+    differences) and ``bootstrap_distribution`` (bootstrap differences) are kept only when asked for.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    metric: str
+    a: str
+    b: str
+    score_a: float
+    score_b: float
+    delta: float
+    p_value: float
+    alternative: str = "two-sided"
+    n_resamples: int | None = None
+    seed: int | None = None
+    delta_ci: Interval | None = None
+    statistic: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    bootstrap_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "metric": self.metric,
+            "a": self.a,
+            "b": self.b,
+            "score_a": self.score_a,
+            "score_b": self.score_b,
+            "delta": self.delta,
+            "delta_ci": self.delta_ci.to_list() if self.delta_ci else None,
+            "test": self.test,
+            "p_value": self.p_value,
+            "alternative": self.alternative,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+        }
+        if self.statistic is not None:
+            d["statistic"] = self.statistic
+        d.update(self.extra)
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------
+# one pair, from statistics arrays
+
+
+def paired_test(
+    test: str,
+    stats_a,
+    stats_b,
+    metric,
+    *,
+    resampling: Resampling | None = None,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    names: tuple[str, str] = ("a", "b"),
+) -> TestResult:
+    """Run one registered test on one pair of statistics arrays ``(N, d)``.
+
+    Bootstrap tests add the percentile interval of the difference at ``confidence``.
+    """
+    from mtsig.stats.engines import ar_counts, bootstrap_many
+
+    spec = get_test(test)
+    check_alternative(alternative)
+    resampling = resampling or Resampling()
+    sa, sb = np.asarray(stats_a, dtype=np.float64), np.asarray(stats_b, dtype=np.float64)
     if sa.shape != sb.shape:
         raise InputError(f"the two statistics arrays differ in shape: {sa.shape} vs {sb.shape}")
-    score_a = float(metric.score(sa.sum(axis=0)))
-    score_b = float(metric.score(sb.sum(axis=0)))
-    return sa, sb, score_a, score_b
-
-
-def approximate_randomization(
-    stats_a,
-    stats_b,
-    metric,
-    n_resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
-    alternative: str = "two-sided",
-    names=("a", "b"),
-) -> TestResult:
-    """Approximate randomization test of one pair (see the module docstring)."""
-    sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
     a, b = names
-    c = ar_counts({a: sa, b: sb}, metric, [(a, b)], n_resamples, seed, alternative)[(a, b)]
-    return TestResult(
-        "ar",
-        metric.name,
-        a,
-        b,
-        score_a,
-        score_b,
-        score_b - score_a,
-        p_from_count(c, n_resamples),
-        alternative,
-        n_resamples,
-        seed,
-    )
-
-
-def _boot_pair(kind, stats_a, stats_b, metric, n_resamples, seed, alternative, confidence, names):
-    _check_alternative(alternative)
-    sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
-    a, b = names
-    bs = bootstrap_scores({a: sa, b: sb}, metric, n_resamples, seed)
-    bd = bs[b] - bs[a]
-    ci = interval(bd, "percentile", confidence)
+    score_a, score_b = float(metric.score(sa.sum(axis=0))), float(metric.score(sb.sum(axis=0)))
     delta = score_b - score_a
-    if kind == "bootstrap":
-        return TestResult(
-            kind,
-            metric.name,
-            a,
-            b,
-            score_a,
-            score_b,
-            delta,
-            shift_p(bd, delta, alternative),
-            alternative,
-            n_resamples,
-            seed,
-            ci,
-        )
-    p, shares = paired_bootstrap_p(bd, alternative)
+    R = resampling.count(spec.default_resamples) if spec.resamples else None
+    ev = Evidence(delta, alternative, n_resamples=R)
+    ci = None
+    if spec.kind == "randomization":
+        counts = ar_counts({a: sa, b: sb}, metric, [(a, b)], resampling.with_count(R), alternative)
+        ev = Evidence(delta, alternative, counts[(a, b)], R)
+    elif spec.kind == "bootstrap":
+        boot = bootstrap_many({a: (metric, sa), b: (metric, sb)}, resampling.with_count(R))
+        ev = Evidence(delta, alternative, n_resamples=R, boot_delta=boot[b] - boot[a])
+        ci = interval(ev.boot_delta, "percentile", confidence)
+    else:
+        ev = Evidence(delta, alternative, sent_a=metric.sentence_scores(sa), sent_b=metric.sentence_scores(sb))
+    out = spec.outcome(ev)
+    seed = resampling.seed if spec.resamples else None
     return TestResult(
-        kind, metric.name, a, b, score_a, score_b, delta, p, alternative, n_resamples, seed, ci, extra=shares
+        test, metric.name, a, b, score_a, score_b, delta, out.p_value, alternative, R, seed, ci, out.statistic, out.extra
     )
 
 
-def bootstrap_test(
-    stats_a,
-    stats_b,
-    metric,
-    n_resamples: int = 1_000,
-    seed: int = DEFAULT_SEED,
-    alternative: str = "two-sided",
-    confidence: float = 0.95,
-    names=("a", "b"),
-) -> TestResult:
+def _resampling(n_resamples: int | None, kw: dict) -> dict:
+    seed = kw.pop("seed", None)
+    kw["resampling"] = Resampling.of(n_resamples, seed)
+    return kw
+
+
+def approximate_randomization(stats_a, stats_b, metric, n_resamples: int = 10_000, **kw) -> TestResult:
+    """Approximate randomization of one pair (``seed``, ``alternative``, ``names`` as :func:`paired_test`)."""
+    return paired_test("ar", stats_a, stats_b, metric, **_resampling(n_resamples, kw))
+
+
+def bootstrap_test(stats_a, stats_b, metric, n_resamples: int = 1_000, **kw) -> TestResult:
     """Bootstrap test with the shift method, plus the percentile interval of the difference."""
-    return _boot_pair("bootstrap", stats_a, stats_b, metric, n_resamples, seed, alternative, confidence, names)
+    return paired_test("bootstrap", stats_a, stats_b, metric, **_resampling(n_resamples, kw))
 
 
-def paired_bootstrap(
-    stats_a,
-    stats_b,
-    metric,
-    n_resamples: int = 1_000,
-    seed: int = DEFAULT_SEED,
-    alternative: str = "two-sided",
-    confidence: float = 0.95,
-    names=("a", "b"),
-) -> TestResult:
+def paired_bootstrap(stats_a, stats_b, metric, n_resamples: int = 1_000, **kw) -> TestResult:
     """Koehn's paired bootstrap resampling, plus the percentile interval of the difference."""
-    return _boot_pair("paired-bootstrap", stats_a, stats_b, metric, n_resamples, seed, alternative, confidence, names)
+    return paired_test("paired-bootstrap", stats_a, stats_b, metric, **_resampling(n_resamples, kw))
 
 
-def paired_ttest(stats_a, stats_b, metric, alternative: str = "two-sided", names=("a", "b")) -> TestResult:
+def paired_ttest(stats_a, stats_b, metric, **kw) -> TestResult:
     """Paired t-test on sentence-level scores."""
-    _check_alternative(alternative)
-    sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
-    t, p = sentence_test("ttest", metric.sentence_scores(sa), metric.sentence_scores(sb), alternative)
-    return TestResult(
-        "ttest",
-        metric.name,
-        names[0],
-        names[1],
-        score_a,
-        score_b,
-        score_b - score_a,
-        p,
-        alternative,
-        statistic=t,
-        extra={"df": sa.shape[0] - 1},
-    )
+    return paired_test("ttest", stats_a, stats_b, metric, **kw)
 
 
-def wilcoxon_test(stats_a, stats_b, metric, alternative: str = "two-sided", names=("a", "b")) -> TestResult:
+def wilcoxon_test(stats_a, stats_b, metric, **kw) -> TestResult:
     """Wilcoxon signed-rank test on sentence-level scores."""
-    _check_alternative(alternative)
-    sa, sb, score_a, score_b = _pair(stats_a, stats_b, metric)
-    w, p = sentence_test("wilcoxon", metric.sentence_scores(sa), metric.sentence_scores(sb), alternative)
-    return TestResult(
-        "wilcoxon", metric.name, names[0], names[1], score_a, score_b, score_b - score_a, p, alternative, statistic=w
-    )
+    return paired_test("wilcoxon", stats_a, stats_b, metric, **kw)

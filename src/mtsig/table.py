@@ -1,4 +1,4 @@
-"""The one pass from text to statistics, and the statistics file.
+"""The statistics table and its file format.
 
 A :class:`StatsTable` holds, for every metric and every system, an array of shape
 ``(n_runs, n_segments, d)``: per optimizer run, per segment, the metric's sufficient statistics.
@@ -17,14 +17,12 @@ Statistics file (``mtsig stats -o FILE.npz``): a NumPy ``.npz`` archive with
 from __future__ import annotations
 
 import json
-import os
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from mtsig import __version__
+from mtsig._version import __version__
 from mtsig.errors import InputError
 from mtsig.io.load import System
 from mtsig.io.segments import RefSet
@@ -65,6 +63,17 @@ class StatsTable:
             if s.name == name:
                 return s
         raise InputError(f"unknown system {name!r}; the systems are: {', '.join(self.system_names)}")
+
+    @property
+    def has_runs(self) -> bool:
+        """Whether some system has several optimizer runs."""
+        return any(s.n_runs > 1 for s in self.systems)
+
+    def higher_is_better(self) -> dict[str, bool]:
+        return {m: self.metrics[m].higher_is_better for m in self.metrics}
+
+    def decimals(self) -> dict[str, int]:
+        return {m: self.metrics[m].decimals for m in self.metrics}
 
     def corpus_scores(self, metric: str, system: str) -> np.ndarray:
         """Corpus score of each run of ``system``."""
@@ -143,121 +152,3 @@ class StatsTable:
             },
             self.texts,
         )
-
-
-def compute_stats(
-    refs: RefSet, systems: list[System], metrics: list[Metric] | dict[str, Metric], jobs: int = 1
-) -> StatsTable:
-    """Read every system once per metric into statistics arrays.
-
-    ``jobs > 1`` scores the systems' runs in that many processes (``fork``, after the reference-side
-    work is done once in this process); the arrays are identical to a serial run.
-    """
-    if isinstance(metrics, list):
-        metrics = {m.name: m for m in metrics}
-    for m in metrics.values():
-        m.prepare(refs)
-    for m in sorted(metrics.values(), key=lambda m: -getattr(m, "ngram_order", 0)):
-        m.warm()  # reference-side work once, largest n-gram order first
-    tasks = [(si, ri) for si, s in enumerate(systems) for ri in range(s.n_runs)]
-    ms = list(metrics.values())
-
-    def work(task):
-        si, ri = task
-        return [m.stats(systems[si].runs[ri]) for m in ms]
-
-    if jobs > 1 and len(tasks) > 1 and hasattr(os, "fork") and refs.n_segments * len(tasks) >= 2000:
-        results = fork_map(work, tasks, jobs)
-    else:
-        results = [work(t) for t in tasks]
-    by_task = dict(zip(tasks, results))
-    stats: dict[str, dict[str, np.ndarray]] = {}
-    sigs = {}
-    for k, (name, m) in enumerate(metrics.items()):
-        stats[name] = {
-            s.name: np.stack([by_task[(si, ri)][k] for ri in range(s.n_runs)]) for si, s in enumerate(systems)
-        }
-        sigs[name] = m.signature
-    infos = [SystemInfo(s.name, s.files, s.n_runs) for s in systems]
-    return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs, texts=(refs, systems))
-
-
-def attach_dev(table: StatsTable, dev: StatsTable) -> None:
-    """Record the development-set corpus score of every run (for s_dev); systems and runs must match."""
-    for s in table.systems:
-        try:
-            d = dev.system(s.name)
-        except InputError:
-            raise InputError(f"no development-set output for system {s.name!r} (-d {s.name}=dev.run1,...)") from None
-        if d.n_runs != s.n_runs:
-            raise InputError(
-                f"system {s.name!r} has {s.n_runs} test run(s) but {d.n_runs} development run(s); give one "
-                "development output per optimizer run, in the same order"
-            )
-    for m in table.metrics:
-        table.dev_scores[m] = {s.name: [float(x) for x in dev.corpus_scores(m, s.name)] for s in table.systems}
-
-
-def build_metrics(names: list[str] | tuple[str, ...], **options: Any) -> dict[str, Metric]:
-    if not names:
-        raise InputError("no metric given")
-    out: dict[str, Metric] = {}
-    for n in names:
-        # the user's segment scores may be asked for by the name given to them (-m comet --seg-name comet)
-        m = get_metric("seg" if n == options.get("seg_name") else n, **options)
-        if m.name in out:
-            raise InputError(f"metric {n!r} given twice")
-        out[m.name] = m
-    return out
-
-
-def fork_map(fn, items: list, jobs: int) -> list:
-    """``[fn(x) for x in items]`` split over ``jobs`` processes: this one and ``jobs - 1`` forked children,
-    which send their results back through pipes. Errors in a child are raised here."""
-    jobs = min(jobs, len(items))
-    groups = [list(range(j, len(items), jobs)) for j in range(jobs)]
-    children = []
-    for g in groups[1:]:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child: compute, send, leave without running any of the parent's code
-            code = 0
-            try:
-                os.close(r)
-                try:
-                    payload = ("ok", [fn(items[i]) for i in g])
-                except BaseException as exc:  # noqa: BLE001 - sent to the parent and raised there
-                    payload = ("error", exc)
-                with os.fdopen(w, "wb") as fh:
-                    pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException:  # noqa: BLE001
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(w)
-        children.append((pid, r, g))
-    out: list = [None] * len(items)
-    error = None
-    try:
-        for i in groups[0]:
-            out[i] = fn(items[i])
-    except BaseException as exc:  # noqa: BLE001 - reap the children first
-        error = exc
-    for pid, r, g in children:
-        with os.fdopen(r, "rb") as fh:
-            data = fh.read()
-        os.waitpid(pid, 0)
-        if error is not None:
-            continue
-        if not data:
-            error = RuntimeError("a worker process died without a result")
-            continue
-        status, value = pickle.loads(data)
-        if status == "error":
-            error = value
-            continue
-        for i, v in zip(g, value):
-            out[i] = v
-    if error is not None:
-        raise error
-    return out

@@ -1,0 +1,3 @@
+"""The version of mtsig, written once (pyproject.toml reads it from here)."""
+
+__version__ = "0.1.0"

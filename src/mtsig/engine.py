@@ -1,0 +1,337 @@
+"""The engine: from a statistics table to typed results, in small steps.
+
+``score_table``: one shared bootstrap (when intervals or optimizer runs need it), then each system's
+score, interval and run statistics. ``compare_table``: plan the pairs, draw one bootstrap shared by
+every system, run and metric (s_sel and the interval of each difference), count the randomization tests,
+compute each registered test's p-value from the evidence its kind needs, adjust per metric and test, and
+cluster. Every random number comes from :mod:`mtsig.resample` through one :class:`Resampling`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mtsig.errors import InputError, unknown_name
+from mtsig.resample import Resampling
+from mtsig.results import (
+    CompareResult,
+    CompareSettings,
+    Comparison,
+    RunStats,
+    ScoreResult,
+    ScoreSettings,
+    SystemResult,
+    SystemScore,
+)
+from mtsig.stats.engines import ar_counts, bootstrap_many, stratified_ar_many
+from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores, summarize
+from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error
+from mtsig.stats.paired import (
+    ALTERNATIVES,
+    DEFAULT_BOOTSTRAP,
+    PAIRED_TESTS,
+    Evidence,
+    TestResult,
+    check_alternative,
+    get_test,
+)
+from mtsig.stats.runs import median_run, s_sel, sample_std
+from mtsig.table import StatsTable
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}", param="confidence")
+
+
+# ================================================================================================ score
+@dataclass(frozen=True)
+class ScoreOptions:
+    """What ``score`` adds to the corpus scores (validated once)."""
+
+    ci: bool = False
+    ci_method: str = "percentile"
+    confidence: float = 0.95
+    keep_distributions: bool = False
+
+    def __post_init__(self):
+        if self.ci_method not in CI_METHODS:
+            raise unknown_name("confidence-interval method", self.ci_method, CI_METHODS)
+        _check_confidence(self.confidence)
+
+
+def shared_bootstrap(table: StatsTable, resampling: Resampling, pooled: bool = False) -> dict:
+    """Bootstrap scores of every run of every system under every metric from one plan, keyed
+    ``(metric, system, run)``; with ``pooled``, also ``(metric, system, "pooled")`` for systems with runs."""
+    items = {}
+    for m, metric in table.metrics.items():
+        for s in table.systems:
+            for r in range(s.n_runs):
+                items[(m, s.name, r)] = (metric, table.stats[m][s.name][r])
+            if pooled and s.n_runs > 1:
+                items[(m, s.name, "pooled")] = (metric, table.stats[m][s.name].sum(axis=0))
+    n = resampling.count(DEFAULT_BOOTSTRAP)
+    return bootstrap_many(items, resampling.with_count(n), resampling.advance("bootstrap", n))
+
+
+def _run_stats(table: StatsTable, mname: str, name: str, run_scores: np.ndarray, boot: dict) -> RunStats:
+    info = table.system(name)
+    dev = table.dev_scores.get(mname, {}).get(name)
+    return RunStats(
+        mean=float(run_scores.mean()),
+        s_sel=s_sel([boot[(mname, name, r)] for r in range(info.n_runs)]),
+        s_test=sample_std(run_scores) if info.n_runs > 1 else None,
+        s_dev=sample_std(dev),
+        runs=tuple(float(x) for x in run_scores),
+        median_run=median_run(run_scores, table.metrics[mname].higher_is_better),
+        dev_runs=tuple(float(x) for x in dev) if dev is not None else None,
+    )
+
+
+def _system_score(table: StatsTable, mname: str, name: str, opts: ScoreOptions, boot: dict | None) -> SystemScore:
+    metric = table.metrics[mname]
+    info = table.system(name)
+    st = table.stats[mname][name]
+    run_scores = table.corpus_scores(mname, name)
+    runs = _run_stats(table, mname, name, run_scores, boot) if table.has_runs else None
+    ci = summary = samples = None
+    if info.n_runs == 1 and opts.ci:
+        samples = boot[(mname, name, 0)]
+        jack = jackknife_scores(metric, st[0]) if opts.ci_method == "bca" else None
+        ci = interval(samples, opts.ci_method, opts.confidence, observed=float(run_scores[0]), jackknife=jack)
+        summary = summarize(samples)
+    if opts.keep_distributions and boot is not None:
+        samples = np.stack([boot[(mname, name, r)] for r in range(info.n_runs)]) if info.n_runs > 1 else samples
+        samples = boot[(mname, name, 0)] if samples is None else samples
+    details = metric.describe(st[0].sum(axis=0)) if info.n_runs == 1 else None
+    sig = table.signatures.get(mname, metric.signature)
+    return SystemScore(float(run_scores.mean()), sig, runs, ci, summary, details or None, samples)
+
+
+def score_table(
+    table: StatsTable,
+    options: ScoreOptions | None = None,
+    resampling: Resampling | None = None,
+    boot: dict | None = None,
+) -> ScoreResult:
+    """Corpus scores (and bootstrap intervals; per-run statistics for systems with several runs).
+
+    ``boot`` may hold bootstrap samples already drawn, keyed ``(metric, system, run)``.
+    """
+    opts = options or ScoreOptions()
+    resampling = resampling or Resampling()
+    need_boot = opts.ci or table.has_runs
+    if need_boot and boot is None:
+        boot = shared_bootstrap(table, resampling)
+    systems = tuple(
+        SystemResult(s.name, tuple(s.files), {m: _system_score(table, m, s.name, opts, boot) for m in table.metrics})
+        for s in table.systems
+    )
+    settings = ScoreSettings()
+    if need_boot:
+        ci = (opts.ci_method, opts.confidence) if opts.ci else (None, None)
+        settings = ScoreSettings(resampling.count(DEFAULT_BOOTSTRAP), resampling.seed, *ci)
+    return ScoreResult(systems, settings, table.higher_is_better(), table.decimals())
+
+
+# ================================================================================================ compare
+@dataclass(frozen=True)
+class CompareOptions:
+    """The tests and decisions of ``compare`` (validated once); resampling counts are in
+    :class:`Resampling` (``n_resamples``: the tests') and ``n_bootstrap`` (the intervals of differences)."""
+
+    tests: tuple[str, ...] = ("ar",)
+    baseline: str | None = None
+    correction: str = "holm"
+    alpha: float = 0.05
+    alternative: str = "two-sided"
+    confidence: float = 0.95
+    n_bootstrap: int | None = None
+    keep_distributions: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "tests", tuple(dict.fromkeys(self.tests)))
+        if not self.tests:
+            raise InputError("no test given")
+        for t in self.tests:
+            get_test(t)
+        if self.correction not in CORRECTIONS:
+            raise unknown_name("correction", self.correction, CORRECTIONS)
+        if self.alternative not in ALTERNATIVES:
+            raise unknown_name("alternative", self.alternative, ALTERNATIVES)
+        if not 0 < self.alpha < 1:
+            raise InputError(f"alpha must lie strictly between 0 and 1, got {self.alpha}", param="alpha")
+        _check_confidence(self.confidence)
+        if self.n_bootstrap is not None and self.n_bootstrap < 1:
+            raise InputError(f"n_bootstrap must be at least 1, got {self.n_bootstrap}", param="n_bootstrap")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a comparison will do: the pairs and the counts of resamples."""
+
+    pairs: list[tuple[str, str]]
+    run_pairs: set[tuple[str, str]]
+    n_shuffles: int
+    n_bootstrap: int
+
+
+def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampling) -> _Plan:
+    names = table.system_names
+    if len(names) < 2:
+        raise InputError("compare needs at least two systems")
+    multi = {s.name for s in table.systems if s.n_runs > 1}
+    if multi and set(opts.tests) != {"ar"}:
+        raise InputError(
+            f"system(s) {', '.join(sorted(multi))} have several optimizer runs: only the stratified approximate "
+            "randomization over runs is available for them (--test ar; Clark et al. 2011)"
+        )
+    if opts.baseline is not None:
+        if opts.baseline not in names:
+            raise InputError(f"baseline {opts.baseline!r} is not one of the systems: {', '.join(names)}")
+        pairs = [(opts.baseline, n) for n in names if n != opts.baseline]
+    else:
+        pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    # the bootstrap tests share the bootstrap behind the intervals of the differences (and s_sel)
+    boot_tests = any(PAIRED_TESTS[t].kind == "bootstrap" for t in opts.tests)
+    n_boot = resampling.n_resamples if (resampling.n_resamples and boot_tests) else opts.n_bootstrap
+    return _Plan(
+        pairs,
+        {p for p in pairs if p[0] in multi or p[1] in multi},
+        resampling.count(PAIRED_TESTS["ar"].default_resamples),
+        n_boot or DEFAULT_BOOTSTRAP,
+    )
+
+
+def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
+    """A system's statistics with its runs pooled (summed per segment; Clark et al., section 4.2)."""
+    return table.stats[mname][name].sum(axis=0)
+
+
+def _randomization(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
+    """Per pair: the count of shuffles at least as extreme (or (count, null) when distributions are kept)."""
+    metric = table.metrics[mname]
+    r = resampling.with_count(plan.n_shuffles)
+    keep = opts.keep_distributions
+    out = {}
+    run_pairs = [p for p in plan.pairs if p in plan.run_pairs]
+    if run_pairs:
+        items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
+        bar = resampling.advance("stratified randomization", plan.n_shuffles)
+        out.update(stratified_ar_many(items, r, opts.alternative, progress=bar, keep=keep))
+    single = [p for p in plan.pairs if p not in plan.run_pairs]
+    if single:
+        stats = {n: _pooled(table, mname, n) for n in {x for p in single for x in p}}
+        bar = resampling.advance(f"{mname}: randomization", plan.n_shuffles)
+        out.update(ar_counts(stats, metric, single, r, opts.alternative, progress=bar, keep=keep))
+    return out
+
+
+def _evidence(test: str, pair, ctx: dict, plan: _Plan, alternative: str) -> tuple[Evidence, Any]:
+    """The evidence a test's kind needs for one pair, and its kept distribution (or None)."""
+    a, b = pair
+    delta = ctx["score"][b] - ctx["score"][a]
+    kind = PAIRED_TESTS[test].kind
+    if kind == "randomization":
+        c = ctx["counts"][pair]
+        count, null = c if isinstance(c, tuple) else (c, None)
+        return Evidence(delta, alternative, count, plan.n_shuffles), null
+    if kind == "bootstrap":
+        bd = ctx["boot"][b] - ctx["boot"][a]
+        return Evidence(delta, alternative, n_resamples=plan.n_bootstrap, boot_delta=bd), bd
+    sent = ctx["sent"]
+    return Evidence(delta, alternative, sent_a=sent[a], sent_b=sent[b]), None
+
+
+def _test_result(test, pair, ctx, table, plan: _Plan, opts: CompareOptions, seed: int) -> TestResult:
+    ev, dist = _evidence(test, pair, ctx, plan, opts.alternative)
+    out = PAIRED_TESTS[test].outcome(ev)
+    extra = dict(out.extra)
+    if test == "ar" and pair in plan.run_pairs:
+        extra = {"stratified": True, "runs_a": table.system(pair[0]).n_runs, "runs_b": table.system(pair[1]).n_runs}
+    null = boot_dist = None
+    if opts.keep_distributions and dist is not None:
+        if test == "bootstrap":
+            null, boot_dist = dist - dist.mean(), dist
+        elif PAIRED_TESTS[test].kind == "bootstrap":
+            boot_dist = dist
+        else:
+            null = dist
+    a, b = pair
+    sa, sb = ctx["score"][a], ctx["score"][b]
+    return TestResult(
+        test, ctx["metric"], a, b, sa, sb, sb - sa, out.p_value, opts.alternative, ev.n_resamples,
+        seed if ev.n_resamples else None, ctx["delta_ci"][pair], out.statistic, extra, null, boot_dist,
+    )  # fmt: skip
+
+
+def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling, boot_all) -> dict:
+    """Everything the tests of one metric read: scores, bootstrap scores, counts, sentence scores, intervals."""
+    metric = table.metrics[mname]
+    names = table.system_names
+    multi = {s.name for s in table.systems if s.n_runs > 1}
+    stats = {n: _pooled(table, mname, n) for n in names}
+    boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
+    kinds = {PAIRED_TESTS[t].kind for t in opts.tests}
+    return {
+        "metric": mname,
+        "score": {n: float(metric.score(stats[n].sum(axis=0))) for n in names},
+        "boot": boot,
+        "counts": _randomization(table, mname, plan, opts, resampling) if "randomization" in kinds else {},
+        "sent": {n: metric.sentence_scores(stats[n]) for n in names} if "sentence" in kinds else None,
+        "delta_ci": {(a, b): interval(boot[b] - boot[a], "percentile", opts.confidence) for a, b in plan.pairs},
+    }
+
+
+def _adjusted(results: list[TestResult], opts: CompareOptions) -> list[Comparison]:
+    padj = adjust([r.p_value for r in results], opts.correction)
+    return [Comparison(r, float(pa), bool(pa <= opts.alpha)) for r, pa in zip(results, padj)]
+
+
+def compare_table(
+    table: StatsTable, options: CompareOptions | None = None, resampling: Resampling | None = None
+) -> CompareResult:
+    """Paired tests of every pair of systems (or each system against the baseline) for every metric."""
+    opts = options or CompareOptions()
+    resampling = resampling or Resampling()
+    check_alternative(opts.alternative)
+    plan = plan_comparison(table, opts, resampling)
+    boot_all = shared_bootstrap(table, resampling.with_count(plan.n_bootstrap), pooled=True)
+    keep = ScoreOptions(keep_distributions=opts.keep_distributions)
+    scores = score_table(table, keep, resampling.with_count(plan.n_bootstrap), boot=boot_all)
+    comparisons: list[Comparison] = []
+    cl: dict[str, list[list[str]] | None] = {}
+    for mname, metric in table.metrics.items():
+        ctx = _metric_context(table, mname, plan, opts, resampling, boot_all)
+        rows = {t: [_test_result(t, p, ctx, table, plan, opts, resampling.seed) for p in plan.pairs] for t in opts.tests}
+        adjusted = {t: _adjusted(r, opts) for t, r in rows.items()}
+        for t in opts.tests:
+            comparisons.extend(adjusted[t])
+        first = {frozenset(c.pair): c.significant for c in adjusted[opts.tests[0]]}  # clusters: the first test
+        cl[mname] = clusters(ctx["score"], first, metric.higher_is_better) if opts.baseline is None else None
+    settings = _compare_settings(table, opts, plan, resampling)
+    return CompareResult(settings, scores.systems, tuple(comparisons), cl, scores.higher_is_better, scores.decimals)
+
+
+def _compare_settings(table: StatsTable, opts: CompareOptions, plan: _Plan, resampling: Resampling) -> CompareSettings:
+    counts = {"randomization": plan.n_shuffles, "bootstrap": plan.n_bootstrap}
+    k = len(plan.pairs)
+    return CompareSettings(
+        tests=opts.tests,
+        n_resamples={t: counts[PAIRED_TESTS[t].kind] for t in opts.tests if PAIRED_TESTS[t].resamples},
+        n_bootstrap=plan.n_bootstrap,
+        seed=resampling.seed,
+        alternative=opts.alternative,
+        correction=opts.correction,
+        alpha=opts.alpha,
+        confidence=opts.confidence,
+        baseline=opts.baseline,
+        n_comparisons=k,
+        experimentwise_error_unadjusted=experimentwise_error(opts.alpha, k),
+        cluster_test=opts.tests[0] if opts.baseline is None else None,
+        signatures={m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
+        n_segments=table.n_segments,
+    )
