@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mtsig.cli import main
-from mtsig.evaluation import StatsTable
+from mtsig.table import StatsTable
 
 EX = Path(__file__).resolve().parents[1] / "examples"
 REFS = [str(EX / "ref.A.en"), str(EX / "ref.B.en")]
@@ -106,7 +106,7 @@ def test_metrics_listing(capsys):
 
 def test_parallel_scoring_gives_identical_arrays(wmt):
     import mtsig
-    from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+    from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
     refs = [wmt_ref(wmt, "A"), wmt_ref(wmt, "B")]
     systems = {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}
@@ -120,7 +120,7 @@ def test_parallel_scoring_gives_identical_arrays(wmt):
 
 def test_parallel_scoring_reports_errors(tmp_path):
     import mtsig
-    from mtsig.evaluation import fork_map
+    from mtsig.executor import fork_map
 
     def boom(x):
         if x == 3:

@@ -8,7 +8,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from mtsig.io.text import read_lines
 from mtsig.tokenize import Tokenizer, mteval_13a, mteval_intl, sacrebleu_13a
-from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
 SB = Tokenizer13a()
 

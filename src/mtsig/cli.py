@@ -25,6 +25,27 @@ from mtsig.stats.paired import ALTERNATIVES, TESTS
 EPILOG = "Exit status: 0 success, 2 bad input or usage (one-line message on stderr)."
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``mtsig: error: ...``, exit 2) and a hint for misspelled flags."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"mtsig: error: {message} (see `{self.prog} --help`)\n")
+
+    def unknown_flags(self, extras: list[str]) -> str:
+        import difflib
+
+        flags = sorted(s for a in self._actions for s in a.option_strings if s.startswith("--"))
+        bad = next((x for x in extras if x.startswith("-")), extras[0])
+        hint = difflib.get_close_matches(bad.split("=")[0], flags, n=1)
+        groups = [g for g in self._action_groups if g.title and g.title != "options" and "options" in g.title]
+        metric = sorted(a.option_strings[0] for g in groups for a in g._group_actions)
+        return (
+            f"unrecognized arguments: {' '.join(extras)}"
+            + (f" (did you mean {hint[0]}?)" if hint else "")
+            + (f"; metric options: {', '.join(metric)}" if metric else "")
+        )
+
+
 def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
     g = p.add_argument_group("inputs")
     g.add_argument("-r", "--refs", nargs="+", metavar="REF", help="reference files (plain text or NIST SGML/XML)")
@@ -55,7 +76,12 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
     )
     m = p.add_argument_group("metrics")
     m.add_argument(
-        "-m", "--metrics", nargs="+", default=None, metavar="METRIC", help="metrics (default: bleu); see `mtsig metrics`"
+        "-m",
+        "--metrics",
+        nargs="+",
+        default=None,
+        metavar="METRIC",
+        help="metrics (default: bleu); see `mtsig metrics`",
     )
     _metric_flags(p)
 
@@ -155,7 +181,7 @@ def _compare_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="mtsig",
         description="Is the difference between MT systems real? Exact BLEU/NIST, bootstrap intervals, "
         "paired tests, many systems.",
@@ -289,7 +315,10 @@ def _message(exc: MtsigError) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
-    a = ap.parse_args(argv)
+    a, extras = ap.parse_known_args(argv)
+    if extras:
+        sub = ap._subparsers._group_actions[0].choices.get(a.command, ap) if a.command else ap
+        sub.error(sub.unknown_flags(extras))
     if a.command is None:
         ap.print_help()
         return 2

@@ -73,8 +73,7 @@ def shared_bootstrap(table: StatsTable, resampling: Resampling, pooled: bool = F
                 items[(m, s.name, r)] = (metric, table.stats[m][s.name][r])
             if pooled and s.n_runs > 1:
                 items[(m, s.name, "pooled")] = (metric, table.stats[m][s.name].sum(axis=0))
-    n = resampling.count(DEFAULT_BOOTSTRAP)
-    return bootstrap_many(items, resampling.with_count(n), resampling.advance("bootstrap", n))
+    return bootstrap_many(items, resampling.with_count(resampling.count(DEFAULT_BOOTSTRAP)))
 
 
 def _run_stats(table: StatsTable, mname: str, name: str, run_scores: np.ndarray, boot: dict) -> RunStats:
@@ -220,13 +219,11 @@ def _randomization(table, mname, plan: _Plan, opts: CompareOptions, resampling: 
     run_pairs = [p for p in plan.pairs if p in plan.run_pairs]
     if run_pairs:
         items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
-        bar = resampling.advance("stratified randomization", plan.n_shuffles)
-        out.update(stratified_ar_many(items, r, opts.alternative, progress=bar, keep=keep))
+        out.update(stratified_ar_many(items, r, opts.alternative, keep))
     single = [p for p in plan.pairs if p not in plan.run_pairs]
     if single:
         stats = {n: _pooled(table, mname, n) for n in {x for p in single for x in p}}
-        bar = resampling.advance(f"{mname}: randomization", plan.n_shuffles)
-        out.update(ar_counts(stats, metric, single, r, opts.alternative, progress=bar, keep=keep))
+        out.update(ar_counts(stats, metric, single, r, opts.alternative, keep))
     return out
 
 
@@ -246,7 +243,9 @@ def _evidence(test: str, pair, ctx: dict, plan: _Plan, alternative: str) -> tupl
     return Evidence(delta, alternative, sent_a=sent[a], sent_b=sent[b]), None
 
 
-def _test_result(test, pair, ctx, table, plan: _Plan, opts: CompareOptions, seed: int) -> TestResult:
+def _test_result(test: str, pair: tuple[str, str], ctx: dict) -> TestResult:
+    """One test of one pair; ``ctx`` is the metric's context (see :func:`_metric_context`)."""
+    table, plan, opts, seed = ctx["table"], ctx["plan"], ctx["opts"], ctx["seed"]
     ev, dist = _evidence(test, pair, ctx, plan, opts.alternative)
     out = PAIRED_TESTS[test].outcome(ev)
     extra = dict(out.extra)
@@ -277,6 +276,10 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
     boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
     kinds = {PAIRED_TESTS[t].kind for t in opts.tests}
     return {
+        "table": table,
+        "plan": plan,
+        "opts": opts,
+        "seed": resampling.seed,
         "metric": mname,
         "score": {n: float(metric.score(stats[n].sum(axis=0))) for n in names},
         "boot": boot,
@@ -306,7 +309,7 @@ def compare_table(
     cl: dict[str, list[list[str]] | None] = {}
     for mname, metric in table.metrics.items():
         ctx = _metric_context(table, mname, plan, opts, resampling, boot_all)
-        rows = {t: [_test_result(t, p, ctx, table, plan, opts, resampling.seed) for p in plan.pairs] for t in opts.tests}
+        rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}
         adjusted = {t: _adjusted(r, opts) for t, r in rows.items()}
         for t in opts.tests:
             comparisons.extend(adjusted[t])

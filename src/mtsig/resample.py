@@ -83,7 +83,9 @@ class Resampling:
         """Build from user values: ``seed=None`` means the default seed; ``count_name`` is what the caller
         calls the number of resamples (errors say it in the caller's words)."""
         if n_resamples is not None and (not _is_int(n_resamples) or n_resamples < 1):
-            raise InputError(f"{count_name} must be a whole number of at least 1, got {n_resamples!r}", param=count_name)
+            raise InputError(
+                f"{count_name} must be a whole number of at least 1, got {n_resamples!r}", param=count_name
+            )
         return cls(n_resamples, DEFAULT_SEED if seed is None else seed, **kw)
 
     def count(self, default: int) -> int:
@@ -217,7 +219,7 @@ class Plan:
 
     def _chunk_into(self, start: int, out: np.ndarray) -> np.ndarray:
         """Fill ``out`` with rows ``start ...`` (``start`` on a block boundary) and return it."""
-        B, got, b = self.block, 0, start // self.block
+        got, b = 0, start // self.block
         while got < out.shape[0]:
             size = self.block_rows(b)
             self._fill(b, out[got : got + size])

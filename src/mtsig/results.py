@@ -74,7 +74,11 @@ class SystemResult:
     scores: dict[str, SystemScore]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "files": list(self.files), "scores": {m: s.to_dict() for m, s in self.scores.items()}}
+        return {
+            "name": self.name,
+            "files": list(self.files),
+            "scores": {m: s.to_dict() for m, s in self.scores.items()},
+        }
 
 
 @dataclass(frozen=True)

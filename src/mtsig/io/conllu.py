@@ -37,53 +37,61 @@ def looks_like_conllu(path: str, text: str) -> bool:
     return False
 
 
-def parse_conllu(text: str, name: str) -> list[Parse]:
-    out: list[Parse] = []
-    forms: list[str] = []
-    heads: list[int] = []
-    rels: list[str] = []
-    sent_text: str | None = None
-    start = 0
+class _Sentence:
+    """The sentence being read: its words, heads, relations and ``# text =`` comment."""
 
-    def flush(lineno: int) -> None:
-        nonlocal forms, heads, rels, sent_text
-        if not forms and sent_text is None:
-            return
-        n = len(forms)
-        for k, h in enumerate(heads):
-            if h < 0 or h > n:
-                raise InputError(f"{name}: sentence ending at line {lineno}: word {k + 1} has head {h}, outside 0..{n}")
-        out.append(
-            Parse(tuple(forms), tuple(heads), tuple(rels), sent_text if sent_text is not None else " ".join(forms))
-        )
-        forms, heads, rels, sent_text = [], [], [], None
+    def __init__(self):
+        self.forms: list[str] = []
+        self.heads: list[int] = []
+        self.rels: list[str] = []
+        self.text: str | None = None
 
-    lines = split_lines(text)
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            flush(i)
-            continue
-        if line.startswith("#"):
-            if not forms and line[1:].lstrip().startswith("text ="):
-                sent_text = line.split("=", 1)[1].strip()
-            continue
-        cols = line.split("\t")
-        if len(cols) != 10:
-            raise InputError(
-                f"{name}: line {i}: a CoNLL-U word line has 10 tab-separated columns, this one {len(cols)}"
-            )
+    def empty(self) -> bool:
+        return not self.forms and self.text is None
+
+    def word(self, cols: list[str], where: str) -> None:
         wid = cols[0]
         if "-" in wid or "." in wid:
-            continue  # multiword token or empty node
-        if not wid.isdigit() or int(wid) != len(forms) + 1:
-            raise InputError(f"{name}: line {i}: word id {wid!r}, expected {len(forms) + 1}")
+            return  # multiword token or empty node
+        if not wid.isdigit() or int(wid) != len(self.forms) + 1:
+            raise InputError(f"{where}: word id {wid!r}, expected {len(self.forms) + 1}")
         if not cols[6].isdigit():
-            raise InputError(f"{name}: line {i}: head {cols[6]!r} is not a number")
-        forms.append(cols[1])
-        heads.append(int(cols[6]))
-        rels.append(cols[7])
-        start = i
-    flush(start + 1)
+            raise InputError(f"{where}: head {cols[6]!r} is not a number")
+        self.forms.append(cols[1])
+        self.heads.append(int(cols[6]))
+        self.rels.append(cols[7])
+
+    def parse(self, name: str, lineno: int) -> Parse:
+        n = len(self.forms)
+        for k, h in enumerate(self.heads):
+            if h < 0 or h > n:
+                raise InputError(f"{name}: sentence ending at line {lineno}: word {k + 1} has head {h}, outside 0..{n}")
+        text = self.text if self.text is not None else " ".join(self.forms)
+        return Parse(tuple(self.forms), tuple(self.heads), tuple(self.rels), text)
+
+
+def parse_conllu(text: str, name: str) -> list[Parse]:
+    out: list[Parse] = []
+    sent = _Sentence()
+    last = 0
+    for i, line in enumerate(split_lines(text), start=1):
+        if not line.strip():
+            if not sent.empty():
+                out.append(sent.parse(name, i))
+            sent = _Sentence()
+        elif line.startswith("#"):
+            if not sent.forms and line[1:].lstrip().startswith("text ="):
+                sent.text = line.split("=", 1)[1].strip()
+        else:
+            cols = line.split("\t")
+            if len(cols) != 10:
+                raise InputError(
+                    f"{name}: line {i}: a CoNLL-U word line has 10 tab-separated columns, this one {len(cols)}"
+                )
+            sent.word(cols, f"{name}: line {i}")
+            last = i
+    if not sent.empty():
+        out.append(sent.parse(name, last + 1))
     return out
 
 

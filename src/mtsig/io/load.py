@@ -80,6 +80,25 @@ def _check_text_lines(lines: list[str], path: str, what: str, allow_empty: bool)
                 )
 
 
+def _sgml_references(sgml_paths: list[str], allow_empty: bool, unescape: bool) -> list[Segments]:
+    sets = sgml_files_sets(sgml_paths, kind="refset")
+    if not sets:
+        raise InputError(f"{', '.join(sgml_paths)}: no refset in the reference file(s)")
+    keys, aligned = align(sets)
+    refs = []
+    for st, segs in zip(sets, aligned):
+        lines = [unescape_entities(s) for s in segs] if unescape else segs
+        if not allow_empty:
+            empty = next(((d, s) for (d, s), ln in zip(keys, lines) if not ln.strip()), None)
+            if empty is not None:
+                raise InputError(
+                    f"{st.path}: reference {st.name!r}, document {empty[0]!r}, segment {empty[1]!r} is empty "
+                    "(pass --allow-empty-refs to keep it)"
+                )
+        refs.append(Segments(lines, name=st.name, source=st.path, keys=keys))
+    return refs
+
+
 def load_references(paths: list[str], allow_empty: bool = False, unescape: bool = True) -> RefSet:
     """Read reference files (plain text or SGML/XML) into a :class:`RefSet`.
 
@@ -89,7 +108,6 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
     if not paths:
         raise InputError("no reference file given (-r/--refs)")
     refs: list[Segments] = []
-    keys = None
     sgml_paths = []
     for p in paths:
         text, is_sgml = _read_any(p)
@@ -99,26 +117,13 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
         lines, parses = _lines_or_parses(p, text)
         _check_text_lines(lines, p, "reference", allow_empty)
         refs.append(Segments(lines, name=Path(p).name if p != "-" else "stdin", source=p, parses=parses))
+    if sgml_paths and refs:
+        raise InputError(
+            f"mixing SGML references ({sgml_paths[0]}) and plain-text references ({refs[0].source}) "
+            "is not supported: give all references in one format"
+        )
     if sgml_paths:
-        if refs:
-            raise InputError(
-                f"mixing SGML references ({sgml_paths[0]}) and plain-text references ({refs[0].source}) "
-                "is not supported: give all references in one format"
-            )
-        sets = sgml_files_sets(sgml_paths, kind="refset")
-        if not sets:
-            raise InputError(f"{', '.join(sgml_paths)}: no refset in the reference file(s)")
-        keys, aligned = align(sets)
-        for st, segs in zip(sets, aligned):
-            lines = [unescape_entities(s) for s in segs] if unescape else segs
-            if not allow_empty:
-                for (d, s), ln in zip(keys, lines):
-                    if not ln.strip():
-                        raise InputError(
-                            f"{st.path}: reference {st.name!r}, document {d!r}, segment {s!r} is empty "
-                            "(pass --allow-empty-refs to keep it)"
-                        )
-            refs.append(Segments(lines, name=st.name, source=st.path, keys=keys))
+        refs = _sgml_references(sgml_paths, allow_empty, unescape)
     n = len(refs[0])
     for r in refs[1:]:
         if len(r) != n:
@@ -159,54 +164,65 @@ def _default_name(paths: list[str]) -> str:
     return os.path.commonprefix([Path(p).name for p in paths]).rstrip("._-") or Path(paths[0]).name
 
 
+def _sgml_systems(p: str, ref0: Segments, unescape: bool) -> list[System]:
+    """Every system (``tstset`` sysid) of an SGML/XML file, aligned with the references' keys."""
+    if ref0.keys is None:
+        raise InputError(
+            f"{p} is NIST SGML but the references are plain text: give SGML references "
+            "so segments can be aligned by document and segment id"
+        )
+    sets = sgml_files_sets([p], kind="tstset")
+    if not sets:
+        raise InputError(f"{p}: no tstset in this file (is it a reference or source file?)")
+    out = []
+    for st in sets:
+        keys, aligned = align([_as_ref_view(ref0), st], order=ref0.keys)
+        lines = [unescape_entities(s) for s in aligned[1]] if unescape else aligned[1]
+        out.append(System(st.name, [Segments(lines, st.name, p, keys)], [p]))
+    return out
+
+
+def _text_run(p: str, text: str, name: str | None, refs: RefSet) -> Segments:
+    ref0, n = refs[0], refs.n_segments
+    lines, parses = _lines_or_parses(p, text)
+    if len(lines) != n:
+        raise InputError(
+            f"system file {p} has {len(lines)} lines but reference {ref0.source} has {n}"
+            + (" segments" if ref0.keys is not None else " lines")
+        )
+    return Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys, parses=parses)
+
+
+def _load_spec(spec: str, refs: RefSet, unescape: bool) -> list[System]:
+    """The system(s) of one ``-s`` specification: one system with its runs, or the systems of an SGML file."""
+    name, paths = parse_system_spec(spec)
+    runs: list[Segments] = []
+    sgml_systems: list[System] = []
+    for p in paths:
+        text, is_sgml = _read_any(p)
+        if is_sgml:
+            sgml_systems.extend(_sgml_systems(p, refs[0], unescape))
+        else:
+            runs.append(_text_run(p, text, name, refs))
+    if not sgml_systems:
+        return [System(name or _default_name(paths), runs, list(paths))]
+    if runs:
+        raise InputError(f"system {spec!r}: mixes SGML and plain-text files")
+    if name is not None:
+        if len(sgml_systems) != 1:
+            raise InputError(
+                f"system {spec!r}: {paths[0]} holds {len(sgml_systems)} systems; NAME= can only rename a file "
+                "holding one"
+            )
+        sgml_systems[0].name = name
+    return sgml_systems
+
+
 def load_systems(specs: list[str], refs: RefSet, unescape: bool = True) -> list[System]:
     """Read system outputs (with runs) and check that each covers the references' segments."""
     if not specs:
         raise InputError("no system output given (-s/--systems)")
-    n = refs.n_segments
-    ref0 = refs[0]
-    systems: list[System] = []
-    for spec in specs:
-        name, paths = parse_system_spec(spec)
-        runs: list[Segments] = []
-        sgml_systems: list[System] = []
-        for p in paths:
-            text, is_sgml = _read_any(p)
-            if is_sgml:
-                if ref0.keys is None:
-                    raise InputError(
-                        f"{p} is NIST SGML but the references are plain text: give SGML references "
-                        "so segments can be aligned by document and segment id"
-                    )
-                sets = sgml_files_sets([p], kind="tstset")
-                if not sets:
-                    raise InputError(f"{p}: no tstset in this file (is it a reference or source file?)")
-                for st in sets:
-                    fake_first = [_as_ref_view(ref0)]
-                    keys, aligned = align(fake_first + [st], order=ref0.keys)
-                    lines = [unescape_entities(s) for s in aligned[1]] if unescape else aligned[1]
-                    sgml_systems.append(System(st.name, [Segments(lines, st.name, p, keys)], [p]))
-                continue
-            lines, parses = _lines_or_parses(p, text)
-            if len(lines) != n:
-                raise InputError(
-                    f"system file {p} has {len(lines)} lines but reference {ref0.source} has {n}"
-                    + (" segments" if ref0.keys is not None else " lines")
-                )
-            runs.append(Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys, parses=parses))
-        if sgml_systems:
-            if runs:
-                raise InputError(f"system {spec!r}: mixes SGML and plain-text files")
-            if name is not None:
-                if len(sgml_systems) != 1:
-                    raise InputError(
-                        f"system {spec!r}: {paths[0]} holds {len(sgml_systems)} systems; "
-                        "NAME= can only rename a file holding one"
-                    )
-                sgml_systems[0].name = name
-            systems.extend(sgml_systems)
-        else:
-            systems.append(System(name or _default_name(paths), runs, list(paths)))
+    systems = [s for spec in specs for s in _load_spec(spec, refs, unescape)]
     _shorten_default_names(systems, [parse_system_spec(x)[0] is None for x in specs])
     seen: set[str] = set()
     for s in systems:

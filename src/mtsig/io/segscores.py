@@ -66,23 +66,28 @@ def read_score_table(path: str) -> dict[str, list[float]]:
     return cols
 
 
-def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | None) -> None:
-    if not specs:
-        return
-    by_name = {s.name: s for s in systems}
+def _given_scores(specs: Sequence[str] | Mapping) -> dict[str, list[list[float]]]:
+    """System name -> one list of scores per run, from files, tables or a mapping."""
     given: dict[str, list[list[float]]] = {}
     if isinstance(specs, Mapping):
         for name, val in specs.items():
             arr = np.asarray(val, dtype=np.float64)
             given[str(name)] = [list(arr)] if arr.ndim == 1 else [list(r) for r in arr]
-    else:
-        for spec in specs:
-            if "=" in spec:
-                name, files = parse_system_spec(spec)
-                given[str(name)] = [read_score_column(f) for f in files]
-            else:
-                for name, col in read_score_table(spec).items():
-                    given[name] = [col]
+        return given
+    for spec in specs:
+        if "=" in spec:
+            name, files = parse_system_spec(spec)
+            given[str(name)] = [read_score_column(f) for f in files]
+        else:
+            given.update({name: [col] for name, col in read_score_table(spec).items()})
+    return given
+
+
+def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | None) -> None:
+    if not specs:
+        return
+    by_name = {s.name: s for s in systems}
+    given = _given_scores(specs)
     for name in given:
         if name not in by_name:
             raise InputError(f"segment scores for {name!r}, which is not one of the systems: {', '.join(by_name)}")

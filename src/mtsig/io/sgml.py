@@ -77,96 +77,161 @@ def read_sgml(path: str, text: str | None = None) -> list[SgmlSet]:
     return _read_sgml_text(path, text)
 
 
+_SEG_END = re.compile(r"<\s*/\s*seg\s*>", re.I)
+_SEG_START = re.compile(r"<\s*seg[\s>]", re.I)
+
+
+class _SgmlReader:
+    """A pass over the tags of a NIST SGML file, one method per element (set, doc, seg)."""
+
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+        self.sets: dict[tuple[str, str], SgmlSet] = {}
+        self.cur_set: tuple[str, dict[str, str], int] | None = None  # kind, attrs, pos
+        self.cur_doc: tuple[SgmlSet, str, int] | None = None  # owner set, docid, pos
+        self.n_sets = 0
+
+    def read(self) -> list[SgmlSet]:
+        pos = 0
+        while (m := _TAG.search(self.text, pos)) is not None:
+            closing, tag, rest = m.group(1) == "/", m.group(2).lower(), m.group(3)
+            pos = m.end()
+            where = f"{self.path}: line {_line_of(self.text, m.start())}"
+            if tag in _SETS:
+                self._set_tag(tag, closing, rest, m.start(), where)
+            elif tag == "doc":
+                self._doc_tag(closing, rest, m.start(), where)
+            elif tag == "seg":
+                pos = self._seg(closing, rest, pos, where)
+        return self._finish()
+
+    def _set_tag(self, tag: str, closing: bool, rest: str, start: int, where: str) -> None:
+        if not closing:
+            if self.cur_set is not None:
+                raise InputError(f"{where}: <{tag}> opened inside <{self.cur_set[0]}> (missing </{self.cur_set[0]}>?)")
+            self.cur_set = (tag, _attrs(rest), start)
+            self.n_sets += 1
+            return
+        if self.cur_set is None or self.cur_set[0] != tag:
+            raise InputError(f"{where}: </{tag}> without a matching <{tag}>")
+        if self.cur_doc is not None:
+            raise InputError(f"{where}: </{tag}> closes the set while <doc> is still open")
+        self.cur_set = None
+
+    def _owner(self, kind: str, set_attrs: dict[str, str], sysid: str) -> SgmlSet:
+        key = (kind, sysid)
+        if key not in self.sets:
+            self.sets[key] = SgmlSet(
+                kind, sysid, str(self.path), set_attrs.get("setid", ""), set_attrs.get("srclang", ""),
+                set_attrs.get("trglang", ""),
+            )  # fmt: skip
+        return self.sets[key]
+
+    def _doc_tag(self, closing: bool, rest: str, start: int, where: str) -> None:
+        if closing:
+            if self.cur_doc is None:
+                raise InputError(f"{where}: </doc> without a matching <doc>")
+            if not self.cur_doc[0].docs[self.cur_doc[1]]:
+                raise InputError(f"{where}: document {self.cur_doc[1]!r} has no segments")
+            self.cur_doc = None
+            return
+        if self.cur_set is None:
+            raise InputError(f"{where}: <doc> outside of a srcset/refset/tstset")
+        if self.cur_doc is not None:
+            raise InputError(f"{where}: <doc> opened inside another <doc> (missing </doc>?)")
+        kind, set_attrs, _ = self.cur_set
+        a = _attrs(rest)
+        docid = a.get("docid")
+        if not docid:
+            raise InputError(f"{where}: <doc> without a docid attribute")
+        sysid = (
+            a.get("sysid") or set_attrs.get("sysid") or set_attrs.get("refid") or ("source" if kind == "srcset" else "")
+        )
+        if not sysid:
+            raise InputError(f"{where}: <doc docid={docid!r}> has no sysid (on the doc or its set)")
+        owner = self._owner(kind, set_attrs, sysid)
+        if docid in owner.docs:
+            raise InputError(f"{where}: document {docid!r} appears twice for {sysid!r}")
+        owner.docs[docid] = {}
+        self.cur_doc = (owner, docid, start)
+
+    def _seg(self, closing: bool, rest: str, pos: int, where: str) -> int:
+        """Read one segment's text; returns the position after its ``</seg>``."""
+        if closing:
+            raise InputError(f"{where}: </seg> without a matching <seg>")
+        if self.cur_doc is None:
+            raise InputError(f"{where}: <seg> outside of a <doc>")
+        segid = _attrs(rest).get("id")
+        if segid is None or segid == "":
+            raise InputError(f"{where}: <seg> without an id attribute")
+        end = _SEG_END.search(self.text, pos)
+        nxt = _SEG_START.search(self.text, pos)
+        if end is None or (nxt is not None and nxt.start() < end.start()):
+            raise InputError(f"{where}: <seg id={segid!r}> is not closed by </seg>")
+        owner, docid, _ = self.cur_doc
+        segs = owner.docs[docid]
+        if segid in segs:
+            raise InputError(f"{where}: segment id {segid!r} appears twice in document {docid!r}")
+        segs[segid] = _WS.sub(" ", self.text[pos : end.start()]).strip(" ")
+        return end.end()
+
+    def _finish(self) -> list[SgmlSet]:
+        if self.cur_doc is not None:
+            raise InputError(
+                f"{self.path}: line {_line_of(self.text, self.cur_doc[2])}: <doc> is never closed by </doc>"
+            )
+        if self.cur_set is not None:
+            line = _line_of(self.text, self.cur_set[2])
+            raise InputError(f"{self.path}: line {line}: <{self.cur_set[0]}> is never closed")
+        if self.n_sets == 0:
+            raise InputError(f"{self.path}: no srcset, refset or tstset element: not a NIST SGML file")
+        if not self.sets:
+            raise InputError(f"{self.path}: the file has sets but no documents")
+        return list(self.sets.values())
+
+
 def _read_sgml_text(path: str, text: str) -> list[SgmlSet]:
-    sets: dict[tuple[str, str], SgmlSet] = {}
-    cur_set: tuple[str, dict[str, str], int] | None = None  # kind, attrs, pos
-    cur_doc: tuple[SgmlSet, str, int] | None = None  # owner set, docid, pos
-    pos = 0
-    n_sets = 0
-    while True:
-        m = _TAG.search(text, pos)
-        if m is None:
-            break
-        closing, tag, rest = m.group(1) == "/", m.group(2).lower(), m.group(3)
-        pos = m.end()
-        where = f"{path}: line {_line_of(text, m.start())}"
-        if tag in _SETS:
-            if not closing:
-                if cur_set is not None:
-                    raise InputError(f"{where}: <{tag}> opened inside <{cur_set[0]}> (missing </{cur_set[0]}>?)")
-                cur_set = (tag, _attrs(rest), m.start())
-                n_sets += 1
-            else:
-                if cur_set is None or cur_set[0] != tag:
-                    raise InputError(f"{where}: </{tag}> without a matching <{tag}>")
-                if cur_doc is not None:
-                    raise InputError(f"{where}: </{tag}> closes the set while <doc> is still open")
-                cur_set = None
-        elif tag == "doc":
-            if not closing:
-                if cur_set is None:
-                    raise InputError(f"{where}: <doc> outside of a srcset/refset/tstset")
-                if cur_doc is not None:
-                    raise InputError(f"{where}: <doc> opened inside another <doc> (missing </doc>?)")
-                kind, set_attrs, _ = cur_set
-                a = _attrs(rest)
-                docid = a.get("docid")
-                if not docid:
-                    raise InputError(f"{where}: <doc> without a docid attribute")
-                sysid = a.get("sysid") or set_attrs.get("sysid") or set_attrs.get("refid")
-                if not sysid:
-                    sysid = "source" if kind == "srcset" else ""
-                if not sysid:
-                    raise InputError(f"{where}: <doc docid={docid!r}> has no sysid (on the doc or its set)")
-                key = (kind, sysid)
-                owner = sets.get(key)
-                if owner is None:
-                    owner = sets[key] = SgmlSet(
-                        kind,
-                        sysid,
-                        str(path),
-                        set_attrs.get("setid", ""),
-                        set_attrs.get("srclang", ""),
-                        set_attrs.get("trglang", ""),
-                    )
-                if docid in owner.docs:
-                    raise InputError(f"{where}: document {docid!r} appears twice for {sysid!r}")
-                owner.docs[docid] = {}
-                cur_doc = (owner, docid, m.start())
-            else:
-                if cur_doc is None:
-                    raise InputError(f"{where}: </doc> without a matching <doc>")
-                if not cur_doc[0].docs[cur_doc[1]]:
-                    raise InputError(f"{where}: document {cur_doc[1]!r} has no segments")
-                cur_doc = None
-        elif tag == "seg":
-            if closing:
-                raise InputError(f"{where}: </seg> without a matching <seg>")
-            if cur_doc is None:
-                raise InputError(f"{where}: <seg> outside of a <doc>")
-            a = _attrs(rest)
-            segid = a.get("id")
-            if segid is None or segid == "":
-                raise InputError(f"{where}: <seg> without an id attribute")
-            end = re.compile(r"<\s*/\s*seg\s*>", re.I).search(text, pos)
-            nxt = re.compile(r"<\s*seg[\s>]", re.I).search(text, pos)
-            if end is None or (nxt is not None and nxt.start() < end.start()):
-                raise InputError(f"{where}: <seg id={segid!r}> is not closed by </seg>")
-            owner, docid, _ = cur_doc
-            segs = owner.docs[docid]
-            if segid in segs:
-                raise InputError(f"{where}: segment id {segid!r} appears twice in document {docid!r}")
-            segs[segid] = _WS.sub(" ", text[pos : end.start()]).strip(" ")
-            pos = end.end()
-    if cur_doc is not None:
-        raise InputError(f"{path}: line {_line_of(text, cur_doc[2])}: <doc> is never closed by </doc>")
-    if cur_set is not None:
-        raise InputError(f"{path}: line {_line_of(text, cur_set[2])}: <{cur_set[0]}> is never closed")
-    if n_sets == 0:
-        raise InputError(f"{path}: no srcset, refset or tstset element: not a NIST SGML file")
-    if not sets:
-        raise InputError(f"{path}: the file has sets but no documents")
-    return list(sets.values())
+    return _SgmlReader(path, text).read()
+
+
+def _lower_attrs(e) -> dict[str, str]:
+    return {k.lower(): v for k, v in e.attrib.items()}
+
+
+def _xml_doc(path: str, d, kind: str, name: str) -> tuple[str, dict[str, str]]:
+    """One ``<doc>`` of an XML set: its id and segments."""
+    docid = _lower_attrs(d).get("docid")
+    if not docid:
+        raise InputError(f"{path}: <doc> without a docid attribute in {kind} {name!r}")
+    segs: dict[str, str] = {}
+    for g in d.iter():
+        if g.tag.lower() != "seg":
+            continue
+        segid = _lower_attrs(g).get("id")
+        if not segid:
+            raise InputError(f"{path}: <seg> without an id in document {docid!r}")
+        if segid in segs:
+            raise InputError(f"{path}: segment id {segid!r} appears twice in document {docid!r}")
+        segs[segid] = _WS.sub(" ", "".join(g.itertext())).strip(" ")
+    if not segs:
+        raise InputError(f"{path}: document {docid!r} has no segments")
+    return docid, segs
+
+
+def _xml_set(path: str, s) -> SgmlSet:
+    kind = s.tag.lower()
+    a = _lower_attrs(s)
+    name = a.get("sysid") or a.get("refid") or ("source" if kind == "srcset" else "")
+    if not name:
+        raise InputError(f"{path}: <{s.tag}> without a {'sysid' if kind == 'tstset' else 'refid'} attribute")
+    st = SgmlSet(kind, name, str(path), a.get("setid", ""), a.get("srclang", ""), a.get("trglang", ""))
+    for d in s.iter():
+        if d.tag.lower() == "doc":
+            docid, segs = _xml_doc(path, d, kind, name)
+            if docid in st.docs:
+                raise InputError(f"{path}: document {docid!r} appears twice in {kind} {name!r}")
+            st.docs[docid] = segs
+    return st
 
 
 def _read_xml(path: str, text: str) -> list[SgmlSet]:
@@ -181,41 +246,15 @@ def _read_xml(path: str, text: str) -> list[SgmlSet]:
     if not set_elems:
         raise InputError(f"{path}: no srcset, refset or tstset element: not a NIST mteval XML file")
     for s in set_elems:
-        kind = s.tag.lower()
-        a = {k.lower(): v for k, v in s.attrib.items()}
-        name = a.get("sysid") or a.get("refid") or ("source" if kind == "srcset" else "")
-        if not name:
-            raise InputError(f"{path}: <{s.tag}> without a {'sysid' if kind == 'tstset' else 'refid'} attribute")
-        st = SgmlSet(kind, name, str(path), a.get("setid", ""), a.get("srclang", ""), a.get("trglang", ""))
-        for d in s.iter():
-            if d.tag.lower() != "doc":
-                continue
-            docid = {k.lower(): v for k, v in d.attrib.items()}.get("docid")
-            if not docid:
-                raise InputError(f"{path}: <doc> without a docid attribute in {kind} {name!r}")
-            if docid in st.docs:
-                raise InputError(f"{path}: document {docid!r} appears twice in {kind} {name!r}")
-            segs: dict[str, str] = {}
-            for g in d.iter():
-                if g.tag.lower() != "seg":
-                    continue
-                segid = {k.lower(): v for k, v in g.attrib.items()}.get("id")
-                if not segid:
-                    raise InputError(f"{path}: <seg> without an id in document {docid!r}")
-                if segid in segs:
-                    raise InputError(f"{path}: segment id {segid!r} appears twice in document {docid!r}")
-                segs[segid] = _WS.sub(" ", "".join(g.itertext())).strip(" ")
-            if not segs:
-                raise InputError(f"{path}: document {docid!r} has no segments")
-            st.docs[docid] = segs
-        existing = next((o for o in out if o.kind == kind and o.name == name), None)
-        if existing is not None:
-            dup = set(existing.docs) & set(st.docs)
-            if dup:
-                raise InputError(f"{path}: document {sorted(dup)[0]!r} appears twice for {name!r}")
-            existing.docs.update(st.docs)
-        else:
+        st = _xml_set(path, s)
+        existing = next((o for o in out if o.kind == st.kind and o.name == st.name), None)
+        if existing is None:
             out.append(st)
+            continue
+        dup = set(existing.docs) & set(st.docs)
+        if dup:
+            raise InputError(f"{path}: document {sorted(dup)[0]!r} appears twice for {st.name!r}")
+        existing.docs.update(st.docs)
     return out
 
 

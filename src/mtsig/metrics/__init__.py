@@ -81,7 +81,8 @@ def check_option_names(names, allowed_extra=()) -> None:
 
         hint = difflib.get_close_matches(bad[0], sorted(valid), n=1)
         raise InputError(
-            f"unknown option {bad[0]!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            f"unknown option {bad[0]!r}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
             + f"; the valid options are: {', '.join(sorted(valid))}"
         )
 

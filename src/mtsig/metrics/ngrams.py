@@ -30,8 +30,26 @@ class NgramIndex:
         if max_n < 1:
             raise InputError(f"n-gram order must be at least 1, got {max_n}")
         self.max_n = max_n
-        self.n_refs = K = len(ref_tokens)
-        self.n_segments = N = len(ref_tokens[0])
+        self.n_refs = len(ref_tokens)
+        self.n_segments = len(ref_tokens[0])
+        ids, unit = self._code_words(ref_tokens)
+        self.tables: list[np.ndarray | None] = [None]  # tables[n] sorted packed pairs; order 1 none
+        self.n_codes: list[int] = [self.V]
+        self.ref_keys: list[np.ndarray] = []  # per order: sorted seg*C+code present in some reference
+        self.ref_max: list[np.ndarray] = []  # per order: max count over references for that key
+        self.counts: list[np.ndarray] = []  # per order: count of each code over all references
+        self.prefix: list[np.ndarray | None] = [None]  # per order >= 2: code of the (n-1)-gram prefix
+        code = ids.copy()  # order-1 codes
+        starts = np.arange(ids.size, dtype=np.int64)
+        for n in range(1, max_n + 1):
+            if n > 1:
+                code, starts = self._extend(n, code, ids, unit)
+            self._count(code[starts], unit[starts])
+        self._info: list[np.ndarray] | None = None
+
+    def _code_words(self, ref_tokens: list[list[list[str]]]) -> tuple[np.ndarray, np.ndarray]:
+        """Vocabulary ids of all reference words, and the unit (reference k, segment i: k N + i) of each."""
+        K, N = self.n_refs, self.n_segments
         vocab: dict[str, int] = {}
         self.vocab = vocab
         lengths = np.zeros((K, N), dtype=np.int64)
@@ -42,55 +60,45 @@ class NgramIndex:
                 flat.extend([vocab.setdefault(t, len(vocab)) for t in toks])
         self.ref_lengths = lengths.T.copy()  # (N, K)
         self.total_ref_words = int(lengths.sum())
-        ids = np.asarray(flat, dtype=np.int64)
-        unit = np.repeat(np.arange(K * N, dtype=np.int64), lengths.ravel())  # k * N + seg
-        seg = unit % N
-        self.V = V = max(len(vocab), 1)
+        self.V = max(len(vocab), 1)
+        return np.asarray(flat, dtype=np.int64), np.repeat(np.arange(K * N, dtype=np.int64), lengths.ravel())
 
-        self.tables: list[np.ndarray | None] = [None]  # tables[n] sorted packed pairs; order 1 none
-        self.n_codes: list[int] = [V]
-        self.ref_keys: list[np.ndarray] = []  # per order: sorted seg*C+code present in some reference
-        self.ref_max: list[np.ndarray] = []  # per order: max count over references for that key
-        self.counts: list[np.ndarray] = []  # per order: count of each code over all references
-        self.prefix: list[np.ndarray | None] = [None]  # per order >= 2: code of the (n-1)-gram prefix
+    def _extend(self, n: int, code: np.ndarray, ids: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Codes of order ``n`` from those of order ``n - 1`` (the rank of the pair (prefix code, last word))."""
+        T, V = ids.size, self.V
+        m = T - n + 1
+        if m <= 0:
+            starts = np.zeros(0, dtype=np.int64)
+            packed = np.zeros(0, dtype=np.int64)
+        else:
+            prev = code[:m]
+            starts = np.flatnonzero((prev >= 0) & (unit[:m] == unit[n - 1 : n - 1 + m]))
+            packed = prev[starts] * V + ids[starts + n - 1]
+        uniq, inv = np.unique(packed, return_inverse=True)
+        new = np.full(T, -1, dtype=np.int64)
+        new[starts] = inv
+        self.tables.append(uniq)
+        self.n_codes.append(max(uniq.size, 1))
+        self.prefix.append(uniq // V)
+        return new, starts
 
-        T = ids.size
-        code = ids.copy()  # order-1 codes
-        starts = np.arange(T, dtype=np.int64)
-        for n in range(1, max_n + 1):
-            if n > 1:
-                m = T - n + 1
-                if m <= 0:
-                    starts = np.zeros(0, dtype=np.int64)
-                    packed = np.zeros(0, dtype=np.int64)
-                else:
-                    prev = code[:m]
-                    ok = (prev >= 0) & (unit[:m] == unit[n - 1 : n - 1 + m])
-                    starts = np.flatnonzero(ok)
-                    packed = prev[starts] * V + ids[starts + n - 1]
-                uniq, inv = np.unique(packed, return_inverse=True)
-                code = np.full(T, -1, dtype=np.int64)
-                code[starts] = inv
-                self.tables.append(uniq)
-                self.n_codes.append(max(uniq.size, 1))
-                self.prefix.append(uniq // V)
-            C = self.n_codes[n - 1]
-            c = code[starts]
-            self.counts.append(np.bincount(c, minlength=C).astype(np.float64))
-            # per reference, count of each (seg, code); then the max over references
-            rkey = (unit[starts] // N) * (N * C) + seg[starts] * C + c
-            uk, cnt = np.unique(rkey, return_counts=True)
-            key = uk % (N * C)
-            order = np.argsort(key, kind="stable")
-            key, cnt = key[order], cnt[order]
-            if key.size:
-                first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-                self.ref_keys.append(key[first])
-                self.ref_max.append(np.maximum.reduceat(cnt, first))
-            else:
-                self.ref_keys.append(key)
-                self.ref_max.append(cnt)
-        self._info: list[np.ndarray] | None = None
+    def _count(self, c: np.ndarray, unit: np.ndarray) -> None:
+        """Counts of one order's codes over all references, and per segment the most any reference has."""
+        N = self.n_segments
+        C = self.n_codes[len(self.counts)]
+        self.counts.append(np.bincount(c, minlength=C).astype(np.float64))
+        rkey = (unit // N) * (N * C) + (unit % N) * C + c  # per reference, (seg, code)
+        uk, cnt = np.unique(rkey, return_counts=True)
+        key = uk % (N * C)
+        order = np.argsort(key, kind="stable")
+        key, cnt = key[order], cnt[order]
+        if key.size:
+            first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            self.ref_keys.append(key[first])
+            self.ref_max.append(np.maximum.reduceat(cnt, first))
+        else:
+            self.ref_keys.append(key)
+            self.ref_max.append(cnt)
 
     # ------------------------------------------------------------------ NIST weights
     def nist_info(self) -> list[np.ndarray]:

@@ -17,8 +17,8 @@ import re
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.table import StatsTable
 from mtsig.stats.runs import median_run
+from mtsig.table import StatsTable
 
 
 def rank_segments(

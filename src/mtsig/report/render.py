@@ -11,7 +11,7 @@ from typing import Any
 
 from mtsig.errors import unknown_name
 from mtsig.report.table import Table, console, csv_text, latex, markdown, print_rich
-from mtsig.results import Comparison, CompareResult, ScoreResult, SystemScore
+from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
 from mtsig.stats.paired import PAIRED_TESTS
 
 FORMATS = ("text", "json", "csv", "markdown", "latex")
@@ -245,15 +245,6 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
     return _compare_text(res, runs, notes, width)
 
 
-def _runs_cell(fmt: _Fmt, res: CompareResult, m: str, name: str, e: SystemScore, dev: bool, pmap: dict) -> str:
-    r = e.runs
-    parts = [_sd(r.s_sel)] + ([_sd(r.s_dev)] if dev else []) + [_sd(r.s_test)]
-    if res.settings.baseline:
-        p = pmap.get((m, name))
-        parts.append("-" if p is None else f"{p:.2f}")
-    return f"{fmt(m, r.mean)} ({'/'.join(parts)})"
-
-
 def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
     """MultEval's table: one row per system, per metric ``mean (s_sel/s_test/p)``; None without runs."""
     scores = [e for s in res.systems for e in s.scores.values()]
@@ -266,8 +257,16 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
     pmap = {(c.metric, c.result.b): c.result.p_value for c in res.comparisons
             if c.test == first and c.result.a == st.baseline}  # fmt: skip
     inner = ("s_sel/s_dev/s_test" if dev else "s_sel/s_test") + ("/p" if st.baseline else "")
+
+    def cell(m: str, name: str, r: RunStats) -> str:
+        parts = [_sd(r.s_sel)] + ([_sd(r.s_dev)] if dev else []) + [_sd(r.s_test)]
+        if st.baseline:
+            p = pmap.get((m, name))
+            parts.append("-" if p is None else f"{p:.2f}")
+        return f"{fmt(m, r.mean)} ({'/'.join(parts)})"
+
     header = ["system", *(f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))} ({inner})" for m in metrics)]
-    rows = [[s.name, *(_runs_cell(fmt, res, m, s.name, s.scores[m], dev, pmap) for m in metrics)] for s in res.systems]
+    rows = [[s.name, *(cell(m, s.name, s.scores[m].runs) for m in metrics)] for s in res.systems]
     n_runs = sorted({len(s.scores[metrics[0]].runs.runs) for s in res.systems})
     caption = (
         f"Mean over optimizer runs (n = {'/'.join(map(str, n_runs))}); s_sel: standard deviation of the score over "

@@ -17,7 +17,6 @@ Every engine takes a :class:`~mtsig.resample.Resampling` (count, seed, memory bu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,15 +25,14 @@ from mtsig.resample import Resampling, resampled_totals
 from mtsig.stats.paired import check_alternative, count_extreme
 
 
-def bootstrap_many(
-    items: dict[Any, tuple[Any, np.ndarray]], resampling: Resampling, progress: Callable[[int], None] | None = None
-) -> dict[Any, np.ndarray]:
+def bootstrap_many(items: dict[Any, tuple[Any, np.ndarray]], resampling: Resampling) -> dict[Any, np.ndarray]:
     """Bootstrap corpus scores of many ``key -> (metric, stats (N, d))`` items from one plan: the same
     resamples for every system, run and metric. ``resampling.n_resamples`` must be set."""
     keys = list(items)
     N = items[keys[0]][1].shape[0]
     plan = resampling.plan("bootstrap", N, resampling.count(0))
     out: dict[Any, list[np.ndarray]] = {k: [] for k in keys}
+    progress = resampling.advance("bootstrap", plan.n_resamples)
     for P in resampled_totals(plan, [items[k][1] for k in keys], progress):
         for k, tot in zip(keys, P):
             out[k].append(np.asarray(items[k][0].score(tot), dtype=np.float64))
@@ -47,8 +45,6 @@ def ar_counts(
     pairs: list[tuple[str, str]],
     resampling: Resampling,
     alternative: str = "two-sided",
-    *,
-    progress: Callable[[int], None] | None = None,
     keep: bool = False,
 ) -> dict[tuple[str, str], Any]:
     """Approximate randomization for many pairs: per pair, how many shuffles were at least as extreme
@@ -61,6 +57,7 @@ def ar_counts(
     observed = {p: float(metric.score(totals[p[1]]) - metric.score(totals[p[0]])) for p in pairs}
     counts = dict.fromkeys(pairs, 0)
     nulls: dict[tuple[str, str], list[np.ndarray]] = {p: [] for p in pairs}
+    progress = resampling.advance(f"{metric.name}: randomization", plan.n_resamples)
     for P in resampled_totals(plan, [stats[n] for n in names], progress):
         Pn = dict(zip(names, P))
         for a, b in pairs:
@@ -87,8 +84,6 @@ def stratified_ar_many(
     items: dict[Any, tuple[Any, np.ndarray, np.ndarray]],
     resampling: Resampling,
     alternative: str = "two-sided",
-    *,
-    progress: Callable[[int], None] | None = None,
     keep: bool = False,
 ) -> dict[Any, Any]:
     """Stratified approximate randomization for many ``key -> (metric, A (n_a, N, d), B (n_b, N, d))``.
@@ -109,6 +104,7 @@ def stratified_ar_many(
         counts = dict.fromkeys(keys, 0)
         nulls: dict[Any, list[np.ndarray]] = {k: [] for k in keys}
         plan = resampling.plan("stratified", N, resampling.count(0), groups=(na + nb, na))
+        progress = resampling.advance("stratified randomization", plan.n_resamples)
         for parts in resampled_totals(plan, list(flats), progress):
             for key, ga, tot, obs in zip(keys, parts, totals, observed):
                 metric = items[key][0]

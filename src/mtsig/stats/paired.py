@@ -251,34 +251,30 @@ class TestResult:
 # one pair, from statistics arrays
 
 
-def paired_test(
-    test: str,
-    stats_a,
-    stats_b,
-    metric,
-    *,
-    resampling: Resampling | None = None,
-    alternative: str = "two-sided",
-    confidence: float = 0.95,
-    names: tuple[str, str] = ("a", "b"),
-) -> TestResult:
+def paired_test(test: str, stats_a, stats_b, metric, *, resampling: Resampling | None = None, **settings) -> TestResult:
     """Run one registered test on one pair of statistics arrays ``(N, d)``.
 
-    Bootstrap tests add the percentile interval of the difference at ``confidence``.
+    ``settings``: ``alternative`` (two-sided, greater, less), ``confidence`` (0.95: the level of the
+    percentile interval of the difference that bootstrap tests add), ``names`` (("a", "b")).
     """
     from mtsig.stats.engines import ar_counts, bootstrap_many
 
+    unknown = set(settings) - {"alternative", "confidence", "names"}
+    if unknown:
+        raise InputError(
+            f"paired_test has no setting(s) {', '.join(sorted(unknown))}: use alternative, confidence, names"
+        )
+    alternative = settings.get("alternative", "two-sided")
+    a, b = settings.get("names", ("a", "b"))
     spec = get_test(test)
     check_alternative(alternative)
     resampling = resampling or Resampling()
     sa, sb = np.asarray(stats_a, dtype=np.float64), np.asarray(stats_b, dtype=np.float64)
     if sa.shape != sb.shape:
         raise InputError(f"the two statistics arrays differ in shape: {sa.shape} vs {sb.shape}")
-    a, b = names
     score_a, score_b = float(metric.score(sa.sum(axis=0))), float(metric.score(sb.sum(axis=0)))
     delta = score_b - score_a
     R = resampling.count(spec.default_resamples) if spec.resamples else None
-    ev = Evidence(delta, alternative, n_resamples=R)
     ci = None
     if spec.kind == "randomization":
         counts = ar_counts({a: sa, b: sb}, metric, [(a, b)], resampling.with_count(R), alternative)
@@ -286,13 +282,26 @@ def paired_test(
     elif spec.kind == "bootstrap":
         boot = bootstrap_many({a: (metric, sa), b: (metric, sb)}, resampling.with_count(R))
         ev = Evidence(delta, alternative, n_resamples=R, boot_delta=boot[b] - boot[a])
-        ci = interval(ev.boot_delta, "percentile", confidence)
+        ci = interval(ev.boot_delta, "percentile", settings.get("confidence", 0.95))
     else:
         ev = Evidence(delta, alternative, sent_a=metric.sentence_scores(sa), sent_b=metric.sentence_scores(sb))
     out = spec.outcome(ev)
     seed = resampling.seed if spec.resamples else None
     return TestResult(
-        test, metric.name, a, b, score_a, score_b, delta, out.p_value, alternative, R, seed, ci, out.statistic, out.extra
+        test,
+        metric.name,
+        a,
+        b,
+        score_a,
+        score_b,
+        delta,
+        out.p_value,
+        alternative,
+        R,
+        seed,
+        ci,
+        out.statistic,
+        out.extra,
     )
 
 

@@ -8,7 +8,7 @@ import sacrebleu
 
 import mtsig
 from mtsig.io.text import read_lines
-from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
@@ -19,7 +19,7 @@ def test_corpus_bleu_equals_sacrebleu(wmt, lowercase, refs):
     res = mtsig.score(
         [wmt_ref(wmt, r) for r in refs], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"], lowercase=lowercase
     )
-    for s in res.systems:
+    for s in res.to_dict()["systems"]:
         expected = sb.corpus_score(read_lines(wmt_hyp(wmt, s["name"])), ref_lines)
         assert s["scores"]["bleu"]["score"] == pytest.approx(expected.score, abs=1e-9)
         d = s["scores"]["bleu"]["details"]

@@ -28,11 +28,11 @@ def multeval_result(multeval):
 @pytest.mark.parametrize("system", ["baseline", "sys1"])
 def test_per_run_scores_mean_and_s_opt(multeval, multeval_result, metric, system):
     exp = parse_multeval(multeval / "EXPECTED-multeval.txt")[(metric, system)]
-    e = next(s for s in multeval_result.systems if s["name"] == system)["scores"][metric]
+    e = next(s for s in multeval_result.to_dict()["systems"] if s["name"] == system)["scores"][metric]
     got = [f"{x:.6f}" for x in e["runs"]] + [f"{e['mean']:.6f}", f"{e['s_test']:.6f}"]
     assert got == exp
 
 
 def test_sys2_identical_to_baseline(multeval_result):
-    by = {s["name"]: s["scores"] for s in multeval_result.systems}
+    by = {s["name"]: s["scores"] for s in multeval_result.to_dict()["systems"]}
     assert by["sys2"]["bleu"]["runs"] == by["baseline"]["bleu"]["runs"]

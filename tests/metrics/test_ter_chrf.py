@@ -12,7 +12,7 @@ from sacrebleu.metrics import TER as SB_TER
 
 import mtsig
 from mtsig.io.text import read_lines
-from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
 TER_OPTIONS = {
     "default": {},
@@ -98,7 +98,7 @@ def test_ter_multeval_within_005(multeval):
     }
     refs = [str(multeval / "refs.test2010.lc.tok.en.0")]
     res = mtsig.score(refs, [f"{s}={multeval}/hyps.lc.tok.en.{s}.opt*" for s in exp], ["ter"], tokenize="none")
-    for s in res.systems:
+    for s in res.to_dict()["systems"]:
         gaps = [abs(a - b) for a, b in zip(s["scores"]["ter"]["runs"], exp[s["name"]])]
         print(s["name"], "TER gaps to MultEval:", [f"{g:.4f}" for g in gaps])
         assert max(gaps) <= 0.05
@@ -151,7 +151,7 @@ def test_ter_and_chrf_in_compare_identical_systems_p_one(wmt_text):
         ["ter", "chrf", "chrf++"],
         n_resamples=500,
     )
-    assert all(c["p_value"] == 1.0 for c in res.comparisons)
+    assert all(c.result.p_value == 1.0 for c in res.comparisons)
 
 
 def test_ter_search_is_compiled():

@@ -154,11 +154,11 @@ def test_segment_scores_identical_columns_p_one_and_known_mean(tmp_path):
     b = write(tmp_path, "b.txt", "".join(f"out {i}\n" for i in range(100)))
     scores = write(tmp_path, "scores.tsv", "a\tb\n" + "".join(f"{i}\t{i}\n" for i in range(100)))
     res = mtsig.compare([ref], {"a": a, "b": b}, ["seg"], seg_scores=[scores], n_resamples=2000)
-    assert res.comparisons[0]["p_value"] == 1.0
+    assert res.comparisons[0].result.p_value == 1.0
     s = mtsig.score(
         [ref], {"a": a, "b": b}, ["comet"], seg_scores=[scores], seg_name="comet", ci=True, n_bootstrap=4000, seed=1
     )
-    e = s.systems[0]["scores"]["comet"]
+    e = s.to_dict()["systems"][0]["scores"]["comet"]
     assert e["score"] == pytest.approx(49.5)
     half = e["ci"][1] - e["ci"][0]
     expected = 2 * 1.96 * np.std(np.arange(100), ddof=1) / 10  # normal approximation of the mean's interval
@@ -192,7 +192,7 @@ def test_segment_scores_with_runs(tmp_path):
     r0, r1 = write(tmp_path, "a0.txt", "x\ny\n"), write(tmp_path, "a1.txt", "x\ny\n")
     s0, s1 = write(tmp_path, "a0.s", "1\n2\n"), write(tmp_path, "a1.s", "3\n4\n")
     res = mtsig.score([ref], [f"a={r0},{r1}"], ["seg"], seg_scores=[f"a={s0},{s1}"])
-    e = res.systems[0]["scores"]["seg"]
+    e = res.to_dict()["systems"][0]["scores"]["seg"]
     assert e["runs"] == [1.5, 3.5] and e["mean"] == 2.5
 
 

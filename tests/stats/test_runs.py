@@ -11,9 +11,18 @@ import pytest
 
 import mtsig
 from mtsig.cli import main
+from mtsig.engine import CompareOptions, compare_table
 from mtsig.report.ranking import rank_segments
-from mtsig.results import compare_table
-from mtsig.stats.runs import median_run, partitions, stratified_ar_counts
+from mtsig.resample import Resampling
+from mtsig.stats.engines import stratified_ar_many
+from mtsig.stats.runs import median_run
+from mtsig.studies import permuted_runs, rejection_rate
+
+
+def _strat_p(A, B, metric, n: int, seed: int) -> float:
+    c = stratified_ar_many({0: (metric, A, B)}, Resampling(n, seed))[0]
+    return (c + 1) / (n + 1)
+
 
 S_SEL = {
     ("bleu", "baseline"): 0.2636,
@@ -32,30 +41,29 @@ def me_table(multeval):
 
 @pytest.fixture(scope="module")
 def me_compare(me_table):
-    return compare_table(
-        me_table.select(["bleu", "length"]), ["ar"], baseline="baseline", n_resamples=10_000, n_bootstrap=10_000, seed=1
-    )
+    opts = CompareOptions(("ar",), baseline="baseline", n_bootstrap=10_000)
+    return compare_table(me_table.select(["bleu", "length"]), opts, Resampling(10_000, 1))
 
 
 def test_s_sel_within_001_of_multeval(me_compare):
-    by = {s["name"]: s["scores"] for s in me_compare.systems}
+    by = {s.name: s.scores for s in me_compare.systems}
     for (m, sys), exp in S_SEL.items():
-        got = by[sys][m]["s_sel"]
+        got = by[sys][m].runs.s_sel
         assert abs(got - exp) <= 0.01, (m, sys, got, exp)
-    assert by["sys1"]["bleu"]["runs"][0] == pytest.approx(18.986909, abs=5e-7)
+    assert by["sys1"]["bleu"].runs.runs[0] == pytest.approx(18.986909, abs=5e-7)
 
 
 def test_identical_system_gets_p_one_for_every_metric(me_table):
-    res = compare_table(me_table, ["ar"], baseline="baseline", n_resamples=2000, seed=2)
-    rows = [c for c in res.comparisons if c["b"] == "sys2"]
+    res = compare_table(me_table, CompareOptions(("ar",), baseline="baseline"), Resampling(2000, 2))
+    rows = [c.result for c in res.comparisons if c.result.b == "sys2"]
     assert len(rows) == 4
-    assert all(c["p_value"] == 1.0 and c["delta"] == 0.0 and c["stratified"] for c in rows)
+    assert all(r.p_value == 1.0 and r.delta == 0.0 and r.extra["stratified"] for r in rows)
 
 
 def test_sys1_better_than_baseline_on_bleu(me_compare):
-    c = next(c for c in me_compare.comparisons if c["b"] == "sys1" and c["metric"] == "bleu")
-    assert c["p_value"] < 0.01
-    assert c["delta_ci"][0] > 0
+    c = next(c.result for c in me_compare.comparisons if c.result.b == "sys1" and c.metric == "bleu")
+    assert c.p_value < 0.01
+    assert c.delta_ci.low > 0
 
 
 @pytest.mark.slow
@@ -63,42 +71,27 @@ def test_calibration_of_stratified_randomization_under_the_null(me_table, capsys
     """Per segment, the six outputs of baseline and sys1 runs are split at random into two pseudo-systems
     of three runs: the null holds by construction."""
     m = me_table.metrics["bleu"]
-    X = np.concatenate([me_table.stats["bleu"]["baseline"], me_table.stats["bleu"]["sys1"]], axis=0)  # (6, N, d)
-    rng = np.random.default_rng(11)
-    reps, rejected = 250, 0
-    N = X.shape[1]
-    for i in range(reps):
-        perm = np.argsort(rng.random((N, 6)), axis=1)
-        P = X[perm.T, np.arange(N)[None, :]]  # (6, N, d), runs permuted within each segment
-        c = stratified_ar_counts({"a": P[:3], "b": P[3:]}, m, [("a", "b")], 500, seed=i)[("a", "b")]
-        rejected += (c + 1) / 501 <= 0.05
-    rate = rejected / reps
+    A, B = me_table.stats["bleu"]["baseline"], me_table.stats["bleu"]["sys1"]
+    reps = 250
+    rate = rejection_rate([_strat_p(a, b, m, 500, i) for i, (a, b) in enumerate(permuted_runs(A, B, reps, seed=11))])
     with capsys.disabled():
-        print(f"\nstratified AR null rejection rate at 0.05 over {reps} pseudo-system pairs: {rate:.3f}")
-    assert 0.02 <= rate <= 0.08
-
-
-def test_partitions_are_true_permutations():
-    for m, k in ((6, 3), (5, 2), (2, 1), (4, 1)):
-        W = np.concatenate(list(partitions(50, m, k, 600, seed=3, key=m * 1000 + k, chunk_bytes=10_000)))
-        M = W.reshape(600, 50, m)
-        assert np.all(M.sum(axis=2) == k)  # every segment: exactly k of its m items in group one
-        assert np.allclose(M.mean(axis=(0, 1)), k / m, atol=0.03)  # each item equally likely
-    a = np.concatenate(list(partitions(40, 6, 3, 300, 5, 6003, chunk_bytes=4_000)))
-    b = np.concatenate(list(partitions(40, 6, 3, 300, 5, 6003, chunk_bytes=10**8)))
-    np.testing.assert_array_equal(a, b)  # chunk size does not change the draws
+        print(f"\nstratified AR null rejection rate (its own null: runs re-partitioned per segment): {rate}")
+    assert 0.02 <= rate.rate <= 0.08
 
 
 def test_unequal_run_counts(me_table):
     two = me_table.stats["bleu"]["sys1"][:2]
     three = me_table.stats["bleu"]["baseline"]
     m = me_table.metrics["bleu"]
-    c1 = stratified_ar_counts({"a": three, "b": two}, m, [("a", "b")], 1000, seed=4)[("a", "b")]
-    c2 = stratified_ar_counts({"a": two, "b": three}, m, [("a", "b")], 1000, seed=4)[("a", "b")]
-    assert 0 <= c1 <= 1000 and 0 <= c2 <= 1000
+    p1 = _strat_p(three, two, m, 1000, 4)
+    p2 = _strat_p(two, three, m, 1000, 4)
+    # swapping the roles mirrors the null distribution (groups of 3 and 2 out of 5): equal p within Monte-Carlo error
+    se = np.sqrt(p1 * (1 - p1) / 1000 + p2 * (1 - p2) / 1000) + 1 / 1000
+    assert abs(p1 - p2) <= 4 * se, (p1, p2)
     # a system whose 2 runs are 2 of the baseline's 3 runs, pooled, differs little: not significant
-    same = stratified_ar_counts({"a": three, "b": three[:2]}, m, [("a", "b")], 1000, seed=4)[("a", "b")]
-    assert (same + 1) / 1001 > 0.05
+    assert _strat_p(three, three[:2], m, 1000, 4) > 0.05
+    # all five outputs of every segment take part: sys1's two runs differ from the baseline's three
+    assert _strat_p(three, two, m, 1000, 4) < _strat_p(three, three[:2], m, 1000, 4)
 
 
 def test_s_dev_from_development_runs(multeval):
@@ -107,9 +100,9 @@ def test_s_dev_from_development_runs(multeval):
     systems = [f"{s}={multeval}/hyps.lc.tok.en.{s}.opt*" for s in ("baseline", "sys1")]
     res = mtsig.score(refs, systems, ["bleu"], tokenize="none", dev_refs=refs, dev_systems=systems)
     for s in res.systems:
-        e = s["scores"]["bleu"]
-        assert e["s_dev"] == pytest.approx(e["s_test"], abs=1e-12)
-        assert e["dev_runs"] == e["runs"]
+        r = s.scores["bleu"].runs
+        assert r.s_dev == pytest.approx(r.s_test, abs=1e-12)
+        assert r.dev_runs == r.runs
     with pytest.raises(mtsig.InputError, match="3 test run\\(s\\) but 2 development run"):
         mtsig.score(
             refs,
@@ -182,4 +175,4 @@ def test_runs_table_and_json_shape(me_compare):
 
 def test_other_tests_with_runs_are_refused(me_table):
     with pytest.raises(mtsig.InputError, match="only the stratified approximate randomization"):
-        compare_table(me_table, ["ar", "ttest"], baseline="baseline")
+        compare_table(me_table, CompareOptions(("ar", "ttest"), baseline="baseline"))

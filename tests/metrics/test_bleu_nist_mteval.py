@@ -9,7 +9,7 @@ import pytest
 
 import mtsig
 from mtsig.metrics.bleu import bleu_log_precisions
-from tests.conftest import WMT_SYSTEMS, wmt_hyp, wmt_ref
+from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
 
 def parse_expected(path):
@@ -107,7 +107,7 @@ def test_sgml_input_gives_the_same_numbers(wmt, tmp_path):
     _write_sgml(tmp_path / "tst.sgm", "tstset", hyps, list(reversed(docs)))
     exp = parse_expected(wmt / "EXPECTED-mteval-v13a.cased.txt")
     res = mtsig.score([str(tmp_path / "ref.sgm")], [str(tmp_path / "tst.sgm")], ["bleu", "nist"], tokenize="mteval-13a")
-    got = {s["name"]: s["scores"] for s in res.systems}
+    got = {s["name"]: s["scores"] for s in res.to_dict()["systems"]}
     assert sorted(got) == sorted(WMT_SYSTEMS)
     for s in WMT_SYSTEMS:
         assert f"{got[s]['nist']['score']:.4f}" == exp["headline"][s][0]

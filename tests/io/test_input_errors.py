@@ -59,7 +59,7 @@ def test_unicode_line_separators_do_not_split_segments(tmp_path):
     ref = w(tmp_path, "ref.txt", "a\u2028b c\nd\x0ce\n")
     hyp = w(tmp_path, "hyp.txt", "a b c\nd e\n")
     res = mtsig.score([ref], [hyp])
-    assert res.systems[0]["scores"]["bleu"]["score"] > 0
+    assert res.systems[0].scores["bleu"].score > 0
 
 
 def test_empty_hypothesis_line_is_a_valid_empty_translation(tmp_path):

@@ -1,0 +1,93 @@
+"""Resampling plans directly: shapes and laws of each kind, chunk invariance, fresh chunks, pure blocks,
+independent streams, validation, and float32 products equal to float64 ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mtsig.errors import InputError
+from mtsig.resample import Plan, Resampling, float32_is_exact, resampled_totals
+
+
+def _all(plan: Plan) -> np.ndarray:
+    return np.concatenate(list(plan.chunks()))
+
+
+@pytest.mark.parametrize("kind", ["bootstrap", "randomization"])
+def test_weights_follow_their_law(kind):
+    W = _all(Plan(kind, 300, 2000, seed=1))
+    assert W.shape == (2000, 300)
+    if kind == "bootstrap":
+        assert np.all(W.sum(axis=1) == 300)  # each resample draws N segments
+        assert W.mean() == pytest.approx(1.0, abs=0.01) and W.var() == pytest.approx(1 - 1 / 300, abs=0.02)
+    else:
+        assert set(np.unique(W)) == {0.0, 1.0}
+        assert W.mean() == pytest.approx(0.5, abs=0.01)
+
+
+@pytest.mark.parametrize(("m", "k"), [(6, 3), (5, 2), (2, 1), (4, 1), (40, 20)])
+def test_stratified_plans_are_true_permutations(m, k):
+    W = _all(Plan("stratified", 50, 600, seed=3, groups=(m, k))).reshape(600, 50, m)
+    assert np.all(W.sum(axis=2) == k)  # every segment: exactly k of its m outputs in the first group
+    assert np.allclose(W.mean(axis=(0, 1)), k / m, atol=0.03)  # each output equally likely
+
+
+@pytest.mark.parametrize("kind,groups", [("bootstrap", None), ("randomization", None), ("stratified", (6, 3))])
+def test_chunk_size_does_not_change_the_weights(kind, groups):
+    a = _all(Plan(kind, 40, 777, 5, chunk_bytes=4_000, groups=groups))
+    b = _all(Plan(kind, 40, 777, 5, chunk_bytes=10**8, groups=groups))
+    np.testing.assert_array_equal(a, b)
+    # the pure block function gives the same rows as the chunks
+    plan = Plan(kind, 40, 777, 5, groups=groups)
+    blocks = np.concatenate([plan.block_weights(b) for b in range(plan.n_blocks)])
+    np.testing.assert_array_equal(blocks, a)
+
+
+def test_chunks_are_fresh_arrays():
+    chunks = list(Plan("bootstrap", 1000, 3000, 2, chunk_bytes=200_000).chunks())
+    assert len(chunks) > 2
+    assert len({id(c) for c in chunks}) == len(chunks)
+    assert not any(np.shares_memory(chunks[0], c) for c in chunks[1:])
+    assert not np.array_equal(chunks[0][:10], chunks[1][:10])
+
+
+def test_streams_are_independent_and_the_default_stream_is_unchanged():
+    base = Plan("randomization", 100, 64, 9)
+    s1 = Plan("randomization", 100, 64, 9, stream=(1,))
+    s2 = Plan("randomization", 100, 64, 9, stream=(2,))
+    w0, w1, w2 = _all(base), _all(s1), _all(s2)
+    assert not np.array_equal(w0, w1) and not np.array_equal(w1, w2)
+    np.testing.assert_array_equal(w1, _all(Plan("randomization", 100, 64, 9, stream=(1,))))
+    # the default stream draws block b from SeedSequence(seed, spawn_key=(kind, b)), as mtsig 0.1.0 did
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(9, spawn_key=(2, 0))))
+    bits = np.unpackbits(np.frombuffer(rng.bytes((64 * 100 + 7) // 8), dtype=np.uint8))[: 64 * 100]
+    np.testing.assert_array_equal(w0, bits.reshape(64, 100))
+    assert Resampling(10, 9).with_stream(3).plan("bootstrap", 5, 10).stream == (3,)
+
+
+def test_float32_products_equal_float64_products():
+    rng = np.random.default_rng(0)
+    S = rng.integers(0, 60, size=(2000, 6)).astype(np.float64)  # BLEU-like counts
+    for kind in ("bootstrap", "randomization"):
+        plan = Plan(kind, 2000, 300, 4)
+        assert float32_is_exact(plan, S)
+        got = np.concatenate([p[0] for p in resampled_totals(plan, [S])])
+        want = np.concatenate([W @ S for W in plan.chunks(np.float64)])
+        np.testing.assert_array_equal(got, want)
+    assert not float32_is_exact(Plan("bootstrap", 2000, 10), S + 0.5)  # fractional: float64
+    assert not float32_is_exact(Plan("randomization", 2000, 10), S * 2**20)  # sums past 2**24: float64
+
+
+def test_validation():
+    with pytest.raises(InputError, match="n_resamples must be a whole number of at least 1"):
+        Resampling(0)
+    with pytest.raises(InputError, match="seed must be a whole number of at least 0"):
+        Resampling(10, -1)
+    with pytest.raises(InputError, match="n_bootstrap must be a whole number"):
+        Resampling.of(0, count_name="n_bootstrap")
+    with pytest.raises(InputError, match="groups"):
+        Plan("stratified", 10, 10)
+    with pytest.raises(InputError, match="unknown resampling kind"):
+        Plan("jackknife", 10, 10)
+    assert Resampling().count(123) == 123 and Resampling(7).count(123) == 7
