@@ -45,20 +45,22 @@ print(json.dumps({{"resampling": t_total - t_extract}}))
 RESAMPLING_MTSIG = """
 import time, json
 import mtsig
-from mtsig.stats.paired import ar_counts
+from mtsig.resample import Resampling
+from mtsig.stats.engines import ar_counts
 table = mtsig.compute({refs!r}, {hyps!r}, ["bleu"])
 m = table.metrics["bleu"]
 names = table.system_names
 stats = {{s: table.stats["bleu"][s][0] for s in names}}
 t0 = time.perf_counter()
-ar_counts(stats, m, [(names[0], s) for s in names[1:]], {n}, 12345)
+ar_counts(stats, m, [(names[0], s) for s in names[1:]], Resampling({n}, 12345))
 print(json.dumps({{"resampling": time.perf_counter() - t0}}))
 """
 
 BIG_MEMORY = """
 import json, resource, time, numpy as np
 import mtsig
-from mtsig.stats.paired import ar_counts, bootstrap_scores
+from mtsig.resample import Resampling
+from mtsig.stats.engines import ar_counts, bootstrap_many
 table = mtsig.compute({refs!r}, {hyps!r}, ["bleu"])
 m = table.metrics["bleu"]
 N = 100_000
@@ -66,10 +68,10 @@ reps = -(-N // table.n_segments)
 a = np.tile(table.stats["bleu"]["JDExploreAcademy"][0], (reps, 1))[:N]
 b = np.tile(table.stats["bleu"]["PROMT"][0], (reps, 1))[:N]
 t0 = time.perf_counter()
-c = ar_counts({{"a": a, "b": b}}, m, [("a", "b")], 100_000, 1)
+c = ar_counts({{"a": a, "b": b}}, m, [("a", "b")], Resampling(100_000, 1))
 t_ar = time.perf_counter() - t0
 t0 = time.perf_counter()
-bs = bootstrap_scores({{"a": a, "b": b}}, m, 100_000, 1)
+bs = bootstrap_many({{"a": (m, a), "b": (m, b)}}, Resampling(100_000, 1))
 t_bs = time.perf_counter() - t0
 print(json.dumps({{"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "ar_s": t_ar,
                   "bootstrap_s": t_bs}}))

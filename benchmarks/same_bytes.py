@@ -531,11 +531,42 @@ def run_all(tree: Path, tmp: Path, tag: str) -> list[dict]:
     return results
 
 
+def time_all(trees: dict[str, Path], tmp: Path, repeat: int) -> None:
+    """Best wall time of every command with each version (runs alternate, so load affects both alike)."""
+    import time
+
+    print(f"\nwall time, best of {repeat} fresh processes per version")
+    print(f"{'before':>8s} {'after':>8s} {'ratio':>6s}  command")
+    tot = {k: 0.0 for k in trees}
+    for label, argv, _ in commands(tmp):
+        best = {k: float("inf") for k in trees}
+        for _ in range(repeat):
+            for tag, tree in trees.items():
+                out_dir = tmp / f"time-{tag}"
+                out_dir.mkdir(exist_ok=True)
+                args = [a.replace("OUT/", f"{out_dir}/") for a in argv]
+                env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "mtsig.cli", *args], cwd=ROOT, env=env, capture_output=True)
+                best[tag] = min(best[tag], time.perf_counter() - t0)
+        for k in trees:
+            tot[k] += best[k]
+        print(f"{best['before']:8.3f} {best['after']:8.3f} {best['after'] / best['before']:6.2f}  {label}")
+    print(f"{tot['before']:8.3f} {tot['after']:8.3f} {tot['after'] / tot['before']:6.2f}  all commands")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--before", default="HEAD~", help="git revision of the old code (HEAD~)")
     ap.add_argument("--after", default=None, help="git revision of the new code (default: the working tree)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
+    ap.add_argument(
+        "--time",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also time every command K times per version, alternating, and print the best of each",
+    )
     a = ap.parse_args()
     if not WMT.exists() or not ME.exists():
         print(f"needs {DATA} (shared/ beside the repository)", file=sys.stderr)
@@ -543,8 +574,9 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mtsig-same-bytes-"))
     try:
         _write_side_inputs(tmp)
-        old = run_all(export(a.before, tmp / "before"), tmp, "out-before")
-        new = run_all(export(a.after, tmp / "after"), tmp, "out-after")
+        trees = {"before": export(a.before, tmp / "before"), "after": export(a.after, tmp / "after")}
+        old = run_all(trees["before"], tmp, "out-before")
+        new = run_all(trees["after"], tmp, "out-after")
         differ = 0
         for o, n in zip(old, new):
             same = o == n
@@ -555,6 +587,8 @@ def main() -> int:
             f"\n{len(old)} commands, {len(old) - differ} byte-identical, {differ} different "
             f"(before: {a.before}, after: {a.after or 'working tree'})"
         )
+        if a.time:
+            time_all(trees, tmp, a.time)
         if a.keep:
             print(f"outputs kept in {tmp}")
             with open(tmp / "results.json", "w", encoding="utf-8") as fh:

@@ -121,7 +121,10 @@ def compute(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, *
     dev_refs, dev_systems = options.pop("dev_refs", None), options.pop("dev_systems", None)
     table = _stats_of(refs, systems, metrics, options, jobs)
     if (dev_refs is None) != (dev_systems is None):
-        raise InputError("s_dev needs both development references (--dev-refs) and outputs (-d/--dev-systems)")
+        raise InputError(
+            "s_dev needs both development references (dev_refs) and outputs (dev_systems)",
+            param=("dev_refs", "dev_systems"),
+        )
     if dev_refs is not None:
         with_side = [m for m in table.metrics.values() if m.side_inputs]
         if with_side:

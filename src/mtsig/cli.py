@@ -197,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", required=True, metavar="FILE.npz", help="statistics file to write")
     _compare_parser(sub)
     sub.add_parser("metrics", help="list the available metrics, their options and direction")
+    ap.commands = sub.choices  # command name -> its parser
     return ap
 
 
@@ -304,12 +305,17 @@ def _run(a: argparse.Namespace) -> int:
     return 0
 
 
+_FLAGS = {"refs": "-r/--refs", "systems": "-s/--systems", "dev_systems": "-d/--dev-systems"}
+
+
 def _message(exc: MtsigError) -> str:
-    """The error in the command line's words: an API argument named by the core becomes its flag."""
+    """The error in the command line's words: the API arguments the core names become their flags."""
+    import re
+
     msg = str(exc)
-    param = getattr(exc, "param", None)
-    if param and msg.startswith(param):
-        msg = "--" + param.replace("_", "-") + msg[len(param) :]
+    for p in getattr(exc, "params", ()):
+        flag = _FLAGS.get(p, "--" + p.replace("_", "-"))
+        msg = re.sub(rf"(?<![\w-]){re.escape(p)}(?![\w-])", lambda _m, f=flag: f, msg)
     return msg
 
 
@@ -317,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     a, extras = ap.parse_known_args(argv)
     if extras:
-        sub = ap._subparsers._group_actions[0].choices.get(a.command, ap) if a.command else ap
+        sub = ap.commands.get(a.command, ap) if a.command else ap
         sub.error(sub.unknown_flags(extras))
     if a.command is None:
         ap.print_help()

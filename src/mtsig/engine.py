@@ -186,7 +186,8 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
     if multi and set(opts.tests) != {"ar"}:
         raise InputError(
             f"system(s) {', '.join(sorted(multi))} have several optimizer runs: only the stratified approximate "
-            "randomization over runs is available for them (--test ar; Clark et al. 2011)"
+            "randomization over runs is available for them (test 'ar'; Clark et al. 2011)",
+            param="test",
         )
     if opts.baseline is not None:
         if opts.baseline not in names:

@@ -19,9 +19,16 @@ class InputError(MtsigError, ValueError):
     can say it with its flag (``n_bootstrap`` -> ``--n-bootstrap``).
     """
 
-    def __init__(self, message: str = "", *, param: str | None = None):
+    def __init__(self, message: str = "", *, param: str | tuple[str, ...] | None = None):
         super().__init__(message)
         self.param = param
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The API arguments the message names."""
+        if self.param is None:
+            return ()
+        return (self.param,) if isinstance(self.param, str) else tuple(self.param)
 
 
 class UnknownNameError(InputError, KeyError):

@@ -41,7 +41,7 @@ def test_misspelled_flag_on_the_command_line_is_one_line(tmp_path, capsys):
 
 
 def test_every_declared_option_has_a_flag_with_its_help():
-    help_text = build_parser()._subparsers._group_actions[0].choices["score"].format_help()
+    help_text = build_parser().commands["score"].format_help()
     for name, opt in all_options().items():
         assert opt.flag_for(name) in help_text, name
     assert "--depf-unlabeled" in help_text and "--seg-scores" in help_text and "--parses-ref" in help_text
@@ -69,7 +69,7 @@ class _Plugin(Metric):
 def test_plugin_options_become_flags_and_reach_the_metric(tmp_path, capsys):
     mtsig.metrics.register_metric(_Plugin)
     try:
-        help_text = build_parser()._subparsers._group_actions[0].choices["score"].format_help()
+        help_text = build_parser().commands["score"].format_help()
         assert "--plug-min-words" in help_text and "plugmetric: minimum words" in help_text
         (tmp_path / "r").write_text("\n".join(REF) + "\n")
         (tmp_path / "h").write_text("\n".join(HYP) + "\n")

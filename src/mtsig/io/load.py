@@ -76,7 +76,8 @@ def _check_text_lines(lines: list[str], path: str, what: str, allow_empty: bool)
             if not ln.strip():
                 raise InputError(
                     f"{path}: line {i + 1}: empty {what} segment (an empty reference can match nothing; "
-                    "check the file's alignment, or pass --allow-empty-refs to keep it)"
+                    "check the file's alignment, or pass allow_empty_refs to keep it)",
+                    param="allow_empty_refs",
                 )
 
 
@@ -93,7 +94,8 @@ def _sgml_references(sgml_paths: list[str], allow_empty: bool, unescape: bool) -
             if empty is not None:
                 raise InputError(
                     f"{st.path}: reference {st.name!r}, document {empty[0]!r}, segment {empty[1]!r} is empty "
-                    "(pass --allow-empty-refs to keep it)"
+                    "(pass allow_empty_refs to keep it)",
+                    param="allow_empty_refs",
                 )
         refs.append(Segments(lines, name=st.name, source=st.path, keys=keys))
     return refs
@@ -106,7 +108,7 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
     them themselves exactly as the NIST scorer does).
     """
     if not paths:
-        raise InputError("no reference file given (-r/--refs)")
+        raise InputError("no reference file given (refs)", param="refs")
     refs: list[Segments] = []
     sgml_paths = []
     for p in paths:
@@ -221,7 +223,7 @@ def _load_spec(spec: str, refs: RefSet, unescape: bool) -> list[System]:
 def load_systems(specs: list[str], refs: RefSet, unescape: bool = True) -> list[System]:
     """Read system outputs (with runs) and check that each covers the references' segments."""
     if not specs:
-        raise InputError("no system output given (-s/--systems)")
+        raise InputError("no system output given (systems)", param="systems")
     systems = [s for spec in specs for s in _load_spec(spec, refs, unescape)]
     _shorten_default_names(systems, [parse_system_spec(x)[0] is None for x in specs])
     seen: set[str] = set()

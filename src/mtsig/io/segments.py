@@ -24,6 +24,15 @@ class _Memo:
             value = self._cache[key] = make()
             return value
 
+    def peek(self, key: Any, default: Any = None) -> Any:
+        """The cached value for ``key``, or ``default`` (nothing is computed)."""
+        return self._cache.get(key, default)
+
+    def store(self, key: Any, value: Any) -> Any:
+        """Cache ``value`` under ``key`` (replacing an older one) and return it."""
+        self._cache[key] = value
+        return value
+
 
 @dataclass(eq=False)
 class Segments(_Memo, Sequence[str]):

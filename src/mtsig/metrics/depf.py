@@ -48,7 +48,8 @@ def parses_of(seg: Segments, parser: str | None):
     if not parser:
         raise InputError(
             f"{seg.source or seg.name}: the dependency F-score needs parses: give CoNLL-U files (as the texts, or "
-            "with --parses-ref / --parses-hyp), or --parser spacy:PIPELINE"
+            "with parses_ref / parses_hyp), or parser=spacy:PIPELINE",
+            param=("parses_ref", "parses_hyp", "parser"),
         )
     return seg.memo(("parses", parser), lambda: parse_with(parser, seg.lines, seg.source or seg.name))
 
@@ -63,7 +64,9 @@ def parse_with(parser: str, lines: list[str], where: str):
     try:
         import spacy
     except ImportError:
-        raise InputError("--parser spacy:... needs spaCy: pip install 'mtsig[spacy]' and a pipeline") from None
+        raise InputError(
+            "parser=spacy:... needs spaCy: pip install 'mtsig[spacy]' and a pipeline", param="parser"
+        ) from None
     try:
         nlp = spacy.load(name)
     except OSError as exc:

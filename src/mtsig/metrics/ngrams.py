@@ -200,10 +200,10 @@ def ngram_index(metric: Metric, tokenizer: Tokenizer, max_n: int) -> NgramIndex:
     rebuilt only when a larger order is asked for: warm the largest order first to build it once)."""
     refs = metric.refs
     key = ("ngram-index", tokenizer.key)
-    idx = refs._cache.get(key)
+    idx = refs.peek(key)
     if idx is None or idx.max_n < max_n:
         toks = [tokenizer.tokenize_all(r) for r in refs]
-        idx = refs._cache[key] = NgramIndex(toks, max(max_n, 4))
+        idx = refs.store(key, NgramIndex(toks, max(max_n, 4)))
     return idx
 
 
@@ -214,7 +214,7 @@ def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int,
     memoized on the hypothesis, so BLEU, NIST, Modified BLEU and the length ratio share it.
     """
     idx = ngram_index(metric, tokenizer, max_n)
-    res = hyp._cache.get(("ngram-match", tokenizer.key, idx, True))
+    res = hyp.peek(("ngram-match", tokenizer.key, idx, True))
     if res is None:
         res = hyp.memo(
             ("ngram-match", tokenizer.key, idx, info), lambda: idx.match(tokenizer.tokenize_all(hyp), info=info)

@@ -52,8 +52,9 @@ class SegmentScores(Metric):
     def _stats(self, hyp: Segments) -> np.ndarray:
         if hyp.seg_scores is None:
             raise InputError(
-                f"no segment scores for {hyp.source or hyp.name}: give --seg-scores NAME=FILE (one number per line) "
-                "or a TSV/JSON-lines table with a column per system"
+                f"no segment scores for {hyp.source or hyp.name}: give seg_scores NAME=FILE (one number per line) "
+                "or a TSV/JSON-lines table with a column per system",
+                param="seg_scores",
             )
         s = np.asarray(hyp.seg_scores, dtype=np.float64)
         return np.column_stack([s, np.ones_like(s)])

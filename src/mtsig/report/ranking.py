@@ -38,7 +38,10 @@ def _safe(name: str) -> str:
 
 def write_rankings(table: StatsTable, baseline: str, folder: str) -> list[str]:
     if table.texts is None:
-        raise InputError("--rank-dir needs the texts: give -r/-s instead of --stats")
+        raise InputError(
+            "rank_dir needs the texts: give refs and systems instead of stats",
+            param=("rank_dir", "refs", "systems", "stats"),
+        )
     refs, systems = table.texts
     by_name = {s.name: s for s in systems}
     if baseline not in by_name:
