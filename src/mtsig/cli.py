@@ -94,10 +94,10 @@ def _add(group, flags: list[str], **kw) -> None:
 
 
 def _metric_flags(p: argparse.ArgumentParser) -> None:
-    """One flag per declared metric option and side input (shared options once, in their own group)."""
-    from mtsig.metrics import REGISTRY, load_plugins
+    """One flag per declared metric option and side input of the registered metrics (shared options once, in
+    their own group). Plugins are registered before the parser is built when they may matter (see main)."""
+    from mtsig.metrics import REGISTRY
 
-    load_plugins()
     owners: dict[str, list[str]] = {}
     for name, cls in REGISTRY.items():
         for k in (*cls.declared_options(), *cls.side_inputs):
@@ -319,9 +319,30 @@ def _message(exc: MtsigError) -> str:
     return msg
 
 
-def main(argv: list[str] | None = None) -> int:
+def _unknown_metric(a: argparse.Namespace) -> bool:
+    from mtsig.metrics import ALIASES, REGISTRY
+
+    return any(ALIASES.get(n.lower(), n.lower()) not in REGISTRY for n in getattr(a, "metrics", None) or [])
+
+
+def _parse(argv: list[str]) -> tuple[_Parser, argparse.Namespace, list[str]]:
     ap = build_parser()
     a, extras = ap.parse_known_args(argv)
+    return ap, a, extras
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mtsig.metrics import load_plugins
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # metric plugins add flags: register them first only when they may matter (scanning entry points costs
+    # tens of milliseconds): for help, and when a flag or a metric name is not a built-in one
+    if "-h" in argv or "--help" in argv:
+        load_plugins()
+    ap, a, extras = _parse(argv)
+    if extras or _unknown_metric(a):
+        load_plugins()
+        ap, a, extras = _parse(argv)
     if extras:
         sub = ap.commands.get(a.command, ap) if a.command else ap
         sub.error(sub.unknown_flags(extras))

@@ -52,9 +52,11 @@ def load_plugins() -> None:
             warnings.warn(f"mtsig: metric plugin {ep.name!r} ({ep.value}) could not be loaded: {exc}", stacklevel=2)
 
 
-def all_options() -> dict[str, Option]:
-    """Every option of every registered metric (plugins included), each name once (first declaration)."""
-    load_plugins()
+def all_options(plugins: bool = False) -> dict[str, Option]:
+    """Every option of every registered metric, each name once (first declaration); with ``plugins``,
+    installed plugins are registered first (scanning entry points takes tens of milliseconds)."""
+    if plugins:
+        load_plugins()
     out: dict[str, Option] = {}
     for cls in REGISTRY.values():
         for k, o in cls.declared_options().items():
@@ -62,9 +64,10 @@ def all_options() -> dict[str, Option]:
     return out
 
 
-def all_side_inputs() -> dict[str, SideInput]:
-    """Every side input of every registered metric (plugins included), each name once."""
-    load_plugins()
+def all_side_inputs(plugins: bool = False) -> dict[str, SideInput]:
+    """Every side input of every registered metric, each name once (``plugins``: as for all_options)."""
+    if plugins:
+        load_plugins()
     out: dict[str, SideInput] = {}
     for cls in REGISTRY.values():
         for k, s in cls.side_inputs.items():
@@ -76,6 +79,9 @@ def check_option_names(names, allowed_extra=()) -> None:
     """Raise an :class:`InputError` for a keyword that is no metric's option nor in ``allowed_extra``."""
     valid = {*all_options(), *all_side_inputs(), *allowed_extra}
     bad = [n for n in names if n not in valid]
+    if bad:  # perhaps a plugin's option
+        valid |= {*all_options(plugins=True), *all_side_inputs(plugins=True)}
+        bad = [n for n in names if n not in valid]
     if bad:
         import difflib
 
