@@ -154,7 +154,7 @@ def test_compare_api_json_shape(wmt):
         [wmt_ref(wmt, "A")], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS}, ["bleu"], test=["ar", "ttest"], n_resamples=500
     )
     d = res.to_dict()
-    assert set(d) == {"settings", "systems", "comparisons", "clusters"}
+    assert set(d) == {"settings", "systems", "comparisons", "clusters", "warnings"}
     assert len(d["comparisons"]) == 2 * 6
     assert d["clusters"]["bleu"][-1] == ["LT22"]
     assert d["systems"][0]["scores"]["bleu"]["signature"].startswith("mtsig:bleu")
@@ -182,3 +182,67 @@ def test_distributions_are_kept_only_when_asked_for(wmt_bleu_stats):
     sc = score_table(table, ScoreOptions(ci=True, keep_distributions=True), Resampling(300, 2))
     e = sc.systems[1].scores["bleu"]
     assert np.quantile(e.samples, 0.025) == pytest.approx(e.ci.low)
+
+
+def _eight_systems(table):
+    """The four WMT22 systems and four weaker variants (matches removed from a share of segments), as a
+    statistics table: differences from a fraction of a point to about 15 BLEU."""
+    from mtsig.table import StatsTable, SystemInfo
+
+    stats = {s: table.stats["bleu"][s] for s in WMT_SYSTEMS}
+    rng = np.random.default_rng(0)
+    for k, s in enumerate(WMT_SYSTEMS):
+        weak = stats[s].copy()
+        drop = rng.random(weak.shape[1]) < 0.15 * (k + 1)
+        weak[0, drop, 2:6] = 0  # no n-gram matches in those segments
+        stats[f"{s}-weak"] = weak
+    infos = [SystemInfo(n, [n], 1) for n in stats]
+    return StatsTable({"bleu": table.metrics["bleu"]}, infos, {"bleu": stats}, table.n_segments)
+
+
+def test_automatic_resamples_make_significance_attainable(wmt_bleu_stats):
+    table = _eight_systems(wmt_bleu_stats)
+    k = 28
+    auto = compare_table(table, CompareOptions(("paired-bootstrap",)), Resampling(seed=3))
+    R = auto.settings.n_resamples["paired-bootstrap"]
+    assert auto.settings.n_resamples_auto and 2 / (R + 1) <= 0.05 / k / 10  # a tenth of Holm's smallest threshold
+    assert not auto.warnings
+    assert sum(c.significant for c in auto.comparisons) >= 10 and len(auto.clusters["bleu"]) >= 3
+    # the 0.1.0 default: 1,000 resamples, whose smallest two-sided p (2/1001) is above 0.05/28: nothing can be
+    # significant, even a 15-point difference, and the clusters collapse into one; now it says so
+    few = compare_table(table, CompareOptions(("paired-bootstrap",)), Resampling(1000, 3))
+    assert not any(c.significant for c in few.comparisons) and len(few.clusters["bleu"]) == 1
+    assert max(abs(c.result.delta) for c in few.comparisons) > 12
+    assert len(few.warnings) == 1 and "no pair can be significant; use at least" in few.warnings[0]
+    assert "Warning: paired-bootstrap: with 1000 resamples" in render_compare(few, "text")
+
+
+def test_clusters_do_not_depend_on_the_order_of_systems(wmt_bleu_stats):
+    table = wmt_bleu_stats.select(["bleu"])
+    for order in (["LT22", "PROMT", "Online-B", "JDExploreAcademy"], ["Online-B", "LT22", "JDExploreAcademy", "PROMT"]):
+        two = compare_table(table.select(["bleu"], order), CompareOptions(("ar",)), Resampling(2000, 1))
+        assert two.clusters["bleu"][-1] == ["LT22"] and len(two.clusters["bleu"]) == 2
+        # one-sided tests in all-pairs mode: the direction of each pair follows the listing order, so
+        # clusters would depend on it (issue 9): none are drawn, and the result says why
+        one = compare_table(table.select(["bleu"], order), CompareOptions(("ar",), alternative="greater"))
+        assert one.clusters["bleu"] is None and one.settings.cluster_test is None
+        assert any("no significance clusters" in w for w in one.warnings)
+
+
+def test_sentence_level_rows_show_the_quantity_they_test(wmt_bleu_stats):
+    table = wmt_bleu_stats.select(["bleu"], ["JDExploreAcademy", "PROMT"])
+    res = compare_table(table, CompareOptions(("ar", "ttest", "wilcoxon")), Resampling(1000, 1))
+    by = {c.test: c.result for c in res.comparisons}
+    m = table.metrics["bleu"]
+    sa = m.sentence_scores(table.stats["bleu"]["JDExploreAcademy"][0])
+    sb = m.sentence_scores(table.stats["bleu"]["PROMT"][0])
+    for t in ("ttest", "wilcoxon"):
+        r = by[t]
+        assert r.delta == pytest.approx(float((sb - sa).mean()), abs=1e-12)
+        assert r.score_a == pytest.approx(float(sa.mean())) and r.score_b == pytest.approx(float(sb.mean()))
+        assert r.delta_ci.method == "t" and r.delta_ci.low < r.delta < r.delta_ci.high
+        assert r.extra["quantity"] == "mean sentence-level score" and "sentence BLEU" in r.extra["sentence_score"]
+    # the corpus scores stay on the AR row: corpus BLEU and mean sentence BLEU are different quantities
+    assert by["ar"].score_a == pytest.approx(m.corpus_score(table.stats["bleu"]["JDExploreAcademy"][0]))
+    assert by["ar"].score_a - by["ttest"].score_a > 1
+    assert "ttest/wilcoxon rows test sentence-level scores" in render_compare(res, "text")

@@ -165,7 +165,8 @@ def _compare_parser(sub) -> None:
                    help=f"one or more of: {', '.join(TESTS)} (default: ar)")  # fmt: skip
     t.add_argument("--baseline", "-b", default=None, help="compare each system with this one (default: all pairs)")
     t.add_argument("--n-resamples", type=int, default=None,
-                   help="shuffles / bootstrap resamples (default: 10000 for ar, 1000 for bootstrap tests)")  # fmt: skip
+                   help="shuffles / bootstrap resamples of the tests (default: automatic: 10000 for ar, 1000 for "
+                   "bootstrap tests, more when the corrected threshold needs them)")  # fmt: skip
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     t.add_argument("--correction", default="holm", choices=CORRECTIONS, help="p-value adjustment (holm)")
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
@@ -280,6 +281,8 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
     opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap)
     res = compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
+    for w in res.warnings:
+        print(f"mtsig: warning: {w}", file=sys.stderr)
     if a.rank_dir:
         from mtsig.report.ranking import write_rankings
 

@@ -26,8 +26,8 @@ from mtsig.results import (
     SystemResult,
     SystemScore,
 )
-from mtsig.stats.engines import ar_counts, bootstrap_many, stratified_ar_many
-from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores, summarize
+from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratified_ar_many
+from mtsig.stats.intervals import CI_METHODS, Interval, interval, jackknife_scores, summarize
 from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error
 from mtsig.stats.paired import (
     ALTERNATIVES,
@@ -170,12 +170,74 @@ class CompareOptions:
 
 @dataclass(frozen=True)
 class _Plan:
-    """What a comparison will do: the pairs and the counts of resamples."""
+    """What a comparison will do: the pairs, the counts of resamples, and why."""
 
     pairs: list[tuple[str, str]]
     run_pairs: set[tuple[str, str]]
-    n_shuffles: int
+    #: resamples per resampling test
+    counts: dict[str, int]
+    #: bootstrap resamples behind s_sel and the intervals of differences (shared with bootstrap tests)
     n_bootstrap: int
+    auto: bool
+    warnings: tuple[str, ...]
+
+
+#: tests offered for systems with several optimizer runs
+RUNS_TESTS = ("ar", "stratified-ar")
+#: an automatic number of resamples makes the smallest attainable p-value at most this share of the
+#: smallest corrected threshold
+AUTO_MARGIN = 10
+
+
+def threshold(alpha: float, k: int, correction: str) -> float:
+    """The smallest p-value threshold of a correction over k comparisons (what the best pair must reach)."""
+    if correction == "none":
+        return alpha
+    if correction == "sidak":
+        return 1 - (1 - alpha) ** (1 / k)
+    return alpha / k  # holm, bonferroni, and bh for its smallest p-value
+
+
+def min_p(test: str, R: int, alternative: str) -> float:
+    """The smallest p-value R resamples can give (1/(R+1); twice that for a two-sided paired bootstrap)."""
+    return (2.0 if test == "paired-bootstrap" and alternative == "two-sided" else 1.0) / (R + 1)
+
+
+def auto_resamples(test: str, thr: float, alternative: str) -> int:
+    """The test's default, or more resamples so that the smallest p-value is a tenth of the threshold."""
+    factor = 2.0 if test == "paired-bootstrap" and alternative == "two-sided" else 1.0
+    need = int(np.ceil(AUTO_MARGIN * factor / thr)) - 1
+    need = int(np.ceil(need / 100) * 100)
+    return max(PAIRED_TESTS[test].default_resamples, need)
+
+
+def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[str, int], int, bool, tuple[str, ...]]:
+    """Resamples per test (given, or automatic), the shared bootstrap count, and warnings."""
+    thr = threshold(opts.alpha, k, opts.correction)
+    boot_tests = [t for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap"]
+    given = resampling.n_resamples
+    explicit_boot = given if given is not None else opts.n_bootstrap
+    counts: dict[str, int] = {}
+    for t in opts.tests:
+        if not PAIRED_TESTS[t].resamples:
+            continue
+        explicit = explicit_boot if t in boot_tests else given
+        counts[t] = explicit if explicit is not None else auto_resamples(t, thr, opts.alternative)
+    if boot_tests:  # the bootstrap tests share one bootstrap (the largest count any of them needs)
+        n_boot = max(counts[t] for t in boot_tests)
+        counts.update({t: n_boot for t in boot_tests})
+    else:
+        n_boot = opts.n_bootstrap or DEFAULT_BOOTSTRAP
+    warnings = []
+    for t, R in counts.items():
+        if min_p(t, R, opts.alternative) > thr:
+            warnings.append(
+                f"{t}: with {R} resamples the smallest p-value is {min_p(t, R, opts.alternative):.2g}, above the "
+                f"corrected threshold {thr:.2g} ({opts.correction}, {k} comparisons): no pair can be significant; "
+                f"use at least {auto_resamples(t, thr, opts.alternative)}"
+            )
+    auto = given is None and not (boot_tests and opts.n_bootstrap is not None)
+    return counts, n_boot, auto, tuple(warnings)
 
 
 def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampling) -> _Plan:
@@ -183,10 +245,11 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
     if len(names) < 2:
         raise InputError("compare needs at least two systems")
     multi = {s.name for s in table.systems if s.n_runs > 1}
-    if multi and set(opts.tests) != {"ar"}:
+    if multi and not set(opts.tests) <= set(RUNS_TESTS):
         raise InputError(
-            f"system(s) {', '.join(sorted(multi))} have several optimizer runs: only the stratified approximate "
-            "randomization over runs is available for them (test 'ar'; Clark et al. 2011)",
+            f"system(s) {', '.join(sorted(multi))} have several optimizer runs: the tests for them are "
+            "'ar' (randomization of the pooled runs plus run-level variance) and 'stratified-ar' (Clark et al. "
+            "2011)",
             param="test",
         )
     if opts.baseline is not None:
@@ -195,15 +258,14 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
         pairs = [(opts.baseline, n) for n in names if n != opts.baseline]
     else:
         pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
-    # the bootstrap tests share the bootstrap behind the intervals of the differences (and s_sel)
-    boot_tests = any(PAIRED_TESTS[t].kind == "bootstrap" for t in opts.tests)
-    n_boot = resampling.n_resamples if (resampling.n_resamples and boot_tests) else opts.n_bootstrap
-    return _Plan(
-        pairs,
-        {p for p in pairs if p[0] in multi or p[1] in multi},
-        resampling.count(PAIRED_TESTS["ar"].default_resamples),
-        n_boot or DEFAULT_BOOTSTRAP,
-    )
+    counts, n_boot, auto, warnings = _counts(opts, resampling, len(pairs))
+    if opts.baseline is None and opts.alternative != "two-sided":
+        warnings += (
+            "no significance clusters: they need two-sided tests (one-sided results depend on the order in "
+            "which the systems are listed)",
+        )
+    run_pairs = {p for p in pairs if p[0] in multi or p[1] in multi}
+    return _Plan(pairs, run_pairs, counts, n_boot, auto, warnings)
 
 
 def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
@@ -211,47 +273,82 @@ def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
     return table.stats[mname][name].sum(axis=0)
 
 
-def _randomization(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
-    """Per pair: the count of shuffles at least as extreme (or (count, null) when distributions are kept)."""
+def _ar(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
+    """Approximate randomization per pair: ``(count, null or None, extra)``. Pairs with optimizer runs: the
+    randomization of the pooled runs with their run-level variance (:func:`runs_ar_many`)."""
     metric = table.metrics[mname]
-    r = resampling.with_count(plan.n_shuffles)
-    keep = opts.keep_distributions
+    r = resampling.with_count(plan.counts["ar"])
     out = {}
     run_pairs = [p for p in plan.pairs if p in plan.run_pairs]
     if run_pairs:
         items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
-        out.update(stratified_ar_many(items, r, opts.alternative, keep))
+        for p, res in runs_ar_many(items, r, opts.alternative).items():
+            extra = {"runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs, "pooled_runs": True,
+                     "run_variance": res["run_variance"], "run_df": res["df"], "p_value": res["p"]}  # fmt: skip
+            out[p] = (res["plain_count"], res["null"] if opts.keep_distributions else None, extra)
     single = [p for p in plan.pairs if p not in plan.run_pairs]
     if single:
         stats = {n: _pooled(table, mname, n) for n in {x for p in single for x in p}}
-        out.update(ar_counts(stats, metric, single, r, opts.alternative, keep))
+        res = ar_counts(stats, metric, single, r, opts.alternative, keep=True)
+        out.update({p: (c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
     return out
 
 
-def _evidence(test: str, pair, ctx: dict, plan: _Plan, alternative: str) -> tuple[Evidence, Any]:
-    """The evidence a test's kind needs for one pair, and its kept distribution (or None)."""
+def _stratified(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
+    """Stratified approximate randomization over runs (Clark et al.) per pair: ``(count, null, extra)``."""
+    metric = table.metrics[mname]
+    items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in plan.pairs}
+    r = resampling.with_count(plan.counts["stratified-ar"])
+    res = stratified_ar_many(items, r, opts.alternative, keep=True)
+    return {
+        p: (c, null if opts.keep_distributions else None,
+            {"stratified": True, "runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs})
+        for p, (c, null) in res.items()
+    }  # fmt: skip
+
+
+def _sentence_evidence(ctx: dict, pair, alternative: str) -> tuple[Evidence, dict]:
+    sent = ctx["sent"]
     a, b = pair
+    d = sent[b] - sent[a]
+    ev = Evidence(float(d.mean()), alternative, sent_a=sent[a], sent_b=sent[b])
+    return ev, {"quantity": "mean sentence-level score", "sentence_score": ctx["sentence_label"]}
+
+
+def _evidence(test: str, pair, ctx: dict) -> tuple[Evidence, Any, dict]:
+    """The evidence a test's kind needs for one pair, its kept distribution (or None) and extra fields."""
+    a, b = pair
+    plan, alternative = ctx["plan"], ctx["opts"].alternative
     delta = ctx["score"][b] - ctx["score"][a]
     kind = PAIRED_TESTS[test].kind
-    if kind == "randomization":
-        c = ctx["counts"][pair]
-        count, null = c if isinstance(c, tuple) else (c, None)
-        return Evidence(delta, alternative, count, plan.n_shuffles), null
+    if kind in ("randomization", "stratified"):
+        count, null, extra = ctx["counts"][test][pair]
+        extra = dict(extra)
+        p = extra.pop("p_value", None)
+        return Evidence(delta, alternative, count, plan.counts[test], p_value=p), null, extra
     if kind == "bootstrap":
         bd = ctx["boot"][b] - ctx["boot"][a]
-        return Evidence(delta, alternative, n_resamples=plan.n_bootstrap, boot_delta=bd), bd
-    sent = ctx["sent"]
-    return Evidence(delta, alternative, sent_a=sent[a], sent_b=sent[b]), None
+        return Evidence(delta, alternative, n_resamples=plan.counts[test], boot_delta=bd), bd, {}
+    ev, extra = _sentence_evidence(ctx, pair, alternative)
+    return ev, None, extra
+
+
+def _mean_difference_ci(ev: Evidence, confidence: float) -> Interval:
+    """t-interval of the mean sentence-level difference."""
+    from scipy import stats as sps
+
+    d = ev.sent_b - ev.sent_a
+    n = d.size
+    half = float(sps.t.ppf(0.5 + confidence / 2, max(n - 1, 1)) * d.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    return Interval(ev.observed - half, ev.observed + half, "t", confidence)
 
 
 def _test_result(test: str, pair: tuple[str, str], ctx: dict) -> TestResult:
     """One test of one pair; ``ctx`` is the metric's context (see :func:`_metric_context`)."""
-    table, plan, opts, seed = ctx["table"], ctx["plan"], ctx["opts"], ctx["seed"]
-    ev, dist = _evidence(test, pair, ctx, plan, opts.alternative)
+    opts, seed = ctx["opts"], ctx["seed"]
+    ev, dist, extra = _evidence(test, pair, ctx)
     out = PAIRED_TESTS[test].outcome(ev)
-    extra = dict(out.extra)
-    if test == "ar" and pair in plan.run_pairs:
-        extra = {"stratified": True, "runs_a": table.system(pair[0]).n_runs, "runs_b": table.system(pair[1]).n_runs}
+    extra = {**extra, **out.extra}
     null = boot_dist = None
     if opts.keep_distributions and dist is not None:
         if test == "bootstrap":
@@ -261,10 +358,16 @@ def _test_result(test: str, pair: tuple[str, str], ctx: dict) -> TestResult:
         else:
             null = dist
     a, b = pair
-    sa, sb = ctx["score"][a], ctx["score"][b]
+    if PAIRED_TESTS[test].kind == "sentence":
+        sa, sb = float(ev.sent_a.mean()), float(ev.sent_b.mean())
+        ci = _mean_difference_ci(ev, opts.confidence)
+    else:
+        sa, sb = ctx["score"][a], ctx["score"][b]
+        ci = ctx["delta_ci"][pair]
     return TestResult(
-        test, ctx["metric"], a, b, sa, sb, sb - sa, out.p_value, opts.alternative, ev.n_resamples,
-        seed if ev.n_resamples else None, ctx["delta_ci"][pair], out.statistic, extra, null, boot_dist,
+        test, ctx["metric"], a, b, sa, sb, ev.observed if PAIRED_TESTS[test].kind == "sentence" else sb - sa,
+        out.p_value, opts.alternative, ev.n_resamples, seed if ev.n_resamples else None, ci, out.statistic, extra,
+        null, boot_dist,
     )  # fmt: skip
 
 
@@ -276,6 +379,11 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
     stats = {n: _pooled(table, mname, n) for n in names}
     boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
     kinds = {PAIRED_TESTS[t].kind for t in opts.tests}
+    counts = {}
+    if "ar" in opts.tests:
+        counts["ar"] = _ar(table, mname, plan, opts, resampling)
+    if "stratified-ar" in opts.tests:
+        counts["stratified-ar"] = _stratified(table, mname, plan, opts, resampling)
     return {
         "table": table,
         "plan": plan,
@@ -284,8 +392,9 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
         "metric": mname,
         "score": {n: float(metric.score(stats[n].sum(axis=0))) for n in names},
         "boot": boot,
-        "counts": _randomization(table, mname, plan, opts, resampling) if "randomization" in kinds else {},
+        "counts": counts,
         "sent": {n: metric.sentence_scores(stats[n]) for n in names} if "sentence" in kinds else None,
+        "sentence_label": metric.sentence_score_label,
         "delta_ci": {(a, b): interval(boot[b] - boot[a], "percentile", opts.confidence) for a, b in plan.pairs},
     }
 
@@ -308,6 +417,7 @@ def compare_table(
     scores = score_table(table, keep, resampling.with_count(plan.n_bootstrap), boot=boot_all)
     comparisons: list[Comparison] = []
     cl: dict[str, list[list[str]] | None] = {}
+    cluster = opts.baseline is None and opts.alternative == "two-sided"
     for mname, metric in table.metrics.items():
         ctx = _metric_context(table, mname, plan, opts, resampling, boot_all)
         rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}
@@ -315,17 +425,19 @@ def compare_table(
         for t in opts.tests:
             comparisons.extend(adjusted[t])
         first = {frozenset(c.pair): c.significant for c in adjusted[opts.tests[0]]}  # clusters: the first test
-        cl[mname] = clusters(ctx["score"], first, metric.higher_is_better) if opts.baseline is None else None
+        cl[mname] = clusters(ctx["score"], first, metric.higher_is_better) if cluster else None
     settings = _compare_settings(table, opts, plan, resampling)
-    return CompareResult(settings, scores.systems, tuple(comparisons), cl, scores.higher_is_better, scores.decimals)
+    return CompareResult(
+        settings, scores.systems, tuple(comparisons), cl, scores.higher_is_better, scores.decimals, plan.warnings
+    )
 
 
 def _compare_settings(table: StatsTable, opts: CompareOptions, plan: _Plan, resampling: Resampling) -> CompareSettings:
-    counts = {"randomization": plan.n_shuffles, "bootstrap": plan.n_bootstrap}
     k = len(plan.pairs)
     return CompareSettings(
         tests=opts.tests,
-        n_resamples={t: counts[PAIRED_TESTS[t].kind] for t in opts.tests if PAIRED_TESTS[t].resamples},
+        n_resamples=dict(plan.counts),
+        n_resamples_auto=plan.auto,
         n_bootstrap=plan.n_bootstrap,
         seed=resampling.seed,
         alternative=opts.alternative,
@@ -335,7 +447,7 @@ def _compare_settings(table: StatsTable, opts: CompareOptions, plan: _Plan, resa
         baseline=opts.baseline,
         n_comparisons=k,
         experimentwise_error_unadjusted=experimentwise_error(opts.alpha, k),
-        cluster_test=opts.tests[0] if opts.baseline is None else None,
+        cluster_test=opts.tests[0] if opts.baseline is None and opts.alternative == "two-sided" else None,
         signatures={m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
         n_segments=table.n_segments,
     )

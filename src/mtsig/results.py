@@ -153,6 +153,8 @@ class CompareSettings:
     tests: tuple[str, ...]
     #: resamples per resampling test
     n_resamples: dict[str, int]
+    #: whether the counts were chosen automatically (enough for the corrected threshold)
+    n_resamples_auto: bool
     #: bootstrap resamples behind every interval of a difference (and s_sel)
     n_bootstrap: int
     seed: int
@@ -171,6 +173,7 @@ class CompareSettings:
         return {
             "tests": list(self.tests),
             "n_resamples": dict(self.n_resamples),
+            "n_resamples_auto": self.n_resamples_auto,
             "n_bootstrap_delta_ci": self.n_bootstrap,
             "seed": self.seed,
             "alternative": self.alternative,
@@ -194,6 +197,8 @@ class CompareResult:
     clusters: dict[str, list[list[str]] | None]
     higher_is_better: dict[str, bool] = field(default_factory=dict)
     decimals: dict[str, int] = field(default_factory=dict)
+    #: what the user should know (e.g. too few resamples for any pair to be significant)
+    warnings: tuple[str, ...] = ()
 
     @property
     def metrics(self) -> list[str]:
@@ -205,4 +210,5 @@ class CompareResult:
             "systems": [s.to_dict() for s in self.systems],
             "comparisons": [c.to_dict() for c in self.comparisons],
             "clusters": self.clusters,
+            "warnings": list(self.warnings),
         }

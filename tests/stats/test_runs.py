@@ -41,7 +41,7 @@ def me_table(multeval):
 
 @pytest.fixture(scope="module")
 def me_compare(me_table):
-    opts = CompareOptions(("ar",), baseline="baseline", n_bootstrap=10_000)
+    opts = CompareOptions(("ar", "stratified-ar"), baseline="baseline", n_bootstrap=10_000)
     return compare_table(me_table.select(["bleu", "length"]), opts, Resampling(10_000, 1))
 
 
@@ -54,16 +54,24 @@ def test_s_sel_within_001_of_multeval(me_compare):
 
 
 def test_identical_system_gets_p_one_for_every_metric(me_table):
-    res = compare_table(me_table, CompareOptions(("ar",), baseline="baseline"), Resampling(2000, 2))
+    opts = CompareOptions(("ar", "stratified-ar"), baseline="baseline")
+    res = compare_table(me_table, opts, Resampling(2000, 2))
     rows = [c.result for c in res.comparisons if c.result.b == "sys2"]
-    assert len(rows) == 4
-    assert all(r.p_value == 1.0 and r.delta == 0.0 and r.extra["stratified"] for r in rows)
+    assert len(rows) == 8  # 4 metrics x 2 tests
+    assert all(r.p_value == 1.0 and r.delta == 0.0 for r in rows)
+    assert {r.test for r in rows if r.extra.get("stratified")} == {"stratified-ar"}
+    assert all(r.extra["pooled_runs"] for r in rows if r.test == "ar")
 
 
-def test_sys1_better_than_baseline_on_bleu(me_compare):
-    c = next(c.result for c in me_compare.comparisons if c.result.b == "sys1" and c.metric == "bleu")
-    assert c.p_value < 0.01
-    assert c.delta_ci.low > 0
+def test_sys1_against_baseline_on_bleu(me_compare):
+    by = {c.test: c.result for c in me_compare.comparisons if c.result.b == "sys1" and c.metric == "bleu"}
+    # stratified AR calls the 0.29 BLEU gain highly significant (as MultEval does) ...
+    assert by["stratified-ar"].p_value < 0.001
+    assert by["ar"].delta_ci.low > 0
+    # ... but sys1's three runs differ by up to 0.5 BLEU: with the run-level variance the gain is within the
+    # optimizer noise of three runs
+    assert by["ar"].p_value > 0.05
+    assert by["ar"].extra["run_variance"] > 0 and 1 < by["ar"].extra["run_df"] < 10
 
 
 @pytest.mark.slow
@@ -168,11 +176,13 @@ def test_runs_table_and_json_shape(me_compare):
     e = d["systems"][1]["scores"]["bleu"]
     assert set(e) >= {"mean", "s_sel", "s_test", "s_dev", "runs"}
     text = render_compare(me_compare, "text")
-    assert "BLEU ↑ (s_sel/s_test/p)" in text and "18.81 (0.26/0.29/0.00)" in text
+    p = next(c.result.p_value for c in me_compare.comparisons if c.test == "ar" and c.result.b == "sys1")
+    assert "BLEU ↑ (s_sel/s_test/p)" in text and f"18.81 (0.26/0.29/{p:.2f})" in text
+    assert "p: randomization of the pooled runs with their run-level variance against baseline" in text
     tex = render_compare(me_compare, "latex")
     assert "\\toprule" in tex and "$\\uparrow$" in tex and "s\\_sel: standard deviation" in tex
 
 
 def test_other_tests_with_runs_are_refused(me_table):
-    with pytest.raises(mtsig.InputError, match="only the stratified approximate randomization"):
+    with pytest.raises(mtsig.InputError, match="the tests for them are 'ar' .* and 'stratified-ar'"):
         compare_table(me_table, CompareOptions(("ar", "ttest"), baseline="baseline"))

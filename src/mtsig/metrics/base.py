@@ -41,6 +41,8 @@ class Metric(ABC):
     decimals: ClassVar[int] = 2
     #: whether the number of references is part of the signature
     signature_has_refs: ClassVar[bool] = True
+    #: what ``sentence_scores`` computes (reported beside the sentence-level tests)
+    sentence_score_label: ClassVar[str] = "the metric on each segment alone"
 
     def __init__(self, **opts: Any):
         declared = self.declared_options()

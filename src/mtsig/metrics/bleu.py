@@ -62,6 +62,7 @@ def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_valu
 class BLEU(NgramMetric):
     name = "bleu"
     description = "BLEU (Papineni et al.), mteval-v13a / sacreBLEU formulas, 0-100"
+    sentence_score_label = "sentence BLEU (sacreBLEU's sentence_bleu: effective order, exp smoothing)"
     options = {
         **NgramMetric.options,
         "bleu_order": BLEU_ORDER,

@@ -39,6 +39,7 @@ class SegmentScores(Metric):
         )
     }
     signature_has_refs = False  # references play no part in user scores
+    sentence_score_label = "the segment scores as given"
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)

@@ -274,8 +274,8 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
         + ("s_dev: standard deviation of the runs' development-set scores; " if dev else "")
         + "s_test: standard deviation of the runs' test-set scores"
         + (
-            f"; p: stratified approximate randomization against {st.baseline} "
-            f"({st.n_resamples.get('ar', '-')} shuffles, seed {st.seed}), unadjusted"
+            f"; p: {_RUNS_P[first]} against {st.baseline} "
+            f"({st.n_resamples.get(first, '-')} shuffles, seed {st.seed}), unadjusted"
             if st.baseline
             else ""
         )
@@ -284,9 +284,29 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
     return Table(header, rows), caption
 
 
+_RUNS_P = {
+    "ar": "randomization of the pooled runs with their run-level variance",
+    "stratified-ar": "stratified approximate randomization (Clark et al.)",
+}
+
+
 def _compare_notes(res: CompareResult) -> list[str]:
     st = res.settings
     nres = ", ".join(f"{t}: {n}" for t, n in st.n_resamples.items())
+    extra = []
+    if st.n_resamples:
+        extra.append(
+            "R resamples give p-values of at least 1/(R+1)"
+            + (" (chosen automatically: at most a tenth of the corrected threshold)." if st.n_resamples_auto else ".")
+        )
+    sentence = [c for c in res.comparisons if c.result.extra.get("quantity")]
+    if sentence:
+        labels = sorted({f"{c.metric}: {c.result.extra['sentence_score']}" for c in sentence})
+        extra.append(
+            "ttest/wilcoxon rows test sentence-level scores: their A, B and Δ are mean sentence-level scores and "
+            f"the interval is the t-interval of the mean difference ({'; '.join(labels)})."
+        )
+    extra += [f"Warning: {w}" for w in res.warnings]
     return [
         f"* = significant at alpha = {st.alpha} after {st.correction} correction over "
         f"{st.n_comparisons} comparison(s) per metric and test (unadjusted, the experimentwise error "
@@ -294,4 +314,5 @@ def _compare_notes(res: CompareResult) -> list[str]:
         f"Δ CI: {st.confidence:.0%} percentile interval of {st.n_bootstrap} paired bootstrap "
         f"resamples. Resamples: {nres or '-'}; seed {st.seed}; {st.alternative}; "
         f"{st.n_segments} segments.",
+        *extra,
     ]

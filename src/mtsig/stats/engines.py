@@ -114,3 +114,119 @@ def stratified_ar_many(
                     nulls[key].append(np.asarray(null, dtype=np.float64))
         out.update({k: (counts[k], np.concatenate(nulls[k])) if keep else counts[k] for k in keys})
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# systems with optimizer runs: randomization of the pooled statistics plus run-level variance
+
+
+def _gradient(metric, totals: np.ndarray) -> np.ndarray:
+    """d score / d totals at ``totals`` by central differences (one vectorized call)."""
+    d = totals.shape[0]
+    h = 1e-6 * np.maximum(1.0, np.abs(totals))
+    steps = np.eye(d) * h
+    up = np.asarray(metric.score(totals[None, :] + steps), dtype=np.float64)
+    down = np.asarray(metric.score(totals[None, :] - steps), dtype=np.float64)
+    g = (up - down) / (2 * h)
+    return np.where(np.isfinite(g), g, 0.0)
+
+
+def _contributions(metric, runs: np.ndarray) -> np.ndarray:
+    """Each segment's linearized contribution to each run's corpus score, ``(n, N)``: ``g . S_ri`` with ``g``
+    the gradient of the score at the runs' mean totals."""
+    return runs @ _gradient(metric, runs.sum(axis=1).mean(axis=0))
+
+
+def _mean_squares(c: np.ndarray) -> tuple[float, float, int]:
+    """Two-way analysis of variance of ``c`` (runs x segments, one value per cell): the mean square of runs
+    (on the run totals' scale: ``Var(sum_i c_ri)``), ``N`` times the residual (segment-by-run) mean square,
+    and the runs' degrees of freedom. Their difference estimates the run-level variance of a run's total."""
+    n, N = c.shape
+    if n < 2:
+        return 0.0, 0.0, 0
+    resid = c - c.mean(axis=0, keepdims=True) - c.mean(axis=1, keepdims=True) + c.mean()
+    ms_res = float((resid**2).sum()) / ((n - 1) * max(N - 1, 1))
+    return float(np.var(c.sum(axis=1), ddof=1)), N * ms_res, n - 1
+
+
+def run_variance(metric, runs: np.ndarray) -> float:
+    """Run-level variance of one run's corpus score of a system with runs ``(n, N, d)``: the variance of the
+    runs' scores beyond what the segment-by-run interaction explains (unbiased; may be negative)."""
+    ms_runs, ms_res, _ = _mean_squares(_contributions(metric, runs))
+    return ms_runs - ms_res
+
+
+def run_components(metric, A: np.ndarray, B: np.ndarray) -> list[tuple[float, float, int]]:
+    """The mean-square terms of the run-level variance of the difference of the two systems' mean scores:
+    ``[(ms_runs / n, ms_res / n, df), ...]``.
+
+    With equal run counts, runs are paired by index (run j of A with run j of B: often the same optimizer
+    seed) and the analysis is done on the per-segment differences, so that run effects the two systems
+    share cancel; otherwise each system is analysed alone (Welch).
+    """
+    na, nb = A.shape[0], B.shape[0]
+    if na == nb and na > 1:
+        ms = _mean_squares(_contributions(metric, B) - _contributions(metric, A))
+        return [(ms[0] / na, ms[1] / na, ms[2])]
+    out = []
+    for X in (A, B):
+        ms = _mean_squares(_contributions(metric, X))
+        out.append((ms[0] / X.shape[0], ms[1] / X.shape[0], ms[2]))
+    return out
+
+
+def _runs_p(
+    delta: float, v_ar: float, comps: list[tuple[float, float, int]], alternative: str
+) -> tuple[float, float, float]:
+    """p-value of ``delta`` against a t distribution whose variance adds the run-level estimate to the AR
+    null variance, with Satterthwaite's degrees of freedom; returns ``(p, run variance, df)``."""
+    from scipy import stats as sps
+
+    v_run = sum(r - e for r, e, df in comps if df > 0)
+    v_tot = max(v_ar + v_run, v_ar / 4)
+    den = sum(r * r / df for r, _, df in comps if df > 0)
+    nu = v_tot * v_tot / den if den > 0 else float("inf")
+    if delta == 0 or v_tot <= 0:
+        return 1.0, v_run, nu
+    t = sps.t(nu) if np.isfinite(nu) else sps.norm()
+    z = delta / np.sqrt(v_tot)
+    p = {"two-sided": 2 * t.sf(abs(z)), "greater": t.sf(z), "less": t.cdf(z)}[alternative]
+    return float(min(1.0, p)), v_run, nu
+
+
+def runs_ar_many(
+    items: dict[Any, tuple[Any, np.ndarray, np.ndarray]], resampling: Resampling, alternative: str = "two-sided"
+) -> dict[Any, dict[str, Any]]:
+    """The test for systems with optimizer runs: the difference of the run-pooled corpus scores, with a null
+    variance that adds run-level variance to the segment-level variance of approximate randomization.
+
+    ``items``: ``key -> (metric, A (n_a, N, d), B (n_b, N, d))``. The segment-level variance is that of the
+    shuffled differences when each segment's pooled statistics are swapped with probability 1/2 (plain AR
+    on the pooled runs, shuffles shared by all items); the run-level variance of the difference of the mean
+    scores comes from a runs x segments analysis of variance of the linearized per-segment contributions
+    (:func:`run_components`; unbiased, so it may lower the total when the runs agree more than segments
+    alone would make them). The p-value is that of a t distribution with Satterthwaite's degrees of
+    freedom: close to plain AR when the runs show no run-level variance, a t test on the runs when it
+    dominates. Identical systems get p = 1. Returns per item ``{"p", "plain_count", "run_variance", "df",
+    "null"}`` (plain_count: the AR count without the run variance; null: the shuffled differences).
+    """
+    by_metric: dict[Any, list[Any]] = {}
+    for key, (metric, _, _) in items.items():
+        by_metric.setdefault(id(metric), []).append(key)
+    out: dict[Any, dict[str, Any]] = {}
+    for keys in by_metric.values():
+        metric = items[keys[0]][0]
+        pooled = {}
+        for k in keys:
+            _, A, B = items[k]
+            pooled[(k, "a")], pooled[(k, "b")] = A.sum(axis=0), B.sum(axis=0)
+        pairs = [((k, "a"), (k, "b")) for k in keys]
+        res = ar_counts(pooled, metric, pairs, resampling, alternative, keep=True)
+        for k, pair in zip(keys, pairs):
+            _, A, B = items[k]
+            _, null = res[pair]
+            observed = float(metric.score(B.sum(axis=(0, 1))) - metric.score(A.sum(axis=(0, 1))))
+            p, v_run, df = _runs_p(observed, float(np.var(null)), run_components(metric, A, B), alternative)
+            plain = count_extreme(null, observed, alternative)
+            out[k] = {"p": p, "plain_count": plain, "run_variance": v_run, "df": df, "null": null}
+    return out

@@ -7,8 +7,12 @@ as the observed value (ties count, so identical systems get p = 1).
 
 Tests (:data:`PAIRED_TESTS`, one entry each: kind, default number of resamples, label, p-value function):
 - ``ar``: approximate randomization (Riezler & Maxwell 2005, Fig. 1): each segment's statistics are
-  swapped between the two systems with probability 1/2. For systems with several optimizer runs, the
-  stratified version over runs (Clark et al. 2011; see :mod:`mtsig.stats.engines`).
+  swapped between the two systems with probability 1/2. For systems with several optimizer runs: the
+  randomization of the run-pooled statistics with the run-level variance added
+  (:func:`mtsig.stats.engines.runs_ar_many`), calibrated under segment- and run-level nulls.
+- ``stratified-ar``: Clark et al.'s (2011) stratified randomization over optimizer runs (a true
+  re-partition of each segment's outputs); it holds its level only when the two systems' runs are
+  exchangeable segment by segment (see the README's calibration table).
 - ``bootstrap``: bootstrap test with the shift method (Riezler & Maxwell, Fig. 2; Noreen 1989): the
   bootstrap differences, centred on their mean, stand in for the null distribution. Fig. 2 as printed
   shifts the *absolute* difference, which amounts to a one-sided test at alpha applied on both sides and
@@ -126,6 +130,8 @@ class Evidence:
     boot_delta: np.ndarray | None = None
     sent_a: np.ndarray | None = None
     sent_b: np.ndarray | None = None
+    #: a p-value the engine computed itself (the runs test), used as it is
+    p_value: float | None = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,7 @@ class Outcome:
 
 
 def _ar_outcome(ev: Evidence) -> Outcome:
-    return Outcome(p_from_count(ev.count, ev.n_resamples))
+    return Outcome(ev.p_value if ev.p_value is not None else p_from_count(ev.count, ev.n_resamples))
 
 
 def _shift_outcome(ev: Evidence) -> Outcome:
@@ -160,8 +166,9 @@ def _wilcoxon_outcome(ev: Evidence) -> Outcome:
 
 @dataclass(frozen=True)
 class PairedTest:
-    """One paired test. ``kind``: ``randomization`` (counts of shuffles), ``bootstrap`` (bootstrap
-    differences) or ``sentence`` (sentence-level scores); resampling tests have a default count."""
+    """One paired test. ``kind``: ``randomization`` (counts of shuffles), ``stratified`` (counts of
+    re-partitions of optimizer runs), ``bootstrap`` (bootstrap differences) or ``sentence`` (sentence-level
+    scores); resampling tests have a default count."""
 
     name: str
     kind: str
@@ -178,6 +185,7 @@ PAIRED_TESTS: dict[str, PairedTest] = {
     t.name: t
     for t in (
         PairedTest("ar", "randomization", "approx. randomization", 10_000, _ar_outcome),
+        PairedTest("stratified-ar", "stratified", "stratified randomization", 10_000, _ar_outcome),
         PairedTest("bootstrap", "bootstrap", "bootstrap (shift)", 1_000, _shift_outcome),
         PairedTest("paired-bootstrap", "bootstrap", "paired bootstrap", 1_000, _paired_bootstrap_outcome),
         PairedTest("ttest", "sentence", "paired t-test", None, _ttest_outcome),
@@ -257,7 +265,7 @@ def paired_test(test: str, stats_a, stats_b, metric, *, resampling: Resampling |
     ``settings``: ``alternative`` (two-sided, greater, less), ``confidence`` (0.95: the level of the
     percentile interval of the difference that bootstrap tests add), ``names`` (("a", "b")).
     """
-    from mtsig.stats.engines import ar_counts, bootstrap_many
+    from mtsig.stats.engines import ar_counts, bootstrap_many, stratified_ar_many
 
     unknown = set(settings) - {"alternative", "confidence", "names"}
     if unknown:
@@ -276,7 +284,10 @@ def paired_test(test: str, stats_a, stats_b, metric, *, resampling: Resampling |
     delta = score_b - score_a
     R = resampling.count(spec.default_resamples) if spec.resamples else None
     ci = None
-    if spec.kind == "randomization":
+    if spec.kind == "stratified":  # one run each: a re-partition of 2 outputs, i.e. a swap
+        counts = stratified_ar_many({0: (metric, sa[None], sb[None])}, resampling.with_count(R), alternative)
+        ev = Evidence(delta, alternative, counts[0], R)
+    elif spec.kind == "randomization":
         counts = ar_counts({a: sa, b: sb}, metric, [(a, b)], resampling.with_count(R), alternative)
         ev = Evidence(delta, alternative, counts[(a, b)], R)
     elif spec.kind == "bootstrap":

@@ -5,12 +5,27 @@ runs); the building blocks live here so that tests, benchmarks and the ``mtsig s
 """
 
 from mtsig.studies.nulls import (
+    RUN_NULLS,
     RejectionRate,
     binomial_interval,
+    block_swapped_runs,
+    pair_swapped_runs,
     permuted_runs,
     rejection_rate,
+    run_level_runs,
     shift_abs_p,
     swapped_pairs,
 )
 
-__all__ = ["RejectionRate", "binomial_interval", "permuted_runs", "rejection_rate", "shift_abs_p", "swapped_pairs"]
+__all__ = [
+    "RUN_NULLS",
+    "block_swapped_runs",
+    "pair_swapped_runs",
+    "run_level_runs",
+    "RejectionRate",
+    "binomial_interval",
+    "permuted_runs",
+    "rejection_rate",
+    "shift_abs_p",
+    "swapped_pairs",
+]

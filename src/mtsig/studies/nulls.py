@@ -83,3 +83,56 @@ def rejection_rate(p_values: Callable[[], Iterator[float]] | list[float], alpha:
     ps = list(p_values() if callable(p_values) else p_values)
     k = sum(p <= alpha for p in ps)
     return RejectionRate(k, len(ps), alpha, binomial_interval(k, len(ps)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# nulls for systems with optimizer runs: from two real systems A, B of shape (runs, N, d)
+
+
+def _swap(mask: np.ndarray, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    m = mask[..., None]
+    return np.where(m, Y, X), np.where(m, X, Y)
+
+
+def pair_swapped_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0):
+    """Per segment, each run pair (A's run j, B's run j) swapped with probability 1/2, independently."""
+    k = min(A.shape[0], B.shape[0])
+    for r in range(n):
+        mask = _rng(seed, r).random((k, A.shape[1])) < 0.5
+        a, b = _swap(mask, A[:k], B[:k])
+        yield np.concatenate([a, A[k:]]), np.concatenate([b, B[k:]])
+
+
+def block_swapped_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0):
+    """Per segment, all of A's runs swapped with all of B's with probability 1/2 (two different systems that
+    are equally good). Needs equal run counts."""
+    for r in range(n):
+        mask = _rng(seed, r).random(A.shape[1]) < 0.5
+        yield _swap(np.broadcast_to(mask, A.shape[:2]), A, B)
+
+
+def run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float = 0.5):
+    """Run-level optimizer noise: both pseudo-systems come from one process. Each pseudo-run draws a share
+    ``p ~ Beta(a, a)`` and one run of A and one of B as its sources, and takes each segment from A's with
+    probability p, else from B's: pseudo-runs differ in quality across the whole test set, as optimizer
+    runs do, independently of each other."""
+    k = min(A.shape[0], B.shape[0])
+    for r in range(n):
+        rng = _rng(seed, r)
+        out = []
+        for _ in range(2):
+            runs = []
+            for _ in range(k):
+                p = rng.beta(a, a)
+                src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
+                runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
+            out.append(np.stack(runs))
+        yield out[0], out[1]
+
+
+RUN_NULLS = {
+    "repartition": permuted_runs,
+    "pair-swap": pair_swapped_runs,
+    "block-swap": block_swapped_runs,
+    "run-level": run_level_runs,
+}
