@@ -205,8 +205,7 @@ def min_p(test: str, R: int, alternative: str) -> float:
 
 def auto_resamples(test: str, thr: float, alternative: str) -> int:
     """The test's default, or more resamples so that the smallest p-value is a tenth of the threshold."""
-    factor = 2.0 if test == "paired-bootstrap" and alternative == "two-sided" else 1.0
-    need = int(np.ceil(AUTO_MARGIN * factor / thr)) - 1
+    need = int(np.ceil(AUTO_MARGIN * min_p(test, 0, alternative) / thr)) - 1
     need = int(np.ceil(need / 100) * 100)
     return max(PAIRED_TESTS[test].default_resamples, need)
 

@@ -186,3 +186,22 @@ def test_runs_table_and_json_shape(me_compare):
 def test_other_tests_with_runs_are_refused(me_table):
     with pytest.raises(mtsig.InputError, match="the tests for them are 'ar' .* and 'stratified-ar'"):
         compare_table(me_table, CompareOptions(("ar", "ttest"), baseline="baseline"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("null", ["repartition", "pair-swap", "block-swap", "run-level"])
+def test_default_runs_test_holds_its_level_under_every_null(me_table, null, capsys):
+    """The default test for runs, 200 replicates per null built from baseline and sys1 (the full table, 1,000
+    replicates per null and both datasets, is benchmarks/calibrate_runs.py): 0.05 lies in the 95% interval
+    of its rejection rate; plain AR on the pooled runs does not hold under run-level noise."""
+    from mtsig.studies.calibration import runs_calibration
+
+    m = me_table.metrics["bleu"]
+    A, B = me_table.stats["bleu"]["baseline"], me_table.stats["bleu"]["sys1"]
+    rates = runs_calibration(m, (A, B), null, 200, Resampling(500, 17), tests=("ar", "pooled-ar"))
+    with capsys.disabled():
+        print(f"\n{null}: ar {rates[('ar', 0.05)]}; pooled-ar {rates[('pooled-ar', 0.05)]}")
+    lo, hi = rates[("ar", 0.05)].interval
+    assert lo <= 0.05 <= hi
+    if null == "run-level":
+        assert rates[("pooled-ar", 0.05)].interval[0] > 0.1
