@@ -9,25 +9,38 @@ Python API::
 
 Tests on statistics arrays directly: :func:`paired_test` (any registered test) and its aliases
 ``approximate_randomization``, ``bootstrap_test``, ``paired_bootstrap``, ``paired_ttest``, ``wilcoxon_test``.
+
+The names below are imported on first use (``import mtsig`` alone loads nothing heavy).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from mtsig._version import __version__
-from mtsig.api import compare, compute, score
-from mtsig.errors import InputError, MtsigError
-from mtsig.io.segments import RefSet, Segments
-from mtsig.metrics import REGISTRY, get_metric
-from mtsig.resample import Resampling
-from mtsig.results import CompareResult, ScoreResult
-from mtsig.stats.paired import (
-    PAIRED_TESTS,
-    approximate_randomization,
-    bootstrap_test,
-    paired_bootstrap,
-    paired_test,
-    paired_ttest,
-    wilcoxon_test,
-)
-from mtsig.table import StatsTable
+
+_WHERE = {
+    "score": "mtsig.api",
+    "compare": "mtsig.api",
+    "compute": "mtsig.api",
+    "StatsTable": "mtsig.table",
+    "Segments": "mtsig.io.segments",
+    "RefSet": "mtsig.io.segments",
+    "get_metric": "mtsig.metrics",
+    "REGISTRY": "mtsig.metrics",
+    "InputError": "mtsig.errors",
+    "MtsigError": "mtsig.errors",
+    "Resampling": "mtsig.resample",
+    "ScoreResult": "mtsig.results",
+    "CompareResult": "mtsig.results",
+    "PAIRED_TESTS": "mtsig.stats.paired",
+    "paired_test": "mtsig.stats.paired",
+    "approximate_randomization": "mtsig.stats.paired",
+    "bootstrap_test": "mtsig.stats.paired",
+    "paired_bootstrap": "mtsig.stats.paired",
+    "paired_ttest": "mtsig.stats.paired",
+    "wilcoxon_test": "mtsig.stats.paired",
+}
 
 __all__ = [
     "__version__",
@@ -52,3 +65,36 @@ __all__ = [
     "paired_ttest",
     "wilcoxon_test",
 ]
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mtsig' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # for type checkers and editors
+    from mtsig.api import compare, compute, score
+    from mtsig.errors import InputError, MtsigError
+    from mtsig.io.segments import RefSet, Segments
+    from mtsig.metrics import REGISTRY, get_metric
+    from mtsig.resample import Resampling
+    from mtsig.results import CompareResult, ScoreResult
+    from mtsig.stats.paired import (
+        PAIRED_TESTS,
+        approximate_randomization,
+        bootstrap_test,
+        paired_bootstrap,
+        paired_test,
+        paired_ttest,
+        wilcoxon_test,
+    )
+    from mtsig.table import StatsTable

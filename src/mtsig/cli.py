@@ -18,9 +18,6 @@ from contextlib import contextmanager
 
 from mtsig._version import __version__
 from mtsig.errors import MtsigError
-from mtsig.stats.intervals import CI_METHODS
-from mtsig.stats.multiple import CORRECTIONS
-from mtsig.stats.paired import ALTERNATIVES, TESTS
 
 EPILOG = "Exit status: 0 success, 2 bad input or usage (one-line message on stderr)."
 
@@ -145,8 +142,9 @@ def _output(p: argparse.ArgumentParser, formats=("text", "json", "csv", "markdow
     o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
-def _score_parser(sub) -> None:
-    p = sub.add_parser("score", help="corpus scores of systems (optionally with bootstrap intervals)", epilog=EPILOG)
+def _score_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.stats.intervals import CI_METHODS
+
     _inputs(p)
     c = p.add_argument_group("confidence intervals")
     c.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals")
@@ -157,8 +155,15 @@ def _score_parser(sub) -> None:
     _output(p)
 
 
-def _compare_parser(sub) -> None:
-    p = sub.add_parser("compare", help="paired significance tests between systems", epilog=EPILOG)
+def _stats_args(p: argparse.ArgumentParser) -> None:
+    _inputs(p, stats_input=False)
+    p.add_argument("--output", "-o", required=True, metavar="FILE.npz", help="statistics file to write")
+
+
+def _compare_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.stats.multiple import CORRECTIONS
+    from mtsig.stats.paired import ALTERNATIVES, TESTS
+
     _inputs(p)
     t = p.add_argument_group("tests")
     t.add_argument("--test", "-t", nargs="+", default=["ar"], choices=TESTS, metavar="TEST",
@@ -181,7 +186,17 @@ def _compare_parser(sub) -> None:
     _output(p)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: command -> (help, function adding its arguments)
+COMMANDS = {
+    "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
+    "stats": ("write per-segment statistics to an .npz file (score once, test many times)", _stats_args),
+    "compare": ("paired significance tests between systems", _compare_args),
+    "metrics": ("list the available metrics, their options and direction", None),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, just that command's (building every command's flags takes milliseconds)."""
     ap = _Parser(
         prog="mtsig",
         description="Is the difference between MT systems real? Exact BLEU/NIST, bootstrap intervals, "
@@ -190,14 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--version", action="version", version=f"mtsig {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
-    _score_parser(sub)
-    p = sub.add_parser(
-        "stats", help="write per-segment statistics to an .npz file (score once, test many times)", epilog=EPILOG
-    )
-    _inputs(p, stats_input=False)
-    p.add_argument("--output", "-o", required=True, metavar="FILE.npz", help="statistics file to write")
-    _compare_parser(sub)
-    sub.add_parser("metrics", help="list the available metrics, their options and direction")
+    for name, (text, add_args) in COMMANDS.items():
+        if only is None or name == only:
+            p = sub.add_parser(name, help=text, epilog=EPILOG if add_args else None)
+            if add_args is not None:
+                add_args(p)
     ap.commands = sub.choices  # command name -> its parser
     return ap
 
@@ -329,7 +341,9 @@ def _unknown_metric(a: argparse.Namespace) -> bool:
 
 
 def _parse(argv: list[str]) -> tuple[_Parser, argparse.Namespace, list[str]]:
-    ap = build_parser()
+    first = next((x for x in argv if not x.startswith("-")), None)
+    help_asked = "-h" in argv or "--help" in argv
+    ap = build_parser(first if first in COMMANDS and not help_asked else None)
     a, extras = ap.parse_known_args(argv)
     return ap, a, extras
 

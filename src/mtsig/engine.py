@@ -10,7 +10,7 @@ cluster. Every random number comes from :mod:`mtsig.resample` through one :class
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -168,8 +168,7 @@ class CompareOptions:
             raise InputError(f"n_bootstrap must be at least 1, got {self.n_bootstrap}", param="n_bootstrap")
 
 
-@dataclass(frozen=True)
-class _Plan:
+class _Plan(NamedTuple):
     """What a comparison will do: the pairs, the counts of resamples, and why."""
 
     pairs: list[tuple[str, str]]

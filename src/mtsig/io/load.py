@@ -22,7 +22,6 @@ from pathlib import Path
 
 from mtsig.errors import InputError
 from mtsig.io.segments import RefSet, Segments
-from mtsig.io.sgml import align, sgml_files_sets, unescape_entities
 from mtsig.io.text import looks_like_sgml, read_text, split_lines
 
 
@@ -82,6 +81,8 @@ def _check_text_lines(lines: list[str], path: str, what: str, allow_empty: bool)
 
 
 def _sgml_references(sgml_paths: list[str], allow_empty: bool, unescape: bool) -> list[Segments]:
+    from mtsig.io.sgml import align, sgml_files_sets, unescape_entities  # only for SGML input
+
     sets = sgml_files_sets(sgml_paths, kind="refset")
     if not sets:
         raise InputError(f"{', '.join(sgml_paths)}: no refset in the reference file(s)")
@@ -168,6 +169,8 @@ def _default_name(paths: list[str]) -> str:
 
 def _sgml_systems(p: str, ref0: Segments, unescape: bool) -> list[System]:
     """Every system (``tstset`` sysid) of an SGML/XML file, aligned with the references' keys."""
+    from mtsig.io.sgml import align, sgml_files_sets, unescape_entities  # only for SGML input
+
     if ref0.keys is None:
         raise InputError(
             f"{p} is NIST SGML but the references are plain text: give SGML references "

@@ -12,12 +12,10 @@ declared with the function that attaches it to the loaded references and systems
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """One metric option. ``flag`` defaults to ``--name-with-dashes``; a boolean option's flag sets the
     opposite of its default (so ``depf_labeled=True`` is switched off by ``--depf-unlabeled``)."""
 
@@ -44,8 +42,7 @@ class Option:
         return type(self.default)
 
 
-@dataclass(frozen=True)
-class SideInput:
+class SideInput(NamedTuple):
     """Data a metric reads beside the texts. ``attach(refs, systems, value)`` puts it on the segments."""
 
     help: str

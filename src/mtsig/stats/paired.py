@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -117,8 +117,7 @@ def sentence_test(kind: str, seg_a: np.ndarray, seg_b: np.ndarray, alternative: 
 # the registry
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """What a test's p-value is computed from, for one pair under one metric (the engine fills what the
     test's kind needs): the observed difference, a count of extreme resamples, bootstrap differences or
     sentence-level scores."""
@@ -134,11 +133,10 @@ class Evidence:
     p_value: float | None = None
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     p_value: float
     statistic: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = {}  # never mutated
 
 
 def _ar_outcome(ev: Evidence) -> Outcome:
@@ -164,8 +162,7 @@ def _wilcoxon_outcome(ev: Evidence) -> Outcome:
     return Outcome(p, w)
 
 
-@dataclass(frozen=True)
-class PairedTest:
+class PairedTest(NamedTuple):
     """One paired test. ``kind``: ``randomization`` (counts of shuffles), ``stratified`` (counts of
     re-partitions of optimizer runs), ``bootstrap`` (bootstrap differences) or ``sentence`` (sentence-level
     scores); resampling tests have a default count."""
