@@ -31,7 +31,7 @@ import time, json
 t0 = time.perf_counter()
 import mtsig
 res = mtsig.score({refs!r}, {hyps!r}, ["ter"], jobs={jobs})
-print(json.dumps({{"seconds": time.perf_counter() - t0, "scores": [s["scores"]["ter"]["score"] for s in res.systems]}}))
+print(json.dumps({{"seconds": time.perf_counter() - t0, "scores": [s.scores["ter"].score for s in res.systems]}}))
 """
 
 

@@ -30,7 +30,7 @@ t0 = time.perf_counter()
 import mtsig
 res = mtsig.score({refs!r}, {hyps!r}, {metrics!r})
 print(json.dumps({{"seconds": time.perf_counter() - t0,
-                  "scores": [s["scores"]["bleu"]["score"] for s in res.systems]}}))
+                  "scores": [s.scores["bleu"].score for s in res.systems]}}))
 """
 
 
