@@ -156,10 +156,6 @@ def _take(options: dict[str, Any], names) -> dict[str, Any]:
     return {k: options.pop(k) for k in list(options) if k in names}
 
 
-def _resampling(count_name: str, count: int | None, rest: dict[str, Any]) -> Resampling:
-    return Resampling.of(count, count_name=count_name, **rest)
-
-
 def score(
     refs: Any = None,
     systems: Any = None,
@@ -179,7 +175,7 @@ def score(
     check_option_names(options, (*LOADING_OPTIONS, *own, "n_bootstrap", *RESAMPLING_OPTIONS))
     opts = ScoreOptions(**_take(options, own))
     n_boot = options.pop("n_bootstrap", None)
-    resampling = _resampling("n_bootstrap", n_boot, _take(options, RESAMPLING_OPTIONS))
+    resampling = Resampling.of(n_boot, count_name="n_bootstrap", **_take(options, RESAMPLING_OPTIONS))
     table = _table(refs, systems, metrics, stats, options)
     return score_table(table, opts, resampling)
 
@@ -205,6 +201,6 @@ def compare(
     test = options.pop("test", "ar")
     tests = (test,) if isinstance(test, str) else tuple(test)
     opts = CompareOptions(tests, **_take(options, own))
-    resampling = _resampling("n_resamples", options.pop("n_resamples", None), _take(options, RESAMPLING_OPTIONS))
+    resampling = Resampling.of(options.pop("n_resamples", None), **_take(options, RESAMPLING_OPTIONS))
     table = _table(refs, systems, metrics, stats, options)
     return compare_table(table, opts, resampling)

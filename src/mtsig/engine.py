@@ -271,9 +271,19 @@ def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
     return table.stats[mname][name].sum(axis=0)
 
 
-def _ar(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
-    """Approximate randomization per pair: ``(count, null or None, extra)``. Pairs with optimizer runs: the
-    randomization of the pooled runs with their run-level variance (:func:`runs_ar_many`)."""
+class _Counted(NamedTuple):
+    """A randomization test's outcome for one pair: the count of extreme shuffles, the kept null
+    distribution (or None), extra fields for the report, and a p-value computed by the engine (or None)."""
+
+    count: float
+    null: np.ndarray | None
+    extra: dict
+    p_value: float | None = None
+
+
+def _ar(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict[tuple[str, str], _Counted]:
+    """Approximate randomization per pair. Pairs with optimizer runs: the randomization of the pooled runs with
+    their run-level variance (:func:`runs_ar_many`)."""
     metric = table.metrics[mname]
     r = resampling.with_count(plan.counts["ar"])
     out = {}
@@ -282,25 +292,25 @@ def _ar(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling)
         items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
         for p, res in runs_ar_many(items, r, opts.alternative).items():
             extra = {"runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs, "pooled_runs": True,
-                     "run_variance": res["run_variance"], "run_df": res["df"], "p_value": res["p"]}  # fmt: skip
-            out[p] = (res["plain_count"], res["null"] if opts.keep_distributions else None, extra)
+                     "run_variance": res["run_variance"], "run_df": res["df"]}  # fmt: skip
+            out[p] = _Counted(res["plain_count"], res["null"] if opts.keep_distributions else None, extra, res["p"])
     single = [p for p in plan.pairs if p not in plan.run_pairs]
     if single:
         stats = {n: _pooled(table, mname, n) for n in {x for p in single for x in p}}
         res = ar_counts(stats, metric, single, r, opts.alternative, keep=True)
-        out.update({p: (c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
+        out.update({p: _Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
     return out
 
 
 def _stratified(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
-    """Stratified approximate randomization over runs (Clark et al.) per pair: ``(count, null, extra)``."""
+    """Stratified approximate randomization over runs (Clark et al.) per pair."""
     metric = table.metrics[mname]
     items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in plan.pairs}
     r = resampling.with_count(plan.counts["stratified-ar"])
     res = stratified_ar_many(items, r, opts.alternative, keep=True)
     return {
-        p: (c, null if opts.keep_distributions else None,
-            {"stratified": True, "runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs})
+        p: _Counted(c, null if opts.keep_distributions else None,
+                    {"stratified": True, "runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs})
         for p, (c, null) in res.items()
     }  # fmt: skip
 
@@ -320,10 +330,8 @@ def _evidence(test: str, pair, ctx: dict) -> tuple[Evidence, Any, dict]:
     delta = ctx["score"][b] - ctx["score"][a]
     kind = PAIRED_TESTS[test].kind
     if kind in ("randomization", "stratified"):
-        count, null, extra = ctx["counts"][test][pair]
-        extra = dict(extra)
-        p = extra.pop("p_value", None)
-        return Evidence(delta, alternative, count, plan.counts[test], p_value=p), null, extra
+        c = ctx["counts"][test][pair]
+        return Evidence(delta, alternative, c.count, plan.counts[test], p_value=c.p_value), c.null, c.extra
     if kind == "bootstrap":
         bd = ctx["boot"][b] - ctx["boot"][a]
         return Evidence(delta, alternative, n_resamples=plan.counts[test], boot_delta=bd), bd, {}

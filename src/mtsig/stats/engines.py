@@ -149,13 +149,6 @@ def _mean_squares(c: np.ndarray) -> tuple[float, float, int]:
     return float(np.var(c.sum(axis=1), ddof=1)), N * ms_res, n - 1
 
 
-def run_variance(metric, runs: np.ndarray) -> float:
-    """Run-level variance of one run's corpus score of a system with runs ``(n, N, d)``: the variance of the
-    runs' scores beyond what the segment-by-run interaction explains (unbiased; may be negative)."""
-    ms_runs, ms_res, _ = _mean_squares(_contributions(metric, runs))
-    return ms_runs - ms_res
-
-
 def run_components(metric, A: np.ndarray, B: np.ndarray) -> list[tuple[float, float, int]]:
     """The mean-square terms of the run-level variance of the difference of the two systems' mean scores:
     ``[(ms_runs / n, ms_res / n, df), ...]``.
