@@ -130,3 +130,66 @@ def test_parallel_scoring_reports_errors(tmp_path):
     assert fork_map(lambda x: x * 2, list(range(7)), 3) == [0, 2, 4, 6, 8, 10, 12]
     with pytest.raises(mtsig.InputError, match="bad item 3"):
         fork_map(boom, list(range(7)), 2)
+
+
+def _example_args():
+    return ["-r", "examples/ref.A.en", "-s", "base=examples/base.en", "new=examples/new.en"]
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        ("{tmp}", "is a directory"),
+        ("{tmp}/no/such/folder/out.json", "does not exist"),
+        ("examples/base.en", "is also an input (examples/base.en); refusing to overwrite it"),
+    ],
+)
+def test_bad_output_paths_are_one_line_errors(tmp_path, capsys, output, message):
+    before = open("examples/base.en", encoding="utf-8").read()
+    rc = main(["score", *_example_args(), "-o", output.format(tmp=tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("mtsig: error: --output") and message in err and err.count("\n") == 1
+    assert open("examples/base.en", encoding="utf-8").read() == before
+
+
+def test_damaged_or_edited_statistics_files_are_refused(tmp_path, capsys):
+    import json
+    import zipfile
+
+    import numpy as np
+
+    path = tmp_path / "s.npz"
+    assert main(["stats", *_example_args(), "-m", "bleu", "-o", str(path)]) == 0
+    capsys.readouterr()
+    z = dict(np.load(path))
+    meta = json.loads(str(z["meta"]))
+
+    def write(name, meta, arrays):
+        p = tmp_path / name
+        np.savez(p, meta=np.array(json.dumps(meta)), **arrays)
+        return p
+
+    arrays = {k: v for k, v in z.items() if k != "meta"}
+    edited = json.loads(json.dumps(meta))
+    edited["metrics"][0]["options"]["bleu_order"] = 2  # the 0.1.0 reproduction: BLEU 357.97, exit 0
+    nocheck = {k: v for k, v in edited.items() if k != "checksum"} | {"format_version": 1}
+    nan = {k: v.copy() for k, v in arrays.items()}
+    nan["bleu::0"][0, 0, 0] = np.nan
+    nan_meta = {k: v for k, v in meta.items() if k != "checksum"} | {"format_version": 1}
+    cases = {
+        write("edited.npz", edited, arrays): "checksum",
+        write("v1-edited.npz", nocheck, arrays): "the file was edited or damaged",
+        write("missing.npz", nocheck | {"metrics": meta["metrics"]}, {}): "are missing",
+        write("nan.npz", nan_meta, nan): "NaN or infinite statistics",
+    }
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(path.read_bytes()[:200])
+    cases[broken] = "damaged"
+    with zipfile.ZipFile(tmp_path / "junk.npz", "w") as zf:
+        zf.writestr("meta.npy", b"not numpy")
+    cases[tmp_path / "junk.npz"] = "damaged"
+    for p, message in cases.items():
+        rc = main(["score", "--stats", str(p), "-f", "json"])
+        err = capsys.readouterr().err
+        assert rc == 2 and message in err and err.count("\n") == 1, (p.name, err)
+    assert main(["score", "--stats", str(path), "-f", "json"]) == 0  # the untouched file still reads

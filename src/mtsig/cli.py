@@ -238,10 +238,45 @@ def _progress_factory(enabled: bool):
         yield factory
 
 
+def _inputs_of(a: argparse.Namespace) -> list[str]:
+    """Every input file named on the command line (references, systems and their runs, side inputs)."""
+    from mtsig.io.load import parse_system_spec
+
+    out = list(a.refs or []) + list(a.dev_refs or []) + ([a.stats] if getattr(a, "stats", None) else [])
+    for spec in [*(a.systems or []), *(a.dev_systems or [])]:
+        try:
+            out += parse_system_spec(spec)[1]
+        except MtsigError:
+            pass  # reported when the inputs are read
+    return out
+
+
+def _check_output(path: str, a: argparse.Namespace, what: str = "--output") -> None:
+    """Refuse an output that would overwrite an input or cannot be written, before any work is done."""
+    from mtsig.errors import InputError
+
+    if os.path.isdir(path):
+        raise InputError(f"{what} {path}: is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{what} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InputError(f"{what} {path}: not writable")
+    if os.path.exists(path):
+        for inp in _inputs_of(a):
+            if inp != "-" and os.path.exists(inp) and os.path.samefile(inp, path):
+                raise InputError(f"{what} {path} is also an input ({inp}); refusing to overwrite it")
+
+
 def _write(text: str, path: str | None) -> None:
     if path:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from mtsig.errors import InputError
+
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise InputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
     else:
         sys.stdout.write(text)
 
@@ -306,9 +341,20 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 def _run(a: argparse.Namespace) -> int:
     if a.command == "metrics":
         return _list_metrics()
+    if getattr(a, "output", None):
+        _check_output(a.output, a)
+    if getattr(a, "rank_dir", None) and os.path.exists(a.rank_dir) and not os.path.isdir(a.rank_dir):
+        from mtsig.errors import InputError
+
+        raise InputError(f"--rank-dir {a.rank_dir}: exists and is not a folder")
     table = _table(a)
     if a.command == "stats":
-        table.save(a.output)
+        try:
+            table.save(a.output)
+        except OSError as exc:
+            from mtsig.errors import InputError
+
+            raise InputError(f"--output {a.output}: cannot write ({exc.strerror or exc})") from None
         print(
             f"wrote statistics of {len(table.systems)} system(s) x {len(table.metrics)} metric(s), "
             f"{table.n_segments} segments, to {a.output}",

@@ -28,7 +28,65 @@ from mtsig.io.segments import RefSet
 from mtsig.metrics import Metric, get_metric
 
 FORMAT = "mtsig-stats"
-FORMAT_VERSION = 1
+#: 2: a checksum of the meta data and arrays (files of version 1 are read without it)
+FORMAT_VERSION = 2
+
+
+def _checksum(meta: dict, arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the meta data (without its checksum) and of every array's name, type, shape and bytes."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps({k: v for k, v in meta.items() if k != "checksum"}, sort_keys=True).encode())
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _read_archive(path: str) -> tuple[dict, dict[str, np.ndarray]]:
+    """The meta data and arrays of a statistics file, its format and checksum checked."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            arrays = {k: z[k] for k in z.files if k != "meta"}
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a statistics file") from None
+    except Exception as exc:  # noqa: BLE001 - any unreadable archive gets the same clear message
+        raise InputError(f"{path}: not an mtsig statistics file, or a damaged one ({type(exc).__name__})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise InputError(f"{path}: not an mtsig statistics file")
+    version = meta.get("format_version", 0)
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise InputError(f"{path}: written by a newer mtsig (format {version})")
+    if version >= 2 and meta.get("checksum") != _checksum(meta, arrays):
+        raise InputError(f"{path}: the statistics or their description were changed after mtsig wrote them (checksum)")
+    return meta, arrays
+
+
+def _metric_of(path: str, md: dict) -> Metric:
+    """The metric a file describes, rebuilt from its options, checked against the file's column names."""
+    m = get_metric(md["metric"], **md["options"])
+    if list(m.stat_names) != list(md["stat_names"]):
+        raise InputError(
+            f"{path}: metric {md['name']!r} with its options has the statistics {m.stat_names}, but the file "
+            f"lists {md['stat_names']}: the file was edited or damaged"
+        )
+    return m
+
+
+def _array(path: str, arrays: dict, key: str, want: tuple[int, int, int]) -> np.ndarray:
+    """One array of a statistics file, checked: present, of shape (runs, segments, statistics), finite."""
+    if key not in arrays:
+        raise InputError(f"{path}: the statistics {key!r} are missing")
+    a = arrays[key]
+    if a.shape != want:
+        raise InputError(f"{path}: {key} has shape {a.shape}, expected {want} (runs, segments, statistics)")
+    if not np.all(np.isfinite(a)):
+        raise InputError(f"{path}: {key} holds NaN or infinite statistics")
+    return a.astype(np.float64, copy=False)
 
 
 @dataclass
@@ -102,33 +160,30 @@ class StatsTable:
             ],
         }
         arrays = {f"{name}::{i}": self.stats[name][s.name] for name in self.metrics for i, s in enumerate(self.systems)}
+        meta["checksum"] = _checksum(meta, arrays)
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
 
     @classmethod
     def load(cls, path: str) -> StatsTable:
+        """Read a statistics file, refusing one that is damaged, edited or not mtsig's (one-line errors)."""
+        meta, arrays = _read_archive(path)
         try:
-            z = np.load(path, allow_pickle=False)
-            meta = json.loads(str(z["meta"]))
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same clear message
-            raise InputError(f"{path}: not an mtsig statistics file ({exc})") from None
-        if meta.get("format") != FORMAT:
-            raise InputError(f"{path}: not an mtsig statistics file")
-        if meta.get("format_version", 0) > FORMAT_VERSION:
-            raise InputError(f"{path}: written by a newer mtsig (format {meta['format_version']})")
-        systems = [SystemInfo(s["name"], list(s["files"]), int(s["n_runs"])) for s in meta["systems"]]
-        metrics: dict[str, Metric] = {}
-        stats: dict[str, dict[str, np.ndarray]] = {}
-        sigs = {}
-        for md in meta["metrics"]:
-            m = get_metric(md["metric"], **md["options"])
-            metrics[md["name"]] = m
-            sigs[md["name"]] = md["signature"]
-            stats[md["name"]] = {s.name: z[f"{md['name']}::{i}"] for i, s in enumerate(systems)}
-        keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
-        return cls(metrics, systems, stats, int(meta["n_segments"]), keys, sigs, meta.get("dev_scores") or {})
+            systems = [SystemInfo(s["name"], list(s["files"]), int(s["n_runs"])) for s in meta["systems"]]
+            n = int(meta["n_segments"])
+            metrics: dict[str, Metric] = {}
+            stats: dict[str, dict[str, np.ndarray]] = {}
+            for md in meta["metrics"]:
+                metrics[md["name"]] = m = _metric_of(path, md)
+                stats[md["name"]] = {
+                    s.name: _array(path, arrays, f"{md['name']}::{i}", (s.n_runs, n, len(m.stat_names)))
+                    for i, s in enumerate(systems)
+                }
+            sigs = {md["name"]: md["signature"] for md in meta["metrics"]}
+            keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{path}: a damaged mtsig statistics file ({type(exc).__name__}: {exc})") from None
+        return cls(metrics, systems, stats, n, keys, sigs, meta.get("dev_scores") or {})
 
     def select(self, metrics: list[str] | None = None, systems: list[str] | None = None) -> StatsTable:
         """A view restricted to some metrics and/or systems (names checked)."""

@@ -46,7 +46,10 @@ def write_rankings(table: StatsTable, baseline: str, folder: str) -> list[str]:
     by_name = {s.name: s for s in systems}
     if baseline not in by_name:
         raise InputError(f"baseline {baseline!r} is not one of the systems")
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"rank_dir {folder}: cannot create it ({exc.strerror or exc})", param="rank_dir") from None
     written = []
     for mname, metric in table.metrics.items():
         hib = metric.higher_is_better
