@@ -90,8 +90,22 @@ def _attach_side_inputs(rs: RefSet, ss: list[System], given: dict[str, Any]) -> 
             side.attach(rs, ss, given[name])
 
 
+def _check_stdin_once(refs: Any, systems: Any) -> None:
+    """Standard input can be read once: refuse ``-`` given for two inputs (the second would be empty)."""
+    from mtsig.io.load import parse_system_spec
+
+    files = [r for r in ([refs] if isinstance(refs, str) else refs) if isinstance(r, str)]
+    specs = [systems] if isinstance(systems, str) else systems.values() if isinstance(systems, Mapping) else systems
+    for s in specs:
+        if isinstance(s, str):
+            files += parse_system_spec(s)[1] if s != "-" else ["-"]
+    if files.count("-") > 1:
+        raise InputError("standard input (-) can be read only once: give the other inputs as files")
+
+
 def _stats_of(refs, systems, metrics, options: dict[str, Any], jobs: int) -> StatsTable:
     """Read references and systems once and compute the statistics of every metric."""
+    _check_stdin_once(refs, systems)
     side = set(all_side_inputs())
     metric_opts = {k: v for k, v in options.items() if k not in side and k not in LOADING_OPTIONS}
     ms = build_metrics(list(metrics), **metric_opts)

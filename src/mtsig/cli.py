@@ -394,9 +394,22 @@ def _parse(argv: list[str]) -> tuple[_Parser, argparse.Namespace, list[str]]:
     return ap, a, extras
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # noqa: PLR0913 - warnings' API
+    from mtsig.errors import MtsigWarning
+
+    if issubclass(category, MtsigWarning):
+        print(f"mtsig: warning: {message}", file=sys.stderr)
+    else:
+        _DEFAULT_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
+_DEFAULT_SHOWWARNING = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     from mtsig.metrics import load_plugins
 
+    warnings.showwarning = _show_warning
     argv = list(sys.argv[1:] if argv is None else argv)
     # metric plugins add flags: register them first only when they may matter (scanning entry points costs
     # tens of milliseconds): for help, and when a flag or a metric name is not a built-in one

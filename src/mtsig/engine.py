@@ -47,6 +47,32 @@ def _check_confidence(confidence: float) -> None:
         raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}", param="confidence")
 
 
+#: fewer segments than this give no bootstrap interval or bootstrap test (the resamples are too few to mean
+#: anything: with one segment every resample is the test set itself)
+MIN_SEGMENTS_BOOTSTRAP = 10
+
+
+def min_bootstrap(confidence: float) -> int:
+    """The fewest bootstrap resamples a percentile interval at ``confidence`` can rest on: one beyond each
+    end of the interval, 2 / (1 - confidence) (40 at 95%)."""
+    return int(np.ceil(2 / (1 - confidence) - 1e-9))
+
+
+def check_bootstrap(n_segments: int, n_bootstrap: int, confidence: float, what: str, name: str = "n_bootstrap") -> None:
+    """Refuse an interval (or bootstrap test) on too few segments or from too few resamples."""
+    if n_segments < MIN_SEGMENTS_BOOTSTRAP:
+        raise InputError(
+            f"{what} needs at least {MIN_SEGMENTS_BOOTSTRAP} segments; the test set has {n_segments} "
+            "(approximate randomization, test 'ar', is exact at any size)"
+        )
+    if n_bootstrap < min_bootstrap(confidence):
+        raise InputError(
+            f"{name} must be at least {min_bootstrap(confidence)} for a {confidence:.0%} interval "
+            f"(one resample beyond each end), got {n_bootstrap}",
+            param=name,
+        )
+
+
 # ================================================================================================ score
 @dataclass(frozen=True)
 class ScoreOptions:
@@ -122,6 +148,8 @@ def score_table(
     """
     opts = options or ScoreOptions()
     resampling = resampling or Resampling()
+    if opts.ci:
+        check_bootstrap(table.n_segments, resampling.count(DEFAULT_BOOTSTRAP), opts.confidence, "a bootstrap interval")
     need_boot = opts.ci or table.has_runs
     if need_boot and boot is None:
         boot = shared_bootstrap(table, resampling)
@@ -257,6 +285,12 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
     else:
         pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     counts, n_boot, auto, warnings = _counts(opts, resampling, len(pairs))
+    if any(PAIRED_TESTS[t].kind == "sentence" for t in opts.tests) and table.n_segments < 2:
+        raise InputError(f"the sentence-level tests need at least 2 segments; the test set has {table.n_segments}")
+    boot_tests = [t for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap"]
+    if boot_tests or table.n_segments >= MIN_SEGMENTS_BOOTSTRAP:  # the interval of each difference
+        name = "n_resamples" if boot_tests and resampling.n_resamples is not None else "n_bootstrap"
+        check_bootstrap(table.n_segments, n_boot, opts.confidence, f"the {' and '.join(boot_tests)} test", name)
     if opts.baseline is None and opts.alternative != "two-sided":
         warnings += (
             "no significance clusters: they need two-sided tests (one-sided results depend on the order in "
@@ -401,7 +435,12 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
         "counts": counts,
         "sent": {n: metric.sentence_scores(stats[n]) for n in names} if "sentence" in kinds else None,
         "sentence_label": metric.sentence_score_label,
-        "delta_ci": {(a, b): interval(boot[b] - boot[a], "percentile", opts.confidence) for a, b in plan.pairs},
+        "delta_ci": {
+            (a, b): interval(boot[b] - boot[a], "percentile", opts.confidence)
+            if table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
+            else None
+            for a, b in plan.pairs
+        },
     }
 
 

@@ -41,3 +41,7 @@ class UnknownNameError(InputError, KeyError):
 def unknown_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> UnknownNameError:
     """Build the error for an unknown ``kind`` called ``name``, listing the known names."""
     return UnknownNameError(f"unknown {kind} {name!r}; choose from: {', '.join(sorted(known))}")
+
+
+class MtsigWarning(UserWarning):
+    """Something the user should know that does not stop the work (the command line prints it once)."""

@@ -147,6 +147,33 @@ def _sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
     return getattr(module, class_name)()
 
 
+#: what sacreBLEU's optional tokenizers need
+_EXTRAS = {
+    "ja-mecab": "pip install 'sacrebleu[ja]'",
+    "ko-mecab": "pip install 'sacrebleu[ko]'",
+    "spm": "pip install sentencepiece (and the model, which sacreBLEU downloads on first use)",
+    "flores101": "pip install sentencepiece (and the model, which sacreBLEU downloads on first use)",
+    "flores200": "pip install sentencepiece (and the model, which sacreBLEU downloads on first use)",
+}
+
+
+def _load_sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
+    """sacreBLEU's tokenizer ``name``; a missing package or model is one clear error (sacreBLEU's own
+    messages, printed or raised, are kept out of the way)."""
+    import contextlib
+    import io
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return _sacrebleu_tokenizer(name)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - ImportError, RuntimeError, download errors, exit()
+        from mtsig.errors import InputError
+
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        need = _EXTRAS.get(name, "an optional package")
+        raise InputError(f"tokenizer {name!r} could not be set up ({detail}); it needs {need}") from None
+
+
 def available_tokenizers() -> list[str]:
     return list(MTEVAL_TOKENIZERS) + _sacrebleu_tokenizer_names()
 
@@ -183,12 +210,7 @@ class Tokenizer:
             if lc:
                 return lambda s: sacrebleu_13a(s.lower().rstrip())
             return lambda s: sacrebleu_13a(s.rstrip())
-        try:
-            tok = _sacrebleu_tokenizer(self.name)
-        except ImportError as exc:  # e.g. ja-mecab without its extra
-            from mtsig.errors import InputError
-
-            raise InputError(f"tokenizer {self.name!r} needs an optional package: {exc}") from None
+        tok = _load_sacrebleu_tokenizer(self.name)
         if lc:
             return lambda s: tok(s.lower().rstrip()).split()
         return lambda s: tok(s.rstrip()).split()

@@ -198,3 +198,84 @@ def test_duplicate_system_names(tmp_path):
     ref = w(tmp_path, "ref.txt", "a\n")
     with pytest.raises(InputError, match="two systems are called 'x'"):
         mtsig.score([ref], [f"x={ref}", f"x={ref}"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# silent wrong results and tracebacks reported in issue 10, each reproduced
+
+
+def _cli(args, capsys):
+    from mtsig.cli import main
+
+    rc = main(args)
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def test_one_segment_corpus_is_never_called_significant(tmp_path, capsys):
+    ref, hyp = tmp_path / "r1", tmp_path / "s1"
+    ref.write_text("the cat sat on the mat\n")
+    hyp.write_text("a cat sat on a mat\n")
+    base = ["compare", "-r", str(ref), "-s", f"A={hyp}", f"B={ref}"]
+    for test, message in (("ttest", "need at least 2 segments"), ("bootstrap", "needs at least 10 segments"),
+                          ("paired-bootstrap", "needs at least 10 segments")):  # fmt: skip
+        rc, _, err = _cli([*base, "-t", test], capsys)
+        assert rc == 2 and message in err and err.count("\n") == 1
+    rc, out, _ = _cli([*base, "-t", "ar", "-f", "json"], capsys)  # AR is exact at any size: p = 1 here
+    import json
+
+    c = json.loads(out)["comparisons"][0]
+    assert rc == 0 and c["p_value"] == 1.0 and not c["significant"] and c["delta_ci"] is None
+
+
+def test_too_few_bootstrap_resamples_for_an_interval(capsys):
+    args = ["compare", "-r", "examples/ref.A.en", "-s", "A=examples/base.en", "B=examples/new.en"]
+    rc, _, err = _cli([*args, "--n-bootstrap", "1"], capsys)
+    assert rc == 2 and "--n-bootstrap must be at least 40 for a 95% interval" in err
+    rc, _, err = _cli([*args, "-t", "paired-bootstrap", "--n-resamples", "1"], capsys)
+    assert rc == 2 and "--n-resamples must be at least 40" in err
+    rc, _, err = _cli([*args, "--n-bootstrap", "0"], capsys)  # 0.1.0 ignored it in compare
+    assert rc == 2 and "--n-bootstrap must be at least 1" in err
+    rc, _, err = _cli(["score", "-r", "examples/ref.A.en", "-s", "examples/base.en", "--ci", "--n-bootstrap", "9"],
+                      capsys)  # fmt: skip
+    assert rc == 2 and "at least 40" in err
+    rc, _, err = _cli([*args, "--seed", "-1"], capsys)
+    assert rc == 2 and err.startswith("mtsig: error: --seed must be a whole number of at least 0")
+
+
+def test_nan_smoothing_value_and_missing_tokenizer_packages(capsys):
+    base = ["score", "-r", "examples/ref.A.en", "-s", "examples/base.en"]
+    rc, _, err = _cli([*base, "--smooth", "floor", "--smooth-value", "nan"], capsys)
+    assert rc == 2 and "--smooth-value must be a positive finite number, got nan" in err
+    import importlib.util
+
+    if importlib.util.find_spec("MeCab") is None:
+        rc, out, err = _cli([*base, "--tokenize", "ja-mecab"], capsys)
+        assert rc == 2 and out == "" and err.count("\n") == 1 and "pip install 'sacrebleu[ja]'" in err
+    if importlib.util.find_spec("sentencepiece") is None:
+        rc, out, err = _cli([*base, "--tokenize", "flores200"], capsys)
+        assert rc == 2 and out == "" and err.count("\n") == 1 and "sentencepiece" in err
+
+
+def test_byte_order_mark_is_dropped_with_a_notice(tmp_path, capsys):
+    import warnings
+
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes("\ufeffthe cat\n".encode())
+    plain = tmp_path / "plain.txt"
+    plain.write_text("the cat\n")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        res = mtsig.score([str(plain)], [str(bom)], ["bleu"])
+    assert res.systems[0].scores["bleu"].score == 100.0  # the mark is not part of the first word
+    assert any(issubclass(x.category, mtsig.errors.MtsigWarning) and "byte-order mark" in str(x.message) for x in w)
+
+
+def test_stdin_twice_and_the_same_file_twice(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a b\n")))
+    rc, _, err = _cli(["score", "-r", "-", "-s", "-"], capsys)
+    assert rc == 2 and "standard input (-) can be read only once" in err
+    rc, _, err = _cli(["score", "-r", "examples/ref.A.en", "-s", "A=examples/base.en,examples/base.en"], capsys)
+    assert rc == 2 and "examples/base.en is given twice" in err

@@ -147,6 +147,8 @@ def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
             raise InputError(f"system {spec!r}: empty name before '='")
     out: list[str] = []
     for part in files.split(","):
+        if part in out:
+            raise InputError(f"system {spec!r}: {part} is given twice")
         if not part:
             raise InputError(f"system {spec!r}: empty file name in the list")
         if os.path.exists(part) or part == "-":

@@ -45,6 +45,16 @@ def decode_utf8(data: bytes, name: str) -> str:
             "mtsig reads UTF-8 only (convert with e.g. `iconv -f latin1 -t utf-8`)"
         ) from None
     if text.startswith("\ufeff"):
+        import warnings
+
+        from mtsig.errors import MtsigWarning
+
+        warnings.warn(
+            f"{name}: starts with a UTF-8 byte-order mark, which mtsig drops (sacreBLEU and the NIST scorer keep it "
+            "in the first token, so their scores of this file can differ)",
+            MtsigWarning,
+            stacklevel=2,
+        )
         text = text[1:]
     return text
 

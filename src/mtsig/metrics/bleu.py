@@ -79,6 +79,9 @@ class BLEU(NgramMetric):
         self.smooth = self.config["smooth"]
         if self.smooth not in SMOOTHING:
             raise InputError(f"unknown BLEU smoothing {self.smooth!r}; choose from: {', '.join(SMOOTHING)}")
+        v = self.config["smooth_value"]
+        if v is not None and not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
+            raise InputError(f"smooth_value must be a positive finite number, got {v!r}", param="smooth_value")
 
     @property
     def stat_names(self):
