@@ -193,3 +193,29 @@ def test_damaged_or_edited_statistics_files_are_refused(tmp_path, capsys):
         err = capsys.readouterr().err
         assert rc == 2 and message in err and err.count("\n") == 1, (p.name, err)
     assert main(["score", "--stats", str(path), "-f", "json"]) == 0  # the untouched file still reads
+
+
+def test_reports_survive_being_pasted(tmp_path, capsys):
+    """LaTeX, Markdown and text keep system names and notes intact (issue 10's reproductions)."""
+    r, a, b = tmp_path / "r", tmp_path / "a", tmp_path / "b"
+    r.write_text("a cat sat\nthe dog ran\n" * 6)
+    a.write_text("a cat sat\nthe dog\n" * 6)
+    b.write_text("a cat\nthe dog ran\n" * 6)
+    name = "x$^~{}_&%|"
+    args = ["compare", "-r", str(r), "-s", f"{name}={a}", f"B={b}"]
+    assert main([*args, "-f", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert r"x\$\textasciicircum{}\textasciitilde{}\{\}\_\&\%\textbar{}" in tex
+    assert r"95\% CI of $\Delta$" in tex and r"\textbackslash" not in tex
+    assert "Δ" not in tex and "(1-alpha)^k" not in tex and r"\begin{tabular}{lllrrrrlrrl}" in tex
+    assert tex.count("&") == tex.count(r"\&") + 10 * 2  # 11 columns: 10 separators in the header and the row
+    assert main([*args, "-f", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert r"x$^~{}_&%\|" in md and "\n- \\* = significant" in md
+    assert all(line.count("|") - line.count("\\|") == 12 for line in md.splitlines() if line.startswith("| "))
+    assert main(["score", "-r", str(r), "-s", f"x_1={a}", "-f", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert r"\caption{Signatures: bleu: mtsig:bleu\textbar{}n:4" in tex and r"x\_1" in tex
+    assert main([*args, "-f", "text"]) == 0
+    out = capsys.readouterr().out
+    assert "score A ┃ score B" in out and "┃ sig." in out

@@ -75,7 +75,7 @@ def test_sys1_against_baseline_on_bleu(me_compare):
 
 
 @pytest.mark.slow
-def test_calibration_of_stratified_randomization_under_the_null(me_table, capsys):
+def test_calibration_of_stratified_randomization_under_the_null(me_table):
     """Per segment, the six outputs of baseline and sys1 runs are split at random into two pseudo-systems
     of three runs: stratified AR's own null, under which it is exact (0.05 lies in the 95% interval of its
     rejection rate over 500 null pairs)."""
@@ -83,9 +83,7 @@ def test_calibration_of_stratified_randomization_under_the_null(me_table, capsys
     A, B = me_table.stats["bleu"]["baseline"], me_table.stats["bleu"]["sys1"]
     reps = 500
     rate = rejection_rate([_strat_p(a, b, m, 500, i) for i, (a, b) in enumerate(permuted_runs(A, B, reps, seed=11))])
-    with capsys.disabled():
-        print(f"\nstratified AR null rejection rate (its own null: runs re-partitioned per segment): {rate}")
-    assert rate.interval[0] <= 0.05 <= rate.interval[1]
+    assert rate.interval[0] <= 0.05 <= rate.interval[1], f"stratified AR under its own null: {rate}"
 
 
 def test_unequal_run_counts(me_table):
@@ -191,7 +189,7 @@ def test_other_tests_with_runs_are_refused(me_table):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("null", ["repartition", "pair-swap", "block-swap", "run-level"])
-def test_default_runs_test_holds_its_level_under_every_null(me_table, null, capsys):
+def test_default_runs_test_holds_its_level_under_every_null(me_table, null):
     """The default test for runs, 200 replicates per null built from baseline and sys1 (the full table, 1,000
     replicates per null and both datasets, is benchmarks/calibrate_runs.py): 0.05 lies in the 95% interval
     of its rejection rate; plain AR on the pooled runs does not hold under run-level noise."""
@@ -200,9 +198,7 @@ def test_default_runs_test_holds_its_level_under_every_null(me_table, null, caps
     m = me_table.metrics["bleu"]
     A, B = me_table.stats["bleu"]["baseline"], me_table.stats["bleu"]["sys1"]
     rates = runs_calibration(m, (A, B), null, 200, Resampling(500, 17), tests=("ar", "pooled-ar"))
-    with capsys.disabled():
-        print(f"\n{null}: ar {rates[('ar', 0.05)]}; pooled-ar {rates[('pooled-ar', 0.05)]}")
     lo, hi = rates[("ar", 0.05)].interval
-    assert lo <= 0.05 <= hi
+    assert lo <= 0.05 <= hi, f"{null}: ar {rates[('ar', 0.05)]}; pooled-ar {rates[('pooled-ar', 0.05)]}"
     if null == "run-level":
         assert rates[("pooled-ar", 0.05)].interval[0] > 0.1

@@ -37,19 +37,38 @@ def _arrow(higher: bool) -> str:
     return "↑" if higher else "↓"
 
 
-def _tex_arrows(s: str) -> str:
-    return s.replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$")
+_TEX = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "{": r"\{",
+        "}": r"\}",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+        "|": r"\textbar{}",
+        "<": r"\textless{}",
+        ">": r"\textgreater{}",
+        "Δ": r"$\Delta$",
+        "−": "-",
+        "α": r"$\alpha$",
+        "↑": r"$\uparrow$",
+        "↓": r"$\downarrow$",
+    }
+)
 
 
 def _tex(s: str) -> str:
-    return (
-        s.replace("\\", r"\textbackslash{}")
-        .replace("_", r"\_")
-        .replace("%", r"\%")
-        .replace("&", r"\&")
-        .replace("#", r"\#")
-        .replace("$", r"\$")
-    )
+    """Text as LaTeX (each special character escaped once; Δ, α and arrows as math)."""
+    return s.translate(_TEX)
+
+
+def _md(s: str) -> str:
+    """Text for a Markdown table cell or list item (pipes and asterisks kept literal)."""
+    return s.replace("|", "\\|").replace("*", "\\*")
 
 
 def to_json(obj: Any) -> str:
@@ -120,11 +139,14 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
     sigs = {m: res.systems[0].scores[m].signature for m in metrics} if res.systems else {}
     notes = _score_notes(res)
     if fmt == "markdown":
-        return "\n".join(markdown(t) + [""] + [f"- {n}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]) + "\n"
+        t = Table(t.header, [[_md(c) for c in r] for r in t.rows])
+        lines = markdown(t) + [""] + [f"- {_md(n)}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]
+        return "\n".join(lines) + "\n"
     arrows = [f"{m} {_arrow(res.higher_is_better.get(m, True))}" for m in metrics]
     if fmt == "latex":
-        tex = Table(["System", *(_tex_arrows(a.upper()) for a in arrows)], [[_tex(c) for c in r] for r in t.rows])
-        return latex(tex, "l" + "r" * len(metrics), _tex(" ".join(notes)))
+        tex = Table(["System", *(_tex(a.upper()) for a in arrows)], [[_tex(c) for c in r] for r in t.rows])
+        caption = " ".join([*notes, "Signatures:", "; ".join(f"{m}: {sigs[m]}" for m in metrics)])
+        return latex(tex, "l" + "r" * len(metrics), _tex(caption))
     from rich.text import Text
 
     con = console(width)
@@ -174,9 +196,9 @@ def _compare_doc_table(res: CompareResult) -> Table:
 def _compare_text_table(res: CompareResult, m: str) -> Table:
     st, fmt = res.settings, _Fmt(res.decimals)
     hib = res.higher_is_better.get(m, True)
-    cols = [("A", "left"), ("B", "left"), ("A", "right"), ("B", "right"), ("Δ B−A", "right"),
+    cols = [("A", "left"), ("B", "left"), ("score A", "right"), ("score B", "right"), ("Δ B−A", "right"),
             (f"{st.confidence:.0%} CI of Δ", "right"), ("test", "left"), ("p", "right"),
-            (f"p ({st.correction})", "right"), ("", "left")]  # fmt: skip
+            (f"p ({st.correction})", "right"), ("sig.", "left")]  # fmt: skip
     rows = []
     for c in (c for c in res.comparisons if c.metric == m):
         r = c.result
@@ -191,22 +213,22 @@ def _compare_latex(res: CompareResult, runs: tuple[Table, str] | None, notes: li
     out = ""
     if runs is not None:
         t, caption = runs
-        header = [_tex_arrows(_tex(h)) for h in t.header]
+        header = [_tex(h) for h in t.header]
         rows = [[_tex(x) for x in r] for r in t.rows]
         out = latex(Table(header, rows), "l" + "r" * (len(header) - 1), _tex(caption)) + "\n"
     t = _compare_doc_table(res)
-    hdr = [h.replace("Δ", r"$\Delta$").replace("−", "-") for h in t.header]
-    hdr = hdr[:6] + [_tex(hdr[6])] + hdr[7:]
-    rows = [[_tex(x) if "$" not in x else x for x in r] for r in t.rows]
-    return out + latex(Table(hdr, rows), "lll" + "r" * 5 + "lrrl", _tex(" ".join(notes)))
+    tex = Table([_tex(h) for h in t.header], [[_tex(x) for x in r] for r in t.rows])
+    return out + latex(tex, "lllrrrrlrrl", _tex(" ".join(notes)))
 
 
 def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str]) -> str:
     out = []
     if runs is not None:
-        out += markdown(runs[0]) + ["", runs[1], ""]
-    out += markdown(_compare_doc_table(res))
-    out += [""] + [f"- {n}" for n in notes]
+        t = Table(runs[0].header, [[_md(x) for x in r] for r in runs[0].rows])
+        out += markdown(t) + ["", _md(runs[1]), ""]
+    t = _compare_doc_table(res)
+    out += markdown(Table(t.header, [[_md(x) for x in r] for r in t.rows]))
+    out += [""] + [f"- {_md(n)}" for n in notes]
     return "\n".join(out) + "\n"
 
 
