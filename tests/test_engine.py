@@ -176,7 +176,8 @@ def test_distributions_are_kept_only_when_asked_for(wmt_bleu_stats):
     assert by["bootstrap"].null_distribution.mean() == pytest.approx(0.0, abs=1e-9)
     assert by["ttest"].null_distribution is None
     s = kept.systems[0].scores["bleu"]
-    assert s.samples.shape == (400,) and plain.systems[0].scores["bleu"].samples is None
+    # the systems' bootstrap scores follow n_bootstrap (1,000 by default), not the tests' count
+    assert s.samples.shape == (1000,) and plain.systems[0].scores["bleu"].samples is None
     sc = score_table(table, ScoreOptions(ci=True, keep_distributions=True), Resampling(300, 2))
     e = sc.systems[1].scores["bleu"]
     assert np.quantile(e.samples, 0.025) == pytest.approx(e.ci.low)
@@ -244,3 +245,27 @@ def test_sentence_level_rows_show_the_quantity_they_test(wmt_bleu_stats):
     assert by["ar"].score_a == pytest.approx(m.corpus_score(table.stats["bleu"]["JDExploreAcademy"][0]))
     assert by["ar"].score_a - by["ttest"].score_a > 1
     assert "ttest/wilcoxon rows test sentence-level scores" in render_compare(res, "text")
+
+
+def test_test_resamples_and_interval_resamples_are_separate(wmt_bleu_stats):
+    """``n_resamples`` sets the tests' count, ``n_bootstrap`` the intervals' (issue 10: with a bootstrap test the
+    interval of Δ used to follow ``n_resamples``); both are prefixes of one plan, so neither moves the other."""
+    table = wmt_bleu_stats.select(["bleu"], ["LT22", "PROMT"])
+    tests = ("paired-bootstrap", "bootstrap", "ar")
+
+    def run(n_resamples, n_bootstrap=None):
+        opts = CompareOptions(tests, n_bootstrap=n_bootstrap)
+        return {c.result.test: c.result for c in compare_table(table, opts, Resampling(n_resamples, 7)).comparisons}
+
+    small, large, wide = run(1000), run(4000), run(1000, n_bootstrap=3000)
+    for t in tests:
+        assert small[t].delta_ci == large[t].delta_ci  # the interval keeps its 1,000 resamples
+        assert small[t].n_resamples == 1000 and large[t].n_resamples == 4000
+        assert wide[t].delta_ci != small[t].delta_ci and wide[t].p_value == small[t].p_value
+    assert small["ar"].delta_ci == small["paired-bootstrap"].delta_ci
+    res = compare_table(table, CompareOptions(tests, n_bootstrap=3000), Resampling(1000, 7))
+    assert res.settings.n_bootstrap == 3000 and res.settings.n_resamples["paired-bootstrap"] == 1000
+    # the first 1,000 rows of a 4,000-row plan are the 1,000-row plan: the paired bootstrap's interval of Δ
+    # (from its own resamples) equals the one drawn with 1,000
+    boot = _boot({"a": table.stats["bleu"]["LT22"][0]}, table.metrics["bleu"], 4000, 7)["a"]
+    assert np.array_equal(boot[:1000], _boot({"a": table.stats["bleu"]["LT22"][0]}, table.metrics["bleu"], 1000, 7)["a"])

@@ -242,18 +242,15 @@ def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[
     thr = threshold(opts.alpha, k, opts.correction)
     boot_tests = [t for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap"]
     given = resampling.n_resamples
-    explicit_boot = given if given is not None else opts.n_bootstrap
     counts: dict[str, int] = {}
     for t in opts.tests:
         if not PAIRED_TESTS[t].resamples:
             continue
-        explicit = explicit_boot if t in boot_tests else given
-        counts[t] = explicit if explicit is not None else auto_resamples(t, thr, opts.alternative)
+        counts[t] = given if given is not None else auto_resamples(t, thr, opts.alternative)
     if boot_tests:  # the bootstrap tests share one bootstrap (the largest count any of them needs)
-        n_boot = max(counts[t] for t in boot_tests)
-        counts.update({t: n_boot for t in boot_tests})
-    else:
-        n_boot = opts.n_bootstrap or DEFAULT_BOOTSTRAP
+        counts.update({t: max(counts[t] for t in boot_tests) for t in boot_tests})
+    # the intervals of differences and s_sel: their own count, drawn from the same plan (a prefix of its rows)
+    n_boot = opts.n_bootstrap or DEFAULT_BOOTSTRAP
     warnings = []
     for t, R in counts.items():
         if min_p(t, R, opts.alternative) > thr:
@@ -262,7 +259,7 @@ def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[
                 f"corrected threshold {thr:.2g} ({opts.correction}, {k} comparisons): no pair can be significant; "
                 f"use at least {auto_resamples(t, thr, opts.alternative)}"
             )
-    auto = given is None and not (boot_tests and opts.n_bootstrap is not None)
+    auto = given is None
     return counts, n_boot, auto, tuple(warnings)
 
 
@@ -288,9 +285,11 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
     if any(PAIRED_TESTS[t].kind == "sentence" for t in opts.tests) and table.n_segments < 2:
         raise InputError(f"the sentence-level tests need at least 2 segments; the test set has {table.n_segments}")
     boot_tests = [t for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap"]
+    if boot_tests:
+        what = f"the {' and '.join(boot_tests)} test"
+        check_bootstrap(table.n_segments, counts[boot_tests[0]], opts.confidence, what, "n_resamples")
     if boot_tests or table.n_segments >= MIN_SEGMENTS_BOOTSTRAP:  # the interval of each difference
-        name = "n_resamples" if boot_tests and resampling.n_resamples is not None else "n_bootstrap"
-        check_bootstrap(table.n_segments, n_boot, opts.confidence, f"the {' and '.join(boot_tests)} test", name)
+        check_bootstrap(table.n_segments, n_boot, opts.confidence, "an interval of a difference")
     if opts.baseline is None and opts.alternative != "two-sided":
         warnings += (
             "no significance clusters: they need two-sided tests (one-sided results depend on the order in "
@@ -367,7 +366,8 @@ def _evidence(test: str, pair, ctx: dict) -> tuple[Evidence, Any, dict]:
         c = ctx["counts"][test][pair]
         return Evidence(delta, alternative, c.count, plan.counts[test], p_value=c.p_value), c.null, c.extra
     if kind == "bootstrap":
-        bd = ctx["boot"][b] - ctx["boot"][a]
+        R = plan.counts[test]
+        bd = ctx["boot"][b][:R] - ctx["boot"][a][:R]
         return Evidence(delta, alternative, n_resamples=plan.counts[test], boot_delta=bd), bd, {}
     ev, extra = _sentence_evidence(ctx, pair, alternative)
     return ev, None, extra
@@ -436,7 +436,7 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
         "sent": {n: metric.sentence_scores(stats[n]) for n in names} if "sentence" in kinds else None,
         "sentence_label": metric.sentence_score_label,
         "delta_ci": {
-            (a, b): interval(boot[b] - boot[a], "percentile", opts.confidence)
+            (a, b): interval(boot[b][: plan.n_bootstrap] - boot[a][: plan.n_bootstrap], "percentile", opts.confidence)
             if table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
             else None
             for a, b in plan.pairs
@@ -457,9 +457,11 @@ def compare_table(
     resampling = resampling or Resampling()
     check_alternative(opts.alternative)
     plan = plan_comparison(table, opts, resampling)
-    boot_all = shared_bootstrap(table, resampling.with_count(plan.n_bootstrap), pooled=True)
+    n_drawn = max([plan.n_bootstrap, *(plan.counts[t] for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap")])
+    boot_all = shared_bootstrap(table, resampling.with_count(n_drawn), pooled=True)
     keep = ScoreOptions(keep_distributions=opts.keep_distributions)
-    scores = score_table(table, keep, resampling.with_count(plan.n_bootstrap), boot=boot_all)
+    for_intervals = {k: v[: plan.n_bootstrap] for k, v in boot_all.items()}
+    scores = score_table(table, keep, resampling.with_count(plan.n_bootstrap), boot=for_intervals)
     comparisons: list[Comparison] = []
     cl: dict[str, list[list[str]] | None] = {}
     cluster = opts.baseline is None and opts.alternative == "two-sided"
