@@ -219,3 +219,14 @@ def test_reports_survive_being_pasted(tmp_path, capsys):
     assert main([*args, "-f", "text"]) == 0
     out = capsys.readouterr().out
     assert "score A ┃ score B" in out and "┃ sig." in out
+
+
+def test_score_json_always_has_settings(capsys):
+    """Issue 10: without --ci the score JSON had no settings at all (so no signature beside the numbers)."""
+    assert main(["score", *_example_args(), "-m", "bleu", "length", "--format", "json"]) == 0
+    st = json.loads(capsys.readouterr().out)["settings"]
+    assert st["n_segments"] == 40 and set(st["signatures"]) == {"bleu", "length"}
+    assert st["signatures"]["bleu"].startswith("mtsig:bleu|n:4|") and "seed" not in st  # nothing was resampled
+    assert main(["score", *_example_args(), "-m", "bleu", "--ci", "--format", "json"]) == 0
+    st = json.loads(capsys.readouterr().out)["settings"]
+    assert st["seed"] == 12345 and st["n_bootstrap"] == 1000 and st["ci_method"] == "percentile"

@@ -267,5 +267,25 @@ def test_test_resamples_and_interval_resamples_are_separate(wmt_bleu_stats):
     assert res.settings.n_bootstrap == 3000 and res.settings.n_resamples["paired-bootstrap"] == 1000
     # the first 1,000 rows of a 4,000-row plan are the 1,000-row plan: the paired bootstrap's interval of Δ
     # (from its own resamples) equals the one drawn with 1,000
-    boot = _boot({"a": table.stats["bleu"]["LT22"][0]}, table.metrics["bleu"], 4000, 7)["a"]
-    assert np.array_equal(boot[:1000], _boot({"a": table.stats["bleu"]["LT22"][0]}, table.metrics["bleu"], 1000, 7)["a"])
+    one = {"a": table.stats["bleu"]["LT22"][0]}
+    assert np.array_equal(_boot(one, table.metrics["bleu"], 4000, 7)["a"][:1000], _boot(one, table.metrics["bleu"], 1000, 7)["a"])
+
+
+def test_length_is_best_at_100_and_gets_no_clusters(wmt_bleu_stats, capsys):
+    """Issue 10: ``length`` was higher-is-better, so clusters ranked the longest output (PROMT) first."""
+    from mtsig.cli import main
+
+    table = wmt_bleu_stats.select(["bleu", "length"])
+    res = compare_table(table, CompareOptions(("ar",)), Resampling(2000, 1))
+    assert res.directions == {"bleu": "higher", "length": "closest to 100"}
+    assert res.clusters["length"] is None and res.clusters["bleu"]
+    text = render_compare(res, "text", width=200)
+    assert "LENGTH →100" in text and "No clusters for length: its best value is the one closest to 100" in text
+    from mtsig.report.render import render_score
+
+    assert r"LENGTH $\rightarrow$100" in render_score(score_table(table), "latex")
+    length = table.metrics["length"]
+    assert list(length.goodness([95.0, 100.0, 104.0])) == [-5.0, 0.0, -4.0]
+    assert main(["metrics"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("length"))
+    assert "closest to 100 is better" in line

@@ -303,7 +303,9 @@ def _list_metrics() -> int:
     load_plugins()
     for name, cls in REGISTRY.items():
         opts = ", ".join(f"{k}={o.default!r}" for k, o in cls.declared_options().items())
-        print(f"{name:8s} {'higher' if cls.higher_is_better else 'lower'} is better  {cls.description}")
+        direction = "higher" if cls.higher_is_better else "lower"
+        direction = f"closest to {cls.target:g}" if cls.target is not None else direction
+        print(f"{name:8s} {direction + ' is better':26s} {cls.description}")
         print(f"{'':8s} options: {opts}")
     return 0
 

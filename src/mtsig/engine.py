@@ -157,11 +157,11 @@ def score_table(
         SystemResult(s.name, tuple(s.files), {m: _system_score(table, m, s.name, opts, boot) for m in table.metrics})
         for s in table.systems
     )
-    settings = ScoreSettings()
-    if need_boot:
-        ci = (opts.ci_method, opts.confidence) if opts.ci else (None, None)
-        settings = ScoreSettings(resampling.count(DEFAULT_BOOTSTRAP), resampling.seed, *ci)
-    return ScoreResult(systems, settings, table.higher_is_better(), table.decimals())
+    ci = (opts.ci_method, opts.confidence) if opts.ci else (None, None)
+    boot_settings = (resampling.count(DEFAULT_BOOTSTRAP), resampling.seed) if need_boot else (None, None)
+    signatures = {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics}
+    settings = ScoreSettings(*boot_settings, *ci, signatures=signatures, n_segments=table.n_segments)
+    return ScoreResult(systems, settings, table.directions(), table.decimals())
 
 
 # ================================================================================================ compare
@@ -472,10 +472,12 @@ def compare_table(
         for t in opts.tests:
             comparisons.extend(adjusted[t])
         first = {frozenset(c.pair): c.significant for c in adjusted[opts.tests[0]]}  # clusters: the first test
-        cl[mname] = clusters(ctx["score"], first, metric.higher_is_better) if cluster else None
+        # a metric best at a target value (length) gets none: its tests compare values, not distances to the target
+        clusterable = cluster and metric.target is None
+        cl[mname] = clusters(ctx["score"], first, metric.higher_is_better) if clusterable else None
     settings = _compare_settings(table, opts, plan, resampling)
     return CompareResult(
-        settings, scores.systems, tuple(comparisons), cl, scores.higher_is_better, scores.decimals, plan.warnings
+        settings, scores.systems, tuple(comparisons), cl, scores.directions, scores.decimals, plan.warnings
     )
 
 

@@ -83,15 +83,18 @@ class SystemResult:
 
 @dataclass(frozen=True)
 class ScoreSettings:
-    """What produced the scores' bootstrap figures (all None when nothing was resampled)."""
+    """What produced the scores: the metrics' signatures and the test set's size always; the bootstrap's count
+    and seed when something was resampled (intervals, s_sel), the interval's method and level with ``--ci``."""
 
     n_bootstrap: int | None = None
     seed: int | None = None
     ci_method: str | None = None
     confidence: float | None = None
+    signatures: dict[str, str] = field(default_factory=dict)
+    n_segments: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        return {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,8 @@ class ScoreResult:
 
     systems: tuple[SystemResult, ...]
     settings: ScoreSettings = ScoreSettings()
-    higher_is_better: dict[str, bool] = field(default_factory=dict)
+    #: per metric, which scores are better: "higher", "lower" or "closest to <target>"
+    directions: dict[str, str] = field(default_factory=dict)
     decimals: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -108,11 +112,7 @@ class ScoreResult:
         return list(self.systems[0].scores) if self.systems else []
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"systems": [s.to_dict() for s in self.systems]}
-        settings = self.settings.to_dict()
-        if settings:
-            d["settings"] = settings
-        return d
+        return {"systems": [s.to_dict() for s in self.systems], "settings": self.settings.to_dict()}
 
     def score(self, system: str, metric: str) -> float:
         for s in self.systems:
@@ -195,7 +195,8 @@ class CompareResult:
     systems: tuple[SystemResult, ...]
     comparisons: tuple[Comparison, ...]
     clusters: dict[str, list[list[str]] | None]
-    higher_is_better: dict[str, bool] = field(default_factory=dict)
+    #: per metric, which scores are better: "higher", "lower" or "closest to <target>"
+    directions: dict[str, str] = field(default_factory=dict)
     decimals: dict[str, int] = field(default_factory=dict)
     #: what the user should know (e.g. too few resamples for any pair to be significant)
     warnings: tuple[str, ...] = ()

@@ -126,8 +126,8 @@ class StatsTable:
         """Whether some system has several optimizer runs."""
         return any(s.n_runs > 1 for s in self.systems)
 
-    def higher_is_better(self) -> dict[str, bool]:
-        return {m: self.metrics[m].higher_is_better for m in self.metrics}
+    def directions(self) -> dict[str, str]:
+        return {m: self.metrics[m].direction for m in self.metrics}
 
     def decimals(self) -> dict[str, int]:
         return {m: self.metrics[m].decimals for m in self.metrics}

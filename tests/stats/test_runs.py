@@ -12,6 +12,7 @@ import pytest
 import mtsig
 from mtsig.cli import main
 from mtsig.engine import CompareOptions, compare_table
+from mtsig.metrics import get_metric
 from mtsig.report.ranking import rank_segments
 from mtsig.resample import Resampling
 from mtsig.stats.engines import stratified_ar_many
@@ -129,10 +130,14 @@ def test_median_run_respects_direction():
     assert median_run(scores, True) == 0
     assert median_run(np.array([65.5, 65.9, 65.6]), False) == 2  # TER-like: 65.5 < 65.6 < 65.9
     assert median_run(np.array([1.0, 4.0, 3.0, 2.0]), True) == 2  # even: the better middle run
-    order, imp = rank_segments(np.array([10.0, 50.0, 30.0]), np.array([20.0, 20.0, 20.0]), True)
+    sys_, base = np.array([10.0, 50.0, 30.0]), np.array([20.0, 20.0, 20.0])
+    order, imp = rank_segments(sys_, base, get_metric("bleu"))
     assert list(order) == [1, 2, 0] and list(imp) == [-10.0, 30.0, 10.0]
-    order, imp = rank_segments(np.array([10.0, 50.0, 30.0]), np.array([20.0, 20.0, 20.0]), False)
+    order, imp = rank_segments(sys_, base, get_metric("ter"))
     assert list(order) == [0, 2, 1] and list(imp) == [10.0, -30.0, -10.0]
+    # length: best at 100; a segment improves when it comes closer to 100 (110 -> 98: +8; 90 -> 130: -20)
+    order, imp = rank_segments(np.array([98.0, 130.0, 100.0]), np.array([110.0, 90.0, 100.0]), get_metric("length"))
+    assert list(order) == [0, 2, 1] and list(imp) == [8.0, -20.0, 0.0]
 
 
 def test_rank_dir_files(multeval, tmp_path, capsys):
@@ -168,7 +173,7 @@ def test_rank_dir_files(multeval, tmp_path, capsys):
     assert all(math.isclose(float(r[2]), float(r[3]) - float(r[4]), abs_tol=2e-4) for r in rows[1:50])
 
 
-def test_runs_table_and_json_shape(me_compare):
+def test_runs_table_and_json_shape(me_compare, me_table):
     from mtsig.report.render import render_compare
 
     d = me_compare.to_dict()
@@ -178,6 +183,12 @@ def test_runs_table_and_json_shape(me_compare):
     p = next(c.result.p_value for c in me_compare.comparisons if c.test == "ar" and c.result.b == "sys1")
     assert "BLEU ↑ (s_sel/s_test/p)" in text and f"18.81 (0.26/0.29/{p:.2f})" in text
     assert "p: randomization of the pooled runs with their run-level variance against baseline" in text
+    # the comparison rows show pooled scores, the runs table means over runs: the report says so (issue 10)
+    assert "score A, score B and Δ are pooled scores" in " ".join(text.split())
+    ar = next(c.result for c in me_compare.comparisons if c.test == "ar" and c.result.b == "sys1")
+    pooled = float(me_table.metrics["bleu"].score(me_table.stats["bleu"]["sys1"].sum(axis=(0, 1))))
+    assert ar.score_b == pooled and me_compare.systems[1].scores["bleu"].score == pytest.approx(
+        np.mean(me_compare.systems[1].scores["bleu"].runs.runs))
     tex = render_compare(me_compare, "latex")
     assert "\\toprule" in tex and "$\\uparrow$" in tex and "s\\_sel: standard deviation" in tex
 

@@ -33,6 +33,9 @@ class Metric(ABC):
     name: ClassVar[str]
     description: ClassVar[str] = ""
     higher_is_better: ClassVar[bool] = True
+    #: a score that is best at a value rather than high or low (``length``: 100); ``higher_is_better`` then gives
+    #: only the sign convention of the numbers, and :meth:`goodness` the ordering
+    target: ClassVar[float | None] = None
     #: option name -> Option (or a plain default value); ``get_metric`` passes only these to the constructor
     options: ClassVar[dict[str, Option | Any]] = {}
     #: data beside the texts that the metric reads (parses, segment scores ...)
@@ -54,6 +57,20 @@ class Metric(ABC):
             )
         self.config: dict[str, Any] = {**{k: o.default for k, o in declared.items()}, **opts}
         self._refs: RefSet | None = None
+
+    @property
+    def direction(self) -> str:
+        """Which scores are better: ``"higher"``, ``"lower"`` or ``"closest to <target>"``."""
+        if self.target is not None:
+            return f"closest to {self.target:g}"
+        return "higher" if self.higher_is_better else "lower"
+
+    def goodness(self, scores):
+        """Scores oriented so that larger is better (the distance to the target, negated, for a target metric)."""
+        x = np.asarray(scores, dtype=np.float64)
+        if self.target is not None:
+            return -np.abs(x - self.target)
+        return x if self.higher_is_better else -x
 
     @classmethod
     def declared_options(cls) -> dict[str, Option]:

@@ -167,6 +167,7 @@ class LengthRatio(NgramMetric):
 
     name = "length"
     description = "length ratio: 100 x hypothesis tokens / closest reference tokens (MultEval's Length)"
+    target = 100.0
     options = dict(NgramMetric.options)
 
     @property

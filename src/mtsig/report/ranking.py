@@ -21,13 +21,10 @@ from mtsig.stats.runs import median_run
 from mtsig.table import StatsTable
 
 
-def rank_segments(
-    sys_scores: np.ndarray, base_scores: np.ndarray, higher_is_better: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Order of segments, best improvement first, and the oriented improvements."""
-    imp = np.asarray(sys_scores, dtype=np.float64) - np.asarray(base_scores, dtype=np.float64)
-    if not higher_is_better:
-        imp = -imp
+def rank_segments(sys_scores: np.ndarray, base_scores: np.ndarray, metric) -> tuple[np.ndarray, np.ndarray]:
+    """Order of segments, best improvement first, and the improvements oriented by the metric's direction
+    (for ``length``: how much closer to 100 the system's segment is than the baseline's)."""
+    imp = metric.goodness(sys_scores) - metric.goodness(base_scores)
     order = np.argsort(-np.nan_to_num(imp, nan=-np.inf), kind="stable")
     return order, imp
 
@@ -61,7 +58,7 @@ def write_rankings(table: StatsTable, baseline: str, folder: str) -> list[str]:
                 continue
             run = median_run(table.corpus_scores(mname, s.name), hib)
             sent = metric.sentence_scores(table.stats[mname][s.name][run])
-            order, imp = rank_segments(sent, base_sent, hib)
+            order, imp = rank_segments(sent, base_sent, metric)
             path = os.path.join(folder, f"{_safe(mname)}.{_safe(s.name)}.tsv")
             with open(path, "w", encoding="utf-8", newline="") as fh:
                 w = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)

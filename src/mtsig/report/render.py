@@ -33,8 +33,9 @@ def _fmt_p(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
 
 
-def _arrow(higher: bool) -> str:
-    return "↑" if higher else "↓"
+def _arrow(direction: str) -> str:
+    """↑ (higher is better), ↓ (lower) or →100 (closest to 100)."""
+    return {"higher": "↑", "lower": "↓"}.get(direction, "→" + direction.rsplit(" ", 1)[-1])
 
 
 _TEX = str.maketrans(
@@ -57,6 +58,7 @@ _TEX = str.maketrans(
         "α": r"$\alpha$",
         "↑": r"$\uparrow$",
         "↓": r"$\downarrow$",
+        "→": r"$\rightarrow$",
     }
 )
 
@@ -142,7 +144,7 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
         t = Table(t.header, [[_md(c) for c in r] for r in t.rows])
         lines = markdown(t) + [""] + [f"- {_md(n)}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]
         return "\n".join(lines) + "\n"
-    arrows = [f"{m} {_arrow(res.higher_is_better.get(m, True))}" for m in metrics]
+    arrows = [f"{m} {_arrow(res.directions.get(m, 'higher'))}" for m in metrics]
     if fmt == "latex":
         tex = Table(["System", *(_tex(a.upper()) for a in arrows)], [[_tex(c) for c in r] for r in t.rows])
         caption = " ".join([*notes, "Signatures:", "; ".join(f"{m}: {sigs[m]}" for m in metrics)])
@@ -195,7 +197,6 @@ def _compare_doc_table(res: CompareResult) -> Table:
 
 def _compare_text_table(res: CompareResult, m: str) -> Table:
     st, fmt = res.settings, _Fmt(res.decimals)
-    hib = res.higher_is_better.get(m, True)
     cols = [("A", "left"), ("B", "left"), ("score A", "right"), ("score B", "right"), ("Δ B−A", "right"),
             (f"{st.confidence:.0%} CI of Δ", "right"), ("test", "left"), ("p", "right"),
             (f"p ({st.correction})", "right"), ("sig.", "left")]  # fmt: skip
@@ -205,7 +206,7 @@ def _compare_text_table(res: CompareResult, m: str) -> Table:
         label = PAIRED_TESTS[r.test].label if r.test in PAIRED_TESTS else r.test
         rows.append([r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), label,
                      _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "*" if c.significant else ""])  # fmt: skip
-    title = f"{m.upper()} {_arrow(hib)}  ({st.signatures.get(m, '')})"
+    title = f"{m.upper()} {_arrow(res.directions.get(m, 'higher'))}  ({st.signatures.get(m, '')})"
     return Table([h for h, _ in cols], rows, [j for _, j in cols], title)
 
 
@@ -287,7 +288,7 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
             parts.append("-" if p is None else f"{p:.2f}")
         return f"{fmt(m, r.mean)} ({'/'.join(parts)})"
 
-    header = ["system", *(f"{m.upper()} {_arrow(res.higher_is_better.get(m, True))} ({inner})" for m in metrics)]
+    header = ["system", *(f"{m.upper()} {_arrow(res.directions.get(m, 'higher'))} ({inner})" for m in metrics)]
     rows = [[s.name, *(cell(m, s.name, s.scores[m].runs) for m in metrics)] for s in res.systems]
     n_runs = sorted({len(s.scores[metrics[0]].runs.runs) for s in res.systems})
     caption = (
@@ -328,6 +329,16 @@ def _compare_notes(res: CompareResult) -> list[str]:
             "ttest/wilcoxon rows test sentence-level scores: their A, B and Δ are mean sentence-level scores and "
             f"the interval is the t-interval of the mean difference ({'; '.join(labels)})."
         )
+    if any(sc.runs is not None and len(sc.runs.runs) > 1 for s in res.systems for sc in s.scores.values()):
+        extra.append(
+            "Systems with several runs: score A, score B and Δ are pooled scores (every run's statistics summed per "
+            "segment: the quantity the test compares), which can differ from the mean over runs in the runs table."
+        )
+    if st.cluster_test:
+        extra += [
+            f"No clusters for {m}: its best value is the one {d}, and the tests compare values, not their distance "
+            "to it." for m, d in res.directions.items() if d.startswith("closest") and res.clusters.get(m) is None
+        ]
     extra += [f"Warning: {w}" for w in res.warnings]
     return [
         f"* = significant at alpha = {st.alpha} after {st.correction} correction over "
