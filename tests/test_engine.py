@@ -267,8 +267,8 @@ def test_test_resamples_and_interval_resamples_are_separate(wmt_bleu_stats):
     assert res.settings.n_bootstrap == 3000 and res.settings.n_resamples["paired-bootstrap"] == 1000
     # the first 1,000 rows of a 4,000-row plan are the 1,000-row plan: the paired bootstrap's interval of Δ
     # (from its own resamples) equals the one drawn with 1,000
-    one = {"a": table.stats["bleu"]["LT22"][0]}
-    assert np.array_equal(_boot(one, table.metrics["bleu"], 4000, 7)["a"][:1000], _boot(one, table.metrics["bleu"], 1000, 7)["a"])
+    one, bleu = {"a": table.stats["bleu"]["LT22"][0]}, table.metrics["bleu"]
+    assert np.array_equal(_boot(one, bleu, 4000, 7)["a"][:1000], _boot(one, bleu, 1000, 7)["a"])
 
 
 def test_length_is_best_at_100_and_gets_no_clusters(wmt_bleu_stats, capsys):

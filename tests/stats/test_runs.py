@@ -188,7 +188,8 @@ def test_runs_table_and_json_shape(me_compare, me_table):
     ar = next(c.result for c in me_compare.comparisons if c.test == "ar" and c.result.b == "sys1")
     pooled = float(me_table.metrics["bleu"].score(me_table.stats["bleu"]["sys1"].sum(axis=(0, 1))))
     assert ar.score_b == pooled and me_compare.systems[1].scores["bleu"].score == pytest.approx(
-        np.mean(me_compare.systems[1].scores["bleu"].runs.runs))
+        np.mean(me_compare.systems[1].scores["bleu"].runs.runs)
+    )
     tex = render_compare(me_compare, "latex")
     assert "\\toprule" in tex and "$\\uparrow$" in tex and "s\\_sel: standard deviation" in tex
 

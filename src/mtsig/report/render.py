@@ -337,7 +337,9 @@ def _compare_notes(res: CompareResult) -> list[str]:
     if st.cluster_test:
         extra += [
             f"No clusters for {m}: its best value is the one {d}, and the tests compare values, not their distance "
-            "to it." for m, d in res.directions.items() if d.startswith("closest") and res.clusters.get(m) is None
+            "to it."
+            for m, d in res.directions.items()
+            if d.startswith("closest") and res.clusters.get(m) is None
         ]
     extra += [f"Warning: {w}" for w in res.warnings]
     return [
