@@ -12,6 +12,7 @@ from sacrebleu.metrics import TER as SB_TER
 
 import mtsig
 from mtsig.io.text import read_lines
+from mtsig.metrics import get_metric
 from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
 TER_OPTIONS = {
@@ -163,3 +164,22 @@ def test_ter_search_is_compiled():
     if os.environ.get("MTSIG_ALLOW_PURE_TER") == "1":
         pytest.skip("pure-Python TER explicitly allowed")
     assert ter.COMPILED, "mtsig._ter was not built: install with a C compiler available"
+
+
+def test_ter_refuses_a_pair_beyond_its_memory_cap_naming_the_segment(tmp_path, capsys):
+    """Issue 10: a 50,000-word pair took 12.3 GB; the search table grows with the product of the lengths."""
+    from mtsig.cli import main
+    from mtsig.errors import InputError
+    from mtsig.metrics.ter import MAX_CELLS
+
+    long = " ".join(f"w{i}" for i in range(12_000))
+    with pytest.raises(InputError, match=r"segment 2 of hypothesis has 12,000 words and reference ref1 has 12,001"):
+        get_metric("ter").stats(["a b", long], [["a b", long + " x"]])
+    ok = " ".join(f"w{i}" for i in range(300))
+    assert (301 * 302) < MAX_CELLS
+    assert get_metric("ter").stats([ok], [[ok + " x"]])[0, 0] == 1.0  # one insertion
+    (tmp_path / "r").write_text(f"a b\n{long} x\n")
+    (tmp_path / "h").write_text(f"a b\n{long}\n")
+    assert main(["score", "-r", str(tmp_path / "r"), "-s", str(tmp_path / "h"), "-m", "ter", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mtsig: error: TER: segment 2 of ") and err.count("\n") == 1

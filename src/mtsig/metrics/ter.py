@@ -21,9 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
 from mtsig.metrics.options import Option
+
+#: the search keeps a table of (hypothesis words + 1) x (reference words + 1) cells of 5 bytes: a pair beyond
+#: this many cells (about 500 MB; e.g. 10,000 x 10,000 words) is refused with an error naming the segment
+MAX_CELLS = 100_000_000
 
 try:
     from mtsig import _ter
@@ -101,6 +106,7 @@ class TER(Metric):
         keys = [(i, tuple(t)) for i, t in enumerate(toks)]
         todo = [i for i, k in enumerate(keys) if k not in cache]
         if todo:
+            self._check_size(hyp, toks, refs, todo)
             sub = [toks[i] for i in todo]
             edits = np.empty((len(refs), len(todo)), dtype=np.int64)
             if COMPILED:
@@ -121,6 +127,23 @@ class TER(Metric):
         best = np.array([cache[k].min() for k in keys], dtype=np.float64)
         lens = np.array([[len(s) for s in r[2]] for r in refs], dtype=np.float64)
         return np.column_stack([best.reshape(N), lens.mean(axis=0)])
+
+    def _check_size(self, hyp: Segments, toks: list[list[str]], refs, todo: list[int]) -> None:
+        """Refuse a segment whose search table would exceed :data:`MAX_CELLS` (memory grows with the product
+        of the two lengths), naming it, rather than running out of memory."""
+        h = np.array([len(toks[i]) for i in todo], dtype=np.int64) + 1
+        for k, (_, roff, _) in enumerate(refs):
+            r = np.diff(roff)[todo] + 1
+            bad = np.flatnonzero(h * r > MAX_CELLS)
+            if bad.size:
+                j = int(bad[0])
+                i = todo[j]
+                raise InputError(
+                    f"TER: segment {i + 1} of {hyp.source or hyp.name or 'the hypothesis'} has {h[j] - 1:,} words and "
+                    f"reference {self.refs[k].source or self.refs[k].name} has {r[j] - 1:,}: the TER search needs "
+                    f"memory for their product ({h[j] * r[j] * 5 / 2**30:.1f} GB); pairs are limited to "
+                    f"{MAX_CELLS:,} cells (about 10,000 x 10,000 words). Split the segment or leave TER out."
+                )
 
     def score(self, totals):
         totals = np.asarray(totals, dtype=np.float64)
