@@ -14,38 +14,93 @@ from mtsig.metrics import Metric, get_metric
 from mtsig.table import StatsTable, SystemInfo
 
 
+#: segments per chunk: a larger test set is tokenized and scored this many segments at a time, so that memory
+#: grows with the chunk (tokens, n-gram tables) and only the statistics arrays grow with the corpus
+CHUNK_SEGMENTS = 10_000
+
+
 def compute_stats(
     refs: RefSet,
     systems: list[System],
     metrics: list[Metric] | dict[str, Metric],
     executor: Executor | None = None,
+    chunk: int | None = None,
 ) -> StatsTable:
     """Statistics of every run of every system under every metric.
 
     Reference-side work is done first, in this process, so that an executor's workers share it; the
-    arrays do not depend on the executor.
+    arrays do not depend on the executor, nor on ``chunk`` (segments per chunk, :data:`CHUNK_SEGMENTS` by
+    default): a test set larger than a chunk is scored chunk by chunk when every metric allows it
+    (``Metric.chunkable``), with NIST's information weights still counted over the whole reference side.
     """
     if isinstance(metrics, list):
         metrics = {m.name: m for m in metrics}
     for m in metrics.values():
         m.prepare(refs)
-    for m in sorted(metrics.values(), key=lambda m: -m.ngram_order):
-        m.warm()  # reference-side work once, largest n-gram order first
-    tasks = [(si, ri) for si, s in enumerate(systems) for ri in range(s.n_runs)]
-    ms = list(metrics.values())
-
-    def work(task):
-        si, ri = task
-        return [m.stats(systems[si].runs[ri]) for m in ms]
-
-    by_task = dict(zip(tasks, (executor or SerialExecutor()).map(work, tasks)))
-    stats = {
-        name: {s.name: np.stack([by_task[(si, ri)][k] for ri in range(s.n_runs)]) for si, s in enumerate(systems)}
-        for k, name in enumerate(metrics)
-    }
+    chunk = CHUNK_SEGMENTS if chunk is None else int(chunk)
+    executor = executor or SerialExecutor()
+    if refs.n_segments > chunk and all(m.chunkable for m in metrics.values()):
+        counts = _corpus_counts(refs, list(metrics.values()), chunk)
+        stats = {name: {s.name: np.empty((s.n_runs, refs.n_segments, len(m.stat_names))) for s in systems}
+                 for name, m in metrics.items()}  # fmt: skip
+        for i in range(0, refs.n_segments, chunk):
+            sub = RefSet([r.slice(i, i + chunk) for r in refs])
+            for key, c in counts.items():
+                sub.store(key, c)
+            runs = [[run.slice(i, i + chunk) for run in s.runs] for s in systems]
+            part = _stats_of_chunk(sub, runs, metrics, executor, [s.name for s in systems])
+            for name, by in part.items():
+                for sname, arr in by.items():
+                    stats[name][sname][:, i : i + arr.shape[1]] = arr
+            del sub, runs, part
+        for m in metrics.values():
+            m.prepare(refs)
+    else:
+        stats = _stats_of_chunk(refs, [s.runs for s in systems], metrics, executor, [s.name for s in systems])
     sigs = {name: m.signature_for(len(refs)) for name, m in metrics.items()}
     infos = [SystemInfo(s.name, s.files, s.n_runs) for s in systems]
     return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs, texts=(refs, systems))
+
+
+def _stats_of_chunk(refs: RefSet, runs: list[list], metrics: dict[str, Metric], executor: Executor, names: list[str]):
+    """``{metric: {system name: (runs, segments, d)}}`` for references ``refs`` and each system's ``runs``."""
+    ms = list(metrics.values())
+    for m in ms:
+        m.prepare(refs)
+    for m in sorted(ms, key=lambda m: -m.ngram_order):
+        m.warm()  # reference-side work once, largest n-gram order first
+    tasks = [(si, ri) for si, r in enumerate(runs) for ri in range(len(r))]
+
+    def work(task):
+        si, ri = task
+        return [m.stats(runs[si][ri]) for m in ms]
+
+    by_task = dict(zip(tasks, executor.map(work, tasks)))
+    return {
+        name: {names[si]: np.stack([by_task[(si, ri)][k] for ri in range(len(r))]) for si, r in enumerate(runs)}
+        for k, name in enumerate(metrics)
+    }
+
+
+def _corpus_counts(refs: RefSet, metrics: list[Metric], chunk: int) -> dict:
+    """The reference n-gram counts over the whole corpus that chunked metrics need (NIST's weights), per
+    tokenizer, gathered one chunk of references at a time."""
+    from mtsig.metrics.ngrams import CorpusNgramCounts, corpus_counts_key
+
+    need = {}
+    for m in metrics:
+        if m.needs_corpus_ngram_counts:
+            same = [x for x in metrics if getattr(getattr(x, "tokenizer", None), "key", None) == m.tokenizer.key]
+            orders = [x.ngram_order for x in same]
+            need[corpus_counts_key(m.tokenizer)] = (m.tokenizer, max(4, *orders))
+    counts = {}
+    for key, (tokenizer, order) in need.items():
+        c = CorpusNgramCounts(order)
+        for i in range(0, refs.n_segments, chunk):
+            c.add([tokenizer.tokenize_all(r.slice(i, i + chunk)) for r in refs])
+        c.info()
+        counts[key] = c
+    return counts
 
 
 def attach_dev(table: StatsTable, dev: StatsTable) -> None:

@@ -50,6 +50,8 @@ class Segments(_Memo, Sequence[str]):
     parses: list | None = None
     #: segment-level scores a user brings (COMET, human judgments ...), for the ``seg`` metric
     seg_scores: Any = None
+    #: index of the first segment in the whole file (a chunk of a larger file starts beyond 0)
+    offset: int = 0
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -60,6 +62,12 @@ class Segments(_Memo, Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.lines)
+
+    def slice(self, start: int, stop: int) -> Segments:
+        """Segments ``start:stop`` as a new object (its own memo), numbered from ``offset + start``."""
+        keys = self.keys[start:stop] if self.keys is not None else None
+        parses = self.parses[start:stop] if self.parses is not None else None
+        return Segments(self.lines[start:stop], self.name, self.source, keys, parses, None, self.offset + start)
 
     @classmethod
     def of(cls, obj: Segments | Sequence[str], name: str = "") -> Segments:

@@ -44,6 +44,11 @@ class Metric(ABC):
     decimals: ClassVar[int] = 2
     #: whether the number of references is part of the signature
     signature_has_refs: ClassVar[bool] = True
+    #: whether statistics of a chunk of segments equal those rows of the whole corpus' statistics (given the
+    #: references of that chunk), so that a large test set can be scored chunk by chunk
+    chunkable: ClassVar[bool] = False
+    #: whether the metric needs reference n-gram counts over the whole corpus (NIST's information weights)
+    needs_corpus_ngram_counts: ClassVar[bool] = False
     #: what ``sentence_scores`` computes (reported beside the sentence-level tests)
     sentence_score_label: ClassVar[str] = "the metric on each segment alone"
 

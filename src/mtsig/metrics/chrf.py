@@ -70,6 +70,7 @@ def f_score(stats: np.ndarray, order: int, beta: float, eps_smoothing: bool) -> 
 
 class CHRF(Metric):
     name = "chrf"
+    chunkable = True
     description = "chrF (character n-gram F-score, sacreBLEU definitions), 0-100"
     options = {
         "lowercase": LOWERCASE,

@@ -46,6 +46,8 @@ class NgramIndex:
                 code, starts = self._extend(n, code, ids, unit)
             self._count(code[starts], unit[starts])
         self._info: list[np.ndarray] | None = None
+        #: counts over the whole corpus when this index holds one chunk of it (see :class:`CorpusNgramCounts`)
+        self.corpus_counts: CorpusNgramCounts | None = None
 
     def _code_words(self, ref_tokens: list[list[list[str]]]) -> tuple[np.ndarray, np.ndarray]:
         """Vocabulary ids of all reference words, and the unit (reference k, segment i: k N + i) of each."""
@@ -108,6 +110,8 @@ class NgramIndex:
         reference words. The scorer tests "has a prefix" with a Perl truth test, so a bigram whose prefix
         is the single token "0" takes the total word count as numerator: reproduced here.
         """
+        if self._info is None and self.corpus_counts is not None:  # a chunk of a larger corpus: its weights
+            self._info = self.corpus_counts.info_for(self)
         if self._info is None:
             total = float(self.total_ref_words)
             info = []
@@ -204,7 +208,13 @@ def ngram_index(metric: Metric, tokenizer: Tokenizer, max_n: int) -> NgramIndex:
     if idx is None or idx.max_n < max_n:
         toks = [tokenizer.tokenize_all(r) for r in refs]
         idx = refs.store(key, NgramIndex(toks, max(max_n, 4)))
+        idx.corpus_counts = refs.peek(corpus_counts_key(tokenizer))
     return idx
+
+
+def corpus_counts_key(tokenizer: Tokenizer) -> tuple:
+    """Where a chunk's RefSet holds the :class:`CorpusNgramCounts` of the whole corpus for ``tokenizer``."""
+    return ("corpus-ngram-counts", tokenizer.key)
 
 
 def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int, info: bool = False):
@@ -234,6 +244,7 @@ class NgramMetric(Metric):
     """Base of the metrics on tokenized n-grams (BLEU, NIST, Modified BLEU, length): a tokenizer and case."""
 
     options = {"tokenize": TOKENIZE, "lowercase": LOWERCASE}
+    chunkable = True
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)
@@ -248,3 +259,113 @@ class NgramMetric(Metric):
 
     def warm(self) -> None:
         ngram_index(self, self.tokenizer, self.ngram_order)
+
+
+# ---------------------------------------------------------------------------------------------------
+# reference n-gram counts over a whole corpus, gathered chunk by chunk (NIST weights for chunked scoring)
+
+
+class CorpusNgramCounts:
+    """Counts of every reference n-gram (orders 1..``max_n``) over all segments of all references, added one
+    chunk of segments at a time, so that a corpus too large to tokenize at once still gets the information
+    weights of its whole reference side (exactly those of :meth:`NgramIndex.nist_info` on the whole corpus).
+
+    Codes are global and exact: a word's code is its id in one vocabulary; an order-n code is an id given to
+    the key ``(code of the (n-1)-gram prefix) << 32 | word id`` the first time it is seen. Per order, the
+    sorted keys with the id of each, the count and the prefix code of each id.
+    """
+
+    def __init__(self, max_n: int):
+        self.max_n = max_n
+        self.vocab: dict[str, int] = {}
+        self.total_words = 0
+        self.keys: list[np.ndarray] = [np.zeros(0, np.int64) for _ in range(max_n + 1)]  # [n]: sorted keys, n >= 2
+        self.ids: list[np.ndarray] = [np.zeros(0, np.int64) for _ in range(max_n + 1)]  # [n]: id of each key
+        self.counts: list[np.ndarray] = [np.zeros(0, np.int64) for _ in range(max_n + 1)]  # [n]: count per id
+        self._info: list[np.ndarray] | None = None
+
+    def add(self, ref_tokens: list[list[list[str]]]) -> None:
+        """Count the n-grams of one chunk: ``ref_tokens[k][i]`` the tokens of reference k, segment i."""
+        get = self.vocab.setdefault
+        lens = np.array([len(t) for ref in ref_tokens for t in ref], dtype=np.int64)
+        ids = np.fromiter((get(w, len(self.vocab)) for ref in ref_tokens for t in ref for w in t), np.int64, lens.sum())
+        unit = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
+        self.total_words += int(ids.size)
+        code = ids
+        for n in range(1, self.max_n + 1):
+            if n > 1:
+                m = ids.size - n + 1
+                starts = np.flatnonzero(unit[: max(m, 0)] == unit[n - 1 : n - 1 + max(m, 0)])
+                starts = starts[code[starts] >= 0]
+                new = np.full(ids.size, -1, dtype=np.int64)
+                new[starts] = self._code((code[starts] << 32) | ids[starts + n - 1], n)
+                code = new
+            valid = code[code >= 0]
+            size = max(len(self.vocab) if n == 1 else self.ids[n].size, int(valid.max(initial=-1)) + 1)
+            grown = np.zeros(size, dtype=np.int64)
+            grown[: self.counts[n].size] = self.counts[n]
+            self.counts[n] = grown + np.bincount(valid, minlength=size)
+        self._info = None
+
+    def _code(self, packed: np.ndarray, n: int) -> np.ndarray:
+        """Ids of order-``n`` keys, new keys getting the next ids (in sorted order of first sight)."""
+        keys, ids = self.keys[n], self.ids[n]
+        uniq, inv = np.unique(packed, return_inverse=True)
+        pos = np.searchsorted(keys, uniq)
+        found = np.zeros(uniq.size, dtype=bool)
+        inside = pos < keys.size
+        found[inside] = keys[pos[inside]] == uniq[inside]
+        out = np.empty(uniq.size, dtype=np.int64)
+        out[found] = ids[pos[found]]
+        fresh = np.flatnonzero(~found)
+        out[fresh] = ids.size + np.arange(fresh.size)
+        if fresh.size:
+            merged = np.concatenate([keys, uniq[fresh]])
+            order = np.argsort(merged, kind="stable")
+            self.keys[n] = merged[order]
+            self.ids[n] = np.concatenate([ids, out[fresh]])[order]
+        return out[inv]
+
+    def _lookup(self, packed: np.ndarray, n: int) -> np.ndarray:
+        """Ids of order-``n`` keys that were counted (every n-gram of a chunk already added)."""
+        pos = np.searchsorted(self.keys[n], packed)
+        return self.ids[n][pos]
+
+    def info(self) -> list[np.ndarray]:
+        """Information weight per id, order by order (the formula and quirk of :meth:`NgramIndex.nist_info`)."""
+        if self._info is None:
+            total = float(self.total_words)
+            out = []
+            for n in range(1, self.max_n + 1):
+                cnt = self.counts[n].astype(np.float64)
+                if n == 1:
+                    denom = np.full_like(cnt, total)
+                else:
+                    prefix = np.empty(self.ids[n].size, dtype=np.int64)
+                    prefix[self.ids[n]] = self.keys[n] >> 32
+                    denom = self.counts[n - 1][prefix].astype(np.float64)
+                    if n == 2 and "0" in self.vocab:
+                        denom = np.where(prefix == self.vocab["0"], total, denom)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out.append(np.where(cnt > 0, np.log2(denom / np.maximum(cnt, 1)), 0.0))
+            self._info = out
+        return self._info
+
+    def info_for(self, idx: NgramIndex) -> list[np.ndarray]:
+        """The weights of a chunk's index ``idx`` (built on references already added), per local code."""
+        weights = self.info()
+        words = np.empty(len(idx.vocab), dtype=object)
+        for w, i in idx.vocab.items():
+            words[i] = w
+        glob1 = np.fromiter((self.vocab[w] for w in words), dtype=np.int64, count=words.size)
+        out = [weights[0][glob1] if glob1.size else np.zeros(idx.n_codes[0])]
+        g = glob1
+        V = idx.V
+        for n in range(2, idx.max_n + 1):
+            table = idx.tables[n - 1]
+            if n > self.max_n or not table.size:  # orders no metric asked weights for, or none in this chunk
+                out.append(np.zeros(idx.n_codes[n - 1]))
+                continue
+            g = self._lookup((g[table // V] << 32) | glob1[table % V], n)
+            out.append(weights[n - 1][g])
+        return out

@@ -34,6 +34,7 @@ class NIST(NgramMetric):
     description = "NIST (Doddington), mteval-v13a formulas and information weights"
     options = {**NgramMetric.options, "nist_order": Option(5, "NIST max n-gram order (5)")}
     decimals = 4
+    needs_corpus_ngram_counts = True
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)

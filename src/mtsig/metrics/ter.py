@@ -51,6 +51,7 @@ def _select(ids: np.ndarray, off: np.ndarray, rows: list[int]) -> tuple[np.ndarr
 
 class TER(Metric):
     name = "ter"
+    chunkable = True
     description = "TER (tercom search, sacreBLEU options); lower is better"
     higher_is_better = False
     options = {
@@ -139,7 +140,7 @@ class TER(Metric):
                 j = int(bad[0])
                 i = todo[j]
                 raise InputError(
-                    f"TER: segment {i + 1} of {hyp.source or hyp.name or 'the hypothesis'} has {h[j] - 1:,} words and "
+                    f"TER: segment {hyp.offset + i + 1} of {hyp.source or hyp.name or 'the hypothesis'} has {h[j] - 1:,} words and "
                     f"reference {self.refs[k].source or self.refs[k].name} has {r[j] - 1:,}: the TER search needs "
                     f"memory for their product ({h[j] * r[j] * 5 / 2**30:.1f} GB); pairs are limited to "
                     f"{MAX_CELLS:,} cells (about 10,000 x 10,000 words). Split the segment or leave TER out."
