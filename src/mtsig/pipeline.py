@@ -13,7 +13,6 @@ from mtsig.io.segments import RefSet
 from mtsig.metrics import Metric, get_metric
 from mtsig.table import StatsTable, SystemInfo
 
-
 #: segments per chunk: a larger test set is tokenized and scored this many segments at a time, so that memory
 #: grows with the chunk (tokens, n-gram tables) and only the statistics arrays grow with the corpus
 CHUNK_SEGMENTS = 10_000

@@ -138,9 +138,9 @@ class TER(Metric):
             bad = np.flatnonzero(h * r > MAX_CELLS)
             if bad.size:
                 j = int(bad[0])
-                i = todo[j]
+                i, where = todo[j], hyp.source or hyp.name or "the hypothesis"
                 raise InputError(
-                    f"TER: segment {hyp.offset + i + 1} of {hyp.source or hyp.name or 'the hypothesis'} has {h[j] - 1:,} words and "
+                    f"TER: segment {hyp.offset + i + 1} of {where} has {h[j] - 1:,} words and "
                     f"reference {self.refs[k].source or self.refs[k].name} has {r[j] - 1:,}: the TER search needs "
                     f"memory for their product ({h[j] * r[j] * 5 / 2**30:.1f} GB); pairs are limited to "
                     f"{MAX_CELLS:,} cells (about 10,000 x 10,000 words). Split the segment or leave TER out."
