@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -230,3 +231,46 @@ def test_score_json_always_has_settings(capsys):
     assert main(["score", *_example_args(), "-m", "bleu", "--ci", "--format", "json"]) == 0
     st = json.loads(capsys.readouterr().out)["settings"]
     assert st["seed"] == 12345 and st["n_bootstrap"] == 1000 and st["ci_method"] == "percentile"
+
+
+def test_unwritable_output_as_an_unprivileged_user():
+    """An --output in a folder the user cannot write to: one line, exit 2, before any work. Root may write
+    anywhere, so under root (CI containers) a forked child drops to ``nobody`` before running the command
+    (everything it needs is imported first: the interpreter's own files may not be readable by nobody)."""
+    import pwd
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="mtsig-ro-"))  # pytest's tmp_path is private to its user
+    folder.chmod(0o755)
+    locked = folder / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    for name in ("ref.A.en", "base.en"):  # inputs nobody can read wherever the clone lives
+        shutil.copy(EX / name, folder / name)
+        (folder / name).chmod(0o644)
+    args = ["score", "-r", str(folder / "ref.A.en"), "-s", str(folder / "base.en"), "-q"]
+    assert main([*args, "-o", str(folder / "ok.txt")]) == 0  # imports all the command uses
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges, run, report through the pipe
+        rc = 99
+        try:
+            os.close(r)
+            if os.geteuid() == 0:
+                nobody = pwd.getpwnam("nobody")
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+            sys.stderr = os.fdopen(w, "w")
+            rc = main([*args, "-o", str(locked / "out.txt")])
+            sys.stderr.flush()
+        finally:
+            os._exit(rc)
+    os.close(w)
+    with os.fdopen(r) as fh:
+        err = fh.read()
+    rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    assert rc == 2, err
+    assert err == f"mtsig: error: --output {locked / 'out.txt'}: not writable\n"
+    assert not (locked / "out.txt").exists()
+    shutil.rmtree(folder)

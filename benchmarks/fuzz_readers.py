@@ -1,0 +1,43 @@
+"""Run the readers' fuzz targets (tests/io/test_fuzz.py) for a fixed time and print how many inputs each took.
+
+python benchmarks/fuzz_readers.py --minutes 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hypothesis import settings  # noqa: E402
+
+from tests.io import test_fuzz as fz  # noqa: E402
+
+TESTS = [fz.test_fuzz_plain_text, fz.test_fuzz_sgml_xml, fz.test_fuzz_conllu, fz.test_fuzz_segment_scores,
+         fz.test_fuzz_statistics_file]  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--batch", type=int, default=500, help="examples per target per round")
+    a = ap.parse_args()
+    warnings.simplefilter("ignore")
+    end = time.monotonic() + 60 * a.minutes
+    rounds = 0
+    while time.monotonic() < end:
+        for t in TESTS:
+            # a fresh random stream per round (no example database): new inputs every time
+            settings(fz.FUZZ, max_examples=a.batch, derandomize=False)(t)()
+        rounds += 1
+    total = sum(fz.RUN.values())
+    print(f"{a.minutes:g} min, {rounds} rounds: {total:,} inputs, none ended in anything but a result or an InputError")
+    for k, v in fz.RUN.items():
+        print(f"  {k:8s} {v:,}")
+
+
+if __name__ == "__main__":
+    main()
