@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mtsig.errors import InputError
 from mtsig.io.segments import RefSet, Segments
-from mtsig.io.text import looks_like_sgml, read_text, split_lines
+from mtsig.io.text import lines_of, looks_like_sgml, read_text
 
 
 @dataclass
@@ -45,7 +45,7 @@ def _lines_or_parses(path: str, text: str):
     if looks_like_conllu(path, text):
         parses = parse_conllu(text, path)
         return [p.text for p in parses], parses
-    return split_lines(text), None
+    return lines_of(text), None
 
 
 def attach_parses(targets: list[Segments], paths: list[str], what: str) -> None:

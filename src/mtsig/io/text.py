@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from mtsig.errors import InputError
 
@@ -67,6 +70,60 @@ def split_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+class PackedLines(Sequence[str]):
+    """The lines of a large text kept as one UTF-8 buffer and the offsets of each line: a fraction of the memory
+    of a list of strings (no object per line); an item or a slice is decoded when asked for. Same lines as
+    :func:`split_lines` (``\n`` ends a line, one ``\r`` before it is dropped)."""
+
+    __slots__ = ("_data", "_starts", "_ends")
+
+    def __init__(self, text: str):
+        data = text.encode("utf-8")
+        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        starts = np.concatenate([[0], nl + 1])
+        ends = np.concatenate([nl, [len(data)]])
+        if data.endswith(b"\n") or not data:  # a final newline does not start a segment
+            starts, ends = starts[:-1], ends[:-1]
+        self._data, self._starts, self._ends = data, starts.astype(np.int64), ends.astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self._starts.size)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return [self[k] for k in range(start, stop, step)]
+            if start >= stop:
+                return []
+            span = self._data[self._starts[start] : self._ends[stop - 1]].decode("utf-8")
+            return [ln[:-1] if ln.endswith("\r") else ln for ln in span.split("\n")]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        ln = self._data[self._starts[i] : self._ends[i]].decode("utf-8")
+        return ln[:-1] if ln.endswith("\r") else ln
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), 10_000):
+            yield from self[start : start + 10_000]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+#: texts of at least this many characters keep their lines packed (:class:`PackedLines`)
+PACK_CHARS = 4_000_000
+
+
+def lines_of(text: str) -> list[str] | PackedLines:
+    """The segments of a decoded text: a list, or for a large text the same lines packed."""
+    return PackedLines(text) if len(text) >= PACK_CHARS else split_lines(text)
 
 
 def read_text(path: str | os.PathLike) -> str:

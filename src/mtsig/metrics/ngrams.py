@@ -280,12 +280,14 @@ class CorpusNgramCounts:
         self.vocab: dict[str, int] = {}
         self.total_words = 0
         self.keys: list[np.ndarray] = [np.zeros(0, np.int64) for _ in range(max_n + 1)]  # [n]: sorted keys, n >= 2
-        self.ids: list[np.ndarray] = [np.zeros(0, np.int64) for _ in range(max_n + 1)]  # [n]: id of each key
-        self.counts: list[np.ndarray] = [np.zeros(0, np.int64) for _ in range(max_n + 1)]  # [n]: count per id
+        self.ids: list[np.ndarray] = [np.zeros(0, np.int32) for _ in range(max_n + 1)]  # [n]: id of each key
+        self.counts: list[np.ndarray] = [np.zeros(0, np.int32) for _ in range(max_n + 1)]  # [n]: count per id
         self._info: list[np.ndarray] | None = None
 
     def add(self, ref_tokens: list[list[list[str]]]) -> None:
         """Count the n-grams of one chunk: ``ref_tokens[k][i]`` the tokens of reference k, segment i."""
+        if self._info is not None:
+            raise RuntimeError("CorpusNgramCounts: all chunks must be added before the weights are read")
         get = self.vocab.setdefault
         lens = np.array([len(t) for ref in ref_tokens for t in ref], dtype=np.int64)
         ids = np.fromiter((get(w, len(self.vocab)) for ref in ref_tokens for t in ref for w in t), np.int64, lens.sum())
@@ -302,9 +304,12 @@ class CorpusNgramCounts:
                 code = new
             valid = code[code >= 0]
             size = max(len(self.vocab) if n == 1 else self.ids[n].size, int(valid.max(initial=-1)) + 1)
-            grown = np.zeros(size, dtype=np.int64)
+            grown = np.zeros(size, dtype=np.int32)
             grown[: self.counts[n].size] = self.counts[n]
-            self.counts[n] = grown + np.bincount(valid, minlength=size)
+            grown += np.bincount(valid, minlength=size).astype(np.int32)
+            self.counts[n] = grown
+        if self.total_words >= 2**31 or max(x.size for x in self.ids) >= 2**31:
+            raise InputError("the references hold more than 2^31 words or distinct n-grams of one order")
         self._info = None
 
     def _code(self, packed: np.ndarray, n: int) -> np.ndarray:
@@ -320,19 +325,19 @@ class CorpusNgramCounts:
         fresh = np.flatnonzero(~found)
         out[fresh] = ids.size + np.arange(fresh.size)
         if fresh.size:
-            merged = np.concatenate([keys, uniq[fresh]])
-            order = np.argsort(merged, kind="stable")
-            self.keys[n] = merged[order]
-            self.ids[n] = np.concatenate([ids, out[fresh]])[order]
+            at = pos[fresh]  # both sorted: insert the new keys at their places
+            self.keys[n] = np.insert(keys, at, uniq[fresh])
+            self.ids[n] = np.insert(ids, at, out[fresh].astype(np.int32))
         return out[inv]
 
     def _lookup(self, packed: np.ndarray, n: int) -> np.ndarray:
         """Ids of order-``n`` keys that were counted (every n-gram of a chunk already added)."""
         pos = np.searchsorted(self.keys[n], packed)
-        return self.ids[n][pos]
+        return self.ids[n][pos].astype(np.int64)
 
     def info(self) -> list[np.ndarray]:
-        """Information weight per id, order by order (the formula and quirk of :meth:`NgramIndex.nist_info`)."""
+        """Information weight per id, order by order (the formula and quirk of :meth:`NgramIndex.nist_info`).
+        Computed once all chunks are added; the counts are then dropped (only keys, ids and weights stay)."""
         if self._info is None:
             total = float(self.total_words)
             out = []
@@ -349,6 +354,7 @@ class CorpusNgramCounts:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     out.append(np.where(cnt > 0, np.log2(denom / np.maximum(cnt, 1)), 0.0))
             self._info = out
+            self.counts = []
         return self._info
 
     def info_for(self, idx: NgramIndex) -> list[np.ndarray]:
