@@ -53,3 +53,17 @@ def test_errors_in_a_chunk_name_the_segment_of_the_whole_file():
     systems = [System("A", [Segments(lines, name="hyp", source="hyp.txt")], ["hyp.txt"])]
     with pytest.raises(InputError, match="segment 26 of hyp.txt"):
         compute_stats(refs, systems, [get_metric("ter")], chunk=10)
+
+
+def test_chunked_nist_weights_on_small_corner_cases():
+    """Words and n-grams seen once (forgotten after counting), the scorer's "0" quirk on them, an empty
+    reference line, a reference of one word: chunks of one segment give the whole corpus' weights."""
+    refs = RefSet([Segments(["0 a b", "a 0 c d", "x", "", "a b a b a b", "0 0 0"], name="r1"),
+                   Segments(["0 z", "a b c d e f", "y y", "q", "b a", "0 a b"], name="r2")])  # fmt: skip
+    hyp = Segments(["0 a b c", "a 0 c d e", "x y", "q", "a b a b", "0 0 a b"], name="h")
+    systems = [System("H", [hyp], ["h"])]
+    whole = compute_stats(refs, systems, [get_metric("nist")])
+    for chunk in (1, 2, 4):
+        part = compute_stats(refs, systems, [get_metric("nist")], chunk=chunk)
+        np.testing.assert_allclose(part.stats["nist"]["H"], whole.stats["nist"]["H"], rtol=1e-12, atol=1e-12)
+    assert whole.stats["nist"]["H"][0, :, 2].sum() > 0

@@ -218,3 +218,22 @@ def compare(
     resampling = Resampling.of(options.pop("n_resamples", None), **_take(options, RESAMPLING_OPTIONS))
     table = _table(refs, systems, metrics, stats, options)
     return compare_table(table, opts, resampling)
+
+
+def plot(result: ScoreResult | CompareResult, path: str | None = None):
+    """The figure of a result (matplotlib ``Figure``; needs ``pip install 'mtsig[plot]'``): scores with their
+    intervals or runs, or the comparisons (forest plot against a baseline, p-value matrix of all pairs, the
+    null distribution of one pair when ``keep_distributions=True``). ``path`` (.png, .svg, .pdf) also saves it."""
+    from mtsig.report import plots
+
+    fig = plots.plot_compare(result) if isinstance(result, CompareResult) else plots.plot_score(result)
+    if path is not None:
+        plots.save(fig, path)
+    return fig
+
+
+def report_html(result: ScoreResult | CompareResult, command: str = "") -> str:
+    """The self-contained HTML report of a result (``command``: what reproduces it, shown in the report)."""
+    from mtsig.report.html import render_html
+
+    return render_html(result, command)

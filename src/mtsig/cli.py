@@ -140,6 +140,15 @@ def _output(p: argparse.ArgumentParser, formats=("text", "json", "csv", "markdow
     o.add_argument("--format", "-f", default="text", choices=formats, help="output format (text)")
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
     o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    if "text" in formats:
+        o.add_argument(
+            "--plot",
+            default=None,
+            metavar="FILE",
+            help="also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]')",
+        )
+        o.add_argument("--html", default=None, metavar="FILE",
+                       help="also write a self-contained HTML report (tables, figures, settings, command)")  # fmt: skip
 
 
 def _score_args(p: argparse.ArgumentParser) -> None:
@@ -268,7 +277,7 @@ def _check_output(path: str, a: argparse.Namespace, what: str = "--output") -> N
                 raise InputError(f"{what} {path} is also an input ({inp}); refusing to overwrite it")
 
 
-def _write(text: str, path: str | None) -> None:
+def _write(text: str, path: str | None, what: str = "--output") -> None:
     if path:
         from mtsig.errors import InputError
 
@@ -276,7 +285,7 @@ def _write(text: str, path: str | None) -> None:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as exc:
-            raise InputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
+            raise InputError(f"{what} {path}: cannot write ({exc.strerror or exc})") from None
     else:
         sys.stdout.write(text)
 
@@ -317,6 +326,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
 
     opts = ScoreOptions(a.ci, a.ci_method, a.confidence)
     res = score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog))
+    _figures(a, res)
     _write(render_score(res, a.format), a.output)
 
 
@@ -328,8 +338,11 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 
     if a.rank_dir and not a.baseline:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
-    opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap)
+    keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution
+    opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap,
+                          keep_distributions=keep)  # fmt: skip
     res = compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
+    _figures(a, res)
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
     if a.rank_dir:
@@ -340,11 +353,33 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
     _write(render_compare(res, a.format), a.output)
 
 
+def _figures(a: argparse.Namespace, res) -> None:
+    """``--plot`` and ``--html``: drawn from the result, before the tables are written."""
+    from mtsig.results import CompareResult
+
+    if a.plot:
+        from mtsig.report import plots
+
+        fig = plots.plot_compare(res) if isinstance(res, CompareResult) else plots.plot_score(res)
+        plots.save(fig, a.plot)
+    if a.html:
+        import shlex
+
+        from mtsig.report.html import render_html
+
+        _write(render_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
+
+
 def _run(a: argparse.Namespace) -> int:
     if a.command == "metrics":
         return _list_metrics()
-    if getattr(a, "output", None):
-        _check_output(a.output, a)
+    for flag in ("output", "plot", "html"):
+        if getattr(a, flag, None):
+            _check_output(getattr(a, flag), a, f"--{flag}")
+    if getattr(a, "plot", None):
+        from mtsig.report.plots import check_path
+
+        check_path(a.plot)
     if getattr(a, "rank_dir", None) and os.path.exists(a.rank_dir) and not os.path.isdir(a.rank_dir):
         from mtsig.errors import InputError
 
@@ -427,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.command is None:
         ap.print_help()
         return 2
+    a.argv = argv  # what reproduces the result (the HTML report shows it)
     try:
         return _run(a)
     except MtsigError as exc:

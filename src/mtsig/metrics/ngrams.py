@@ -331,14 +331,40 @@ class CorpusNgramCounts:
         return out[inv]
 
     def _lookup(self, packed: np.ndarray, n: int) -> np.ndarray:
-        """Ids of order-``n`` keys that were counted (every n-gram of a chunk already added)."""
-        pos = np.searchsorted(self.keys[n], packed)
-        return self.ids[n][pos].astype(np.int64)
+        """Ids of order-``n`` keys; -1 for a key not kept (an n-gram seen once)."""
+        keys = self.keys[n]
+        pos = np.searchsorted(keys, packed)
+        inside = pos < keys.size
+        hit = np.zeros(packed.size, dtype=bool)
+        hit[inside] = keys[pos[inside]] == packed[inside]
+        return np.where(hit, self.ids[n][np.minimum(pos, max(keys.size - 1, 0))] if keys.size else -1, -1).astype(
+            np.int64
+        )
+
+    def _prune(self) -> None:
+        """Forget the n-grams seen once (most distinct n-grams of a large corpus): their weight follows from their
+        prefix's count alone (:meth:`info_for`). Ids are renumbered densely, order by order, keys re-sorted."""
+        keep1 = self.counts[1] >= 2
+        new1 = np.cumsum(keep1) - 1
+        self.vocab = {w: int(new1[i]) for w, i in self.vocab.items() if keep1[i]}
+        self.counts[1] = self.counts[1][keep1]
+        prev_new = new1
+        for n in range(2, self.max_n + 1):
+            keep = self.counts[n] >= 2
+            new = np.cumsum(keep) - 1
+            mask = keep[self.ids[n]]
+            k, i = self.keys[n][mask], self.ids[n][mask]
+            k = (prev_new[k >> 32] << 32) | new1[k & 0xFFFFFFFF]
+            order = np.argsort(k, kind="stable")
+            self.keys[n], self.ids[n] = k[order], new[i][order].astype(np.int32)
+            self.counts[n] = self.counts[n][keep]
+            prev_new = new
 
     def info(self) -> list[np.ndarray]:
-        """Information weight per id, order by order (the formula and quirk of :meth:`NgramIndex.nist_info`).
-        Computed once all chunks are added; the counts are then dropped (only keys, ids and weights stay)."""
+        """Information weight per kept id, order by order (the formula and quirk of :meth:`NgramIndex.nist_info`).
+        Computed once all chunks are added, after the n-grams seen once are forgotten."""
         if self._info is None:
+            self._prune()
             total = float(self.total_words)
             out = []
             for n in range(1, self.max_n + 1):
@@ -354,24 +380,43 @@ class CorpusNgramCounts:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     out.append(np.where(cnt > 0, np.log2(denom / np.maximum(cnt, 1)), 0.0))
             self._info = out
-            self.counts = []
         return self._info
 
     def info_for(self, idx: NgramIndex) -> list[np.ndarray]:
-        """The weights of a chunk's index ``idx`` (built on references already added), per local code."""
+        """The weights of a chunk's index ``idx`` (built on references already added), per local code.
+
+        An n-gram that is not kept was seen once in the corpus: its weight is log2(count of its prefix / 1),
+        the prefix's count being 1 too when the prefix is not kept (and the word count for unigrams and, by the
+        scorer's quirk, for a bigram whose first word is "0")."""
         weights = self.info()
+        total = float(self.total_words)
         words = np.empty(len(idx.vocab), dtype=object)
         for w, i in idx.vocab.items():
             words[i] = w
-        glob1 = np.fromiter((self.vocab[w] for w in words), dtype=np.int64, count=words.size)
-        out = [weights[0][glob1] if glob1.size else np.zeros(idx.n_codes[0])]
+        glob1 = np.fromiter((self.vocab.get(w, -1) for w in words), dtype=np.int64, count=words.size)
+        once = np.log2(total) if total > 0 else 0.0
+        out = [np.where(glob1 >= 0, _take(weights[0], glob1), once) if glob1.size else np.zeros(1)]
         g = glob1
         V = idx.V
+        zero = np.array([w == "0" for w in words], dtype=bool)
         for n in range(2, idx.max_n + 1):
             table = idx.tables[n - 1]
             if n > self.max_n or not table.size:  # orders no metric asked weights for, or none in this chunk
                 out.append(np.zeros(idx.n_codes[n - 1]))
                 continue
-            g = self._lookup((g[table // V] << 32) | glob1[table % V], n)
-            out.append(weights[n - 1][g])
+            gp, gw = g[table // V], glob1[table % V]
+            known = (gp >= 0) & (gw >= 0)
+            cur = np.full(table.size, -1, dtype=np.int64)
+            cur[known] = self._lookup((gp[known] << 32) | gw[known], n)
+            prefix_count = np.where(gp >= 0, _take(self.counts[n - 1], gp), 1).astype(np.float64)
+            if n == 2:
+                prefix_count = np.where(zero[table // V], total, prefix_count)
+            w = np.where(cur >= 0, _take(weights[n - 1], cur), np.log2(prefix_count))
+            out.append(w)
+            g = cur
         return out
+
+
+def _take(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``values[ids]`` where ids >= 0 (anything where ids is -1; zeros when ``values`` is empty)."""
+    return values[np.maximum(ids, 0)] if values.size else np.zeros(ids.size, dtype=np.float64)

@@ -1,0 +1,172 @@
+"""One self-contained HTML report of a score or compare result: no network, figures inline as SVG.
+
+It holds the settings (seed, resamples, correction, signatures), the command that reproduces it, the score
+table (intervals, runs), the comparison table (sortable by clicking a header: a few lines of JavaScript of
+our own), the clusters, the warnings and the figures of :mod:`mtsig.report.plots`. Every number in a table
+cell is also in its ``data-value`` attribute (full precision), and the result's JSON is embedded in
+``<script type="application/json" id="mtsig-result">``, so a report can be checked against the JSON.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+
+from mtsig._version import __version__
+from mtsig.report.plots import plot_compare, plot_score, svg_text
+from mtsig.results import CompareResult, ScoreResult
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;
+padding:1em 1.5em;color:#1d1d1f}
+h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin:1.6em 0 .4em;border-bottom:1px solid #ddd}
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f5f5f7;padding:.6em .8em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+table{border-collapse:collapse;margin:.4em 0;font-size:13px}th,td{padding:.25em .6em;border-bottom:1px solid #e5e5e5}
+th{text-align:left;background:#fafafa;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}
+table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=ascending]::after{content:" ▲"}
+table.sortable th[aria-sort=descending]::after{content:" ▼"}tr.sig td{background:#eef6ee}
+.wrap{overflow-x:auto}dl{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em}dt{color:#555}dd{margin:0}
+.warn{color:#8a4b00}figure{margin:.6em 0}figure svg{max-width:100%;height:auto}
+@media print{body{max-width:none;font-size:11px}th{position:static}.wrap{overflow:visible}figure{break-inside:avoid}
+table{break-inside:auto}tr{break-inside:avoid}}
+"""
+
+# sort the rows of a table.sortable by the clicked header: numbers by their data-value, text by its content
+_JS = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (th, col) {
+    th.addEventListener("click", function () {
+      var asc = th.getAttribute("aria-sort") !== "ascending";
+      table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (r1, r2) {
+        var a = r1.cells[col], b = r2.cells[col];
+        var x = a.dataset.value, y = b.dataset.value, c;
+        if (x !== undefined && y !== undefined && x !== "" && y !== "") { c = parseFloat(x) - parseFloat(y); }
+        else { c = a.textContent.localeCompare(b.textContent); }
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"""
+
+
+def _e(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _num(x: float | None, decimals: int) -> str:
+    """A numeric cell: the rounded number shown, the full one in data-value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return '<td class="n" data-value="">–</td>'
+    return f'<td class="n" data-value="{x!r}">{x:.{decimals}f}</td>'
+
+
+def _p(x: float) -> str:
+    shown = f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
+    return f'<td class="n" data-value="{x!r}">{shown}</td>'
+
+
+def _table(header: list[str], rows: list[str], cls: str = "", tid: str = "") -> str:
+    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in header)
+    attrs = (f' class="{cls}"' if cls else "") + (f' id="{tid}"' if tid else "")
+    return f'<div class="wrap"><table{attrs}><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def _settings(items: list[tuple[str, str]]) -> str:
+    return "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+
+
+def _score_rows(res: ScoreResult | CompareResult) -> tuple[list[str], list[str]]:
+    metrics = list(res.systems[0].scores) if res.systems else []
+    header = ["system"]
+    for m in metrics:
+        header += [m]
+        sample = res.systems[0].scores[m]
+        if sample.ci is not None:
+            header += [f"{m} CI low", f"{m} CI high"]
+        if sample.runs is not None:
+            header += [f"{m} s_sel", f"{m} s_test", f"{m} runs"]
+    rows = []
+    for s in res.systems:
+        cells = [f"<td>{_e(s.name)}</td>"]
+        for m in metrics:
+            sc, d = s.scores[m], res.decimals.get(m, 2)
+            cells.append(_num(sc.score, d))
+            if sc.ci is not None:
+                cells += [_num(sc.ci.low, d), _num(sc.ci.high, d)]
+            if sc.runs is not None:
+                runs = " ".join(f"{x:.{d}f}" for x in sc.runs.runs)
+                cells += [_num(sc.runs.s_sel, d), _num(sc.runs.s_test, d), f"<td>{_e(runs)}</td>"]
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return header, rows
+
+
+def _comparison_rows(res: CompareResult) -> list[str]:
+    rows = []
+    for c in res.comparisons:
+        r, d = c.result, res.decimals.get(c.metric, 2)
+        ci = r.delta_ci
+        low, high = (ci.low, ci.high) if ci else (None, None)
+        cells = [f"<td>{_e(c.metric)}</td>", f"<td>{_e(r.a)}</td>", f"<td>{_e(r.b)}</td>", _num(r.score_a, d),
+                 _num(r.score_b, d), _num(r.delta, d), _num(low, d), _num(high, d),
+                 f"<td>{_e(r.test)}</td>", _p(r.p_value), _p(c.p_adjusted),
+                 f'<td data-value="{int(c.significant)}">{"yes" if c.significant else "no"}</td>']  # fmt: skip
+        rows.append(f"<tr{' class=sig' if c.significant else ''}>{''.join(cells)}</tr>")
+    return rows
+
+
+def _figure(fig, caption: str) -> str:
+    svg = svg_text(fig)
+    svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inline
+    return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+def render_html(res: ScoreResult | CompareResult, command: str) -> str:
+    """The report of ``res``; ``command`` is the command line that reproduces it."""
+    compare = isinstance(res, CompareResult)
+    st = res.settings
+    sigs = st.signatures
+    items = [("mtsig", _e(__version__)), ("segments", _e(st.n_segments))]
+    if compare:
+        items += [("tests", _e(", ".join(f"{t} ({st.n_resamples.get(t, '-')} resamples)" for t in st.tests))),
+                  ("seed", _e(st.seed)), ("correction", _e(f"{st.correction}, α = {st.alpha}, {st.n_comparisons} "
+                  "comparison(s) per metric and test")), ("alternative", _e(st.alternative)),
+                  ("interval of Δ", _e(f"{st.confidence:.0%} percentile, {st.n_bootstrap} paired bootstrap resamples")),
+                  ("baseline", _e(st.baseline or "none (all pairs)"))]  # fmt: skip
+    elif st.seed is not None:
+        items += [("seed", _e(st.seed)), ("bootstrap", _e(f"{st.n_bootstrap} resamples"))]
+    items += [(f"signature ({m})", f"<code>{_e(s)}</code>") for m, s in sigs.items()]
+    parts = [f"<h1>mtsig {'comparison' if compare else 'scores'}</h1>", "<h2>Settings</h2>", _settings(items),
+             "<h2>Command</h2>", f"<pre id=mtsig-command>{_e(command)}</pre>"]  # fmt: skip
+    warnings = getattr(res, "warnings", ())
+    if warnings:
+        parts += ["<h2>Warnings</h2>", "<ul>" + "".join(f'<li class="warn">{_e(w)}</li>' for w in warnings) + "</ul>"]
+    header, rows = _score_rows(res)
+    parts += ["<h2>Scores</h2>", _table(header, rows, "sortable", "mtsig-scores"), _figure(plot_score(res), "Scores")]
+    if compare:
+        header = ["metric", "A", "B", "score A", "score B", "Δ (B − A)", "Δ low", "Δ high", "test", "p", "p adj.",
+                  "significant"]  # fmt: skip
+        parts += ["<h2>Comparisons</h2>", "<p>Click a header to sort.</p>",
+                  _table(header, _comparison_rows(res), "sortable", "mtsig-comparisons")]  # fmt: skip
+        clusters = [(m, cl) for m, cl in res.clusters.items() if cl]
+        if clusters:
+            parts += ["<h2>Clusters</h2>", "<p>Best first; a boundary only where every system above is significantly "
+                      f"different from every system below ({_e(st.cluster_test)}).</p><ul>"]  # fmt: skip
+            parts += [f"<li><b>{_e(m)}</b>: {' &gt; '.join('{' + _e(', '.join(c)) + '}' for c in cl)}</li>"
+                      for m, cl in clusters]  # fmt: skip
+            parts.append("</ul>")
+        parts.append(_figure(plot_compare(res), "Comparisons"))
+    data = json.dumps(res.to_dict(), ensure_ascii=False).replace("</", "<\\/")
+    body = "\n".join(parts)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>mtsig report</title><style>{_CSS}</style></head><body>\n{body}\n"
+        f'<script type="application/json" id="mtsig-result">{data}</script>\n<script>{_JS}</script>\n</body></html>\n'
+    )

@@ -1,0 +1,250 @@
+"""Figures drawn from result objects (matplotlib, the ``plot`` extra): nothing is recomputed.
+
+- :func:`plot_score`: per metric, each system's score with its confidence interval; for systems with optimizer
+  runs, every run's score and the mean with ± s_sel.
+- :func:`plot_compare`: against a baseline, a forest plot of Δ with its bootstrap interval per system; all pairs
+  of three or more systems, a matrix of adjusted p-values with the sign of Δ and the clusters; one pair, the
+  null (or bootstrap) distribution of the first test with the observed Δ and the p-value region.
+
+Every mark that carries a number has an SVG id (matplotlib's ``gid``) ``mtsig:<kind>:<field>:...`` with the
+numbers it shows (``repr`` of the floats, names percent-encoded), so that a figure can be checked against the
+JSON of the same result by reading the SVG back (:func:`svg_marks`).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+from urllib.parse import quote, unquote
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.results import CompareResult, ScoreResult
+
+FORMATS = ("png", "svg", "pdf")
+_BETTER = {"higher": "higher is better", "lower": "lower is better"}
+
+
+def _figure_class():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise InputError("plots need matplotlib: pip install 'mtsig[plot]'") from None
+    return Figure
+
+
+def _gid(kind: str, *parts: Any) -> str:
+    return "mtsig:" + ":".join([kind, *(quote(repr(p) if isinstance(p, float) else str(p), safe="") for p in parts)])
+
+
+def svg_marks(svg: str) -> list[list[str]]:
+    """The numbers a figure carries: ``[kind, field, ...]`` per marked element of an SVG made here."""
+    return [[unquote(x) for x in m.split(":")[1:]] for m in re.findall(r'id="(mtsig:[^"]+)"', svg)]
+
+
+def _title(metric: str, direction: str) -> str:
+    return f"{metric.upper()} ({_BETTER.get(direction) or 'best ' + direction.replace('closest to', 'at')})"
+
+
+# ------------------------------------------------------------------------------------------------ scores
+def plot_score(res: ScoreResult):
+    """Each system's score per metric: a point with its interval (``--ci``), or the runs and their mean ± s_sel."""
+    Figure = _figure_class()
+    metrics, names = res.metrics, [s.name for s in res.systems]
+    fig = Figure(figsize=(max(3.2 * len(metrics), 4.0), 0.9 + 0.32 * len(names)), layout="constrained")
+    axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
+    y = np.arange(len(names))[::-1]
+    for ax, m in zip(axes, metrics):
+        for yi, s in zip(y, res.systems):
+            sc = s.scores[m]
+            if sc.runs is not None and len(sc.runs.runs) > 1:
+                runs = np.asarray(sc.runs.runs)
+                ax.plot(
+                    runs, np.full(runs.size, yi), "o", ms=3, color="0.6", gid=_gid("runs", m, s.name, *runs.tolist())
+                )
+                eb = ax.errorbar(sc.runs.mean, yi, xerr=sc.runs.s_sel, fmt="D", color="C0", ms=5, capsize=3)
+                eb[0].set_gid(_gid("mean", m, s.name, sc.runs.mean, sc.runs.s_sel))
+            elif sc.ci is not None:
+                err = [[sc.score - sc.ci.low], [sc.ci.high - sc.score]]
+                eb = ax.errorbar(sc.score, yi, xerr=err, fmt="o", color="C0", ms=5, capsize=3)
+                eb[0].set_gid(_gid("score", m, s.name, sc.score, sc.ci.low, sc.ci.high))
+            else:
+                ax.plot([sc.score], [yi], "o", color="C0", ms=5, gid=_gid("score", m, s.name, sc.score))
+        ax.set_title(_title(m, res.directions.get(m, "higher")), fontsize=10)
+        ax.grid(axis="x", color="0.9")
+        ax.tick_params(labelsize=8)
+    axes[0].set_yticks(y, names)
+    st = res.settings
+    method = getattr(st, "ci_method", None)  # a comparison's settings have none: its scores have no interval
+    if any(sc.runs is not None for s in res.systems for sc in s.scores.values()):
+        fig.suptitle("runs (grey) and their mean ± s_sel", fontsize=8, color="0.35")
+    elif method is not None:
+        note = f"{st.confidence:.0%} {method} bootstrap intervals, {st.n_bootstrap} resamples, seed {st.seed}"
+        fig.suptitle(note, fontsize=8, color="0.35")
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------ comparisons
+def plot_compare(res: CompareResult):
+    """Forest plot (baseline), p-value matrix (all pairs of 3+ systems) or distribution (one pair)."""
+    Figure = _figure_class()
+    if not res.comparisons:
+        raise InputError("nothing to plot: no comparison")
+    test = res.settings.tests[0]
+    metrics = res.metrics
+    rows = {m: [c for c in res.comparisons if c.metric == m and c.result.test == test] for m in metrics}
+    one_pair = all(len(r) == 1 for r in rows.values())
+    if one_pair and any(_distribution(r[0]) is not None for r in rows.values()):
+        kind, size = "distribution", (max(3.6 * len(metrics), 4.5), 3.2)
+    elif res.settings.baseline is not None or one_pair:
+        n = max(len(r) for r in rows.values())
+        kind, size = "forest", (max(3.6 * len(metrics), 4.5), 1.2 + 0.32 * n)
+    else:
+        n = len(res.systems)
+        side = max(3.6, 0.36 * n + 2.2)
+        # a matrix stays readable only so wide: beyond 6 systems, one metric per row
+        cols = len(metrics) if n <= 6 else 1
+        rows_ = -(-len(metrics) // cols)
+        kind, size = "matrix", (side * cols + 1.0, side * rows_)
+    nrows, ncols = (rows_, cols) if kind == "matrix" else (1, len(metrics))
+    fig = Figure(figsize=size, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[len(metrics) :]:
+        ax.set_visible(False)
+    for ax, m in zip(axes, metrics):
+        {"distribution": _distribution_axis, "forest": _forest_axis, "matrix": _matrix_axis}[kind](ax, res, m, rows[m])
+    fig.suptitle(_compare_note(res, test, kind), fontsize=8, color="0.35")
+    return fig
+
+
+def _compare_note(res: CompareResult, test: str, kind: str) -> str:
+    st = res.settings
+    what = {
+        "distribution": "observed Δ against its null distribution",
+        "forest": f"Δ = B − A with its {st.confidence:.0%} paired-bootstrap interval; filled: significant",
+        "matrix": "adjusted p-values; sign: Δ of the column system minus the row system; *: significant; "
+        "lines: cluster boundaries",
+    }[kind]
+    return f"{what} ({test}, {st.correction}, α = {st.alpha}, seed {st.seed})"
+
+
+def _distribution(c):
+    r = c.result
+    return r.null_distribution if r.null_distribution is not None else r.bootstrap_distribution
+
+
+def _distribution_axis(ax, res: CompareResult, m: str, rows) -> None:
+    c = rows[0]
+    r = c.result
+    dist = _distribution(c)
+    if dist is None:
+        ax.text(0.5, 0.5, f"{r.test}: no resampling distribution", ha="center", va="center", transform=ax.transAxes)
+        return
+    null = r.null_distribution is not None
+    bars = ax.hist(dist, bins=60, color="0.75")[2]
+    bars[0].set_gid(_gid("hist", m, r.a, r.b, int(dist.size)))
+    if null:  # the region at least as extreme as the observed difference: the p-value's share
+        lim = abs(r.delta)
+        ext = dist[np.abs(dist) >= lim] if r.alternative == "two-sided" else dist[dist >= r.delta]
+        if ext.size:
+            ax.hist(ext, bins=np.histogram_bin_edges(dist, 60), color="C3", alpha=0.8)
+    ax.axvline(r.delta, color="C0", lw=1.5, gid=_gid("observed", m, r.a, r.b, r.delta, r.p_value))
+    label = "null distribution (shuffled / centred)" if null else "bootstrap distribution of Δ"
+    ax.set_title(f"{m.upper()}: {r.b} − {r.a} = {r.delta:.3g}, p = {r.p_value:.4g}", fontsize=9)
+    ax.set_xlabel(label, fontsize=8)
+    ax.tick_params(labelsize=8)
+
+
+def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
+    y = np.arange(len(rows))[::-1]
+    for yi, c in zip(y, rows):
+        r = c.result
+        ci = r.delta_ci
+        low, high = (ci.low, ci.high) if ci is not None else (r.delta, r.delta)
+        eb = ax.errorbar(r.delta, yi, xerr=[[r.delta - low], [high - r.delta]], fmt="o", ms=5, capsize=3, color="C0",
+                         mfc="C0" if c.significant else "white")  # fmt: skip
+        eb[0].set_gid(_gid("delta", m, r.a, r.b, r.delta, low, high, c.p_adjusted, int(c.significant)))
+        ax.annotate(f"p={c.p_adjusted:.3g}", (high, yi), xytext=(4, 0), textcoords="offset points", va="center",
+                    fontsize=7, color="0.3")  # fmt: skip
+    ax.axvline(0, color="0.4", lw=0.8)
+    ax.set_yticks(y, [f"{c.result.b} − {c.result.a}" for c in rows], fontsize=8)
+    ax.set_title(_title(m, res.directions.get(m, "higher")), fontsize=10)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.grid(axis="x", color="0.9")
+    ax.margins(x=0.25)
+
+
+def _matrix_axis(ax, res: CompareResult, m: str, rows) -> None:
+    from matplotlib.colors import LogNorm
+
+    score = {c.result.a: c.result.score_a for c in rows} | {c.result.b: c.result.score_b for c in rows}
+    direction = res.directions.get(m, "higher")
+    sign = -1.0 if direction == "lower" else 1.0
+    if direction.startswith("closest"):
+        target = float(direction.rsplit(" ", 1)[-1])
+        order = sorted(score, key=lambda s: abs(score[s] - target))
+    else:
+        order = sorted(score, key=lambda s: -sign * score[s])
+    pos = {s: i for i, s in enumerate(order)}
+    n = len(order)
+    P = np.full((n, n), np.nan)
+    for c in rows:
+        r = c.result
+        i, j = pos[r.a], pos[r.b]
+        P[i, j] = P[j, i] = max(c.p_adjusted, 1e-6)
+    im = ax.imshow(P, cmap="viridis", norm=LogNorm(vmin=1e-4, vmax=1.0))
+    ax.figure.colorbar(im, ax=ax, shrink=0.8, label="adjusted p-value")
+    for c in rows:
+        r = c.result
+        i, j = pos[r.a], pos[r.b]
+        for row, col, d in ((i, j, r.delta), (j, i, -r.delta)):
+            mark = ("+" if d > 0 else "−" if d < 0 else "=") + ("*" if c.significant else "")
+            ax.text(col, row, mark, ha="center", va="center", fontsize=8, color="white" if P[row, col] < 0.01 else "k",
+                    gid=_gid("pair", m, order[row], order[col], d, c.p_adjusted, int(c.significant)))  # fmt: skip
+    bounds = np.cumsum([len(cl) for cl in (res.clusters.get(m) or [])])[:-1] if res.clusters.get(m) else []
+    for b in bounds:
+        ax.axhline(b - 0.5, color="C3", lw=1.5)
+        ax.axvline(b - 0.5, color="C3", lw=1.5)
+    ax.set_xticks(range(n), order, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(n), order, fontsize=7)
+    ax.set_title(_title(m, direction) + ", best first", fontsize=10)
+
+
+# ------------------------------------------------------------------------------------------------ output
+def check_path(path: str) -> str:
+    """The format a figure file's extension names; an unknown one, or no matplotlib, is an error now, before
+    any work is done."""
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if ext not in FORMATS:
+        raise InputError(f"--plot {path}: the file must end in .png, .svg or .pdf", param="plot")
+    _figure_class()
+    return ext
+
+
+def save(fig, path: str) -> None:
+    """Write ``fig`` to ``path`` in the format its extension names (no dates inside: same result, same bytes)."""
+    ext = check_path(path)
+    import matplotlib
+
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": "mtsig"}):
+            fig.savefig(path, format=ext, dpi=150, metadata=_metadata(ext))
+    except OSError as exc:
+        raise InputError(f"--plot {path}: cannot write ({exc.strerror or exc})", param="plot") from None
+
+
+def _metadata(ext: str) -> dict:
+    """No dates in the files: the same result gives the same bytes."""
+    return {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {}}[ext]
+
+
+def svg_text(fig) -> str:
+    """The figure as an SVG document (for the HTML report)."""
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "mtsig", "svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()

@@ -1,0 +1,90 @@
+"""The HTML report in a real headless browser (Debian's chromium through Playwright): it opens with no console
+error and no request leaving the file, a header click sorts the comparison table, a screenshot is taken.
+
+Runs in CI (``.ci/run`` installs chromium); skipped elsewhere when chromium or Playwright is missing.
+``MTSIG_SCREENSHOTS=DIR`` keeps the screenshots.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mtsig.cli import main
+from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        path = None
+    if path is None:
+        msg = "the browser test needs chromium (apt-get install chromium) and playwright (the test extra)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
+
+
+def _crossed(wmt: Path, folder: Path) -> list[str]:
+    """16 systems: for each pair (i, j) of the four WMT22 systems, odd segments from i and even ones from j."""
+    lines = {s: Path(wmt_hyp(wmt, s)).read_text(encoding="utf-8").splitlines() for s in WMT_SYSTEMS}
+    specs = []
+    for i in WMT_SYSTEMS:
+        for j in WMT_SYSTEMS:
+            name = i if i == j else f"{i[:6]}x{j[:6]}"
+            path = folder / f"{name}.txt"
+            path.write_text("".join(f"{(lines[i] if k % 2 else lines[j])[k]}\n" for k in range(len(lines[i]))))
+            specs.append(f"{name}={path}")
+    return specs
+
+
+def _open(chromium: str, report: Path, shot: Path) -> tuple[list[str], list[str], list[float], list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1366, "height": 800})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(report.as_uri())
+        page.wait_for_load_state("load")
+        header = "#mtsig-comparisons thead th:nth-child(11)"  # p adj.
+        cells = "els => els.map(e => parseFloat(e.dataset.value))"
+        page.click(header)
+        up = page.eval_on_selector_all("#mtsig-comparisons tbody td:nth-child(11)", cells)
+        page.click(header)
+        down = page.eval_on_selector_all("#mtsig-comparisons tbody td:nth-child(11)", cells)
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    return errors, requests, up, down
+
+
+@pytest.mark.parametrize("case", ["wmt4", "crossed16"])
+def test_report_in_headless_chromium(wmt, tmp_path, case):
+    chromium = _chromium()
+    refs = [wmt_ref(wmt, "A"), wmt_ref(wmt, "B")]
+    systems = [f"{s}={wmt_hyp(wmt, s)}" for s in WMT_SYSTEMS] if case == "wmt4" else _crossed(wmt, tmp_path)
+    report = tmp_path / f"{case}.html"
+    rc = main(["compare", "-r", *refs, "-s", *systems, "-m", "bleu", "nist", "chrf", "--html", str(report), "-q",
+               "-o", str(tmp_path / "out.txt")])  # fmt: skip
+    assert rc == 0
+    keep = os.environ.get("MTSIG_SCREENSHOTS")
+    shot = Path(keep) / f"{case}.png" if keep else tmp_path / f"{case}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    errors, requests, up, down = _open(chromium, report, shot)
+    assert errors == []
+    assert requests == [report.as_uri()]  # the page itself, nothing else
+    n_pairs = len(systems) * (len(systems) - 1) // 2
+    assert len(up) == 3 * n_pairs and up == sorted(up) and down == sorted(up, reverse=True)
+    assert shot.stat().st_size > 10_000
