@@ -274,3 +274,18 @@ def test_unwritable_output_as_an_unprivileged_user():
     assert err == f"mtsig: error: --output {locked / 'out.txt'}: not writable\n"
     assert not (locked / "out.txt").exists()
     shutil.rmtree(folder)
+
+
+def test_compare_ci_gives_the_intervals_of_score_ci(capsys):
+    """compare --ci: each system's interval from the bootstrap behind the intervals of Δ, which is the plan
+    score --ci draws with the same seed and count: the same numbers."""
+    args = [*_example_args(), "-m", "bleu", "chrf", "--format", "json", "--seed", "5", "-q"]
+    assert main(["score", *args, "--ci"]) == 0
+    score = json.loads(capsys.readouterr().out)
+    assert main(["compare", *args, "--ci"]) == 0
+    comp = json.loads(capsys.readouterr().out)
+    for s, c in zip(score["systems"], comp["systems"]):
+        for m in ("bleu", "chrf"):
+            assert c["scores"][m]["ci"] == s["scores"][m]["ci"] and c["scores"][m]["ci_method"] == "percentile"
+    assert main(["compare", *args]) == 0
+    assert "ci" not in json.loads(capsys.readouterr().out)["systems"][0]["scores"]["bleu"]

@@ -187,6 +187,11 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
                    help="two-sided (default); greater: B better than A by the metric's numbers; less")  # fmt: skip
     t.add_argument("--confidence", type=float, default=0.95, help="level of the interval of the difference")
+    t.add_argument(
+        "--ci",
+        action="store_true",
+        help="also each system's percentile interval, from the --n-bootstrap resamples (on with --html)",
+    )
     t.add_argument("--n-bootstrap", type=int, default=None,
                    help="bootstrap resamples for the interval of the difference and s_sel (1000)")  # fmt: skip
     t.add_argument("--rank-dir", metavar="DIR", default=None,
@@ -338,9 +343,9 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 
     if a.rank_dir and not a.baseline:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
-    keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution
+    keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution, the report systems' intervals
     opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap,
-                          keep_distributions=keep)  # fmt: skip
+                          keep_distributions=keep, system_ci=keep or a.ci)  # fmt: skip
     res = compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
     _figures(a, res)
     for w in res.warnings:

@@ -178,6 +178,8 @@ class CompareOptions:
     confidence: float = 0.95
     n_bootstrap: int | None = None
     keep_distributions: bool = False
+    #: also each system's percentile interval at ``confidence``, from the bootstrap behind the intervals of Δ
+    system_ci: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "tests", tuple(dict.fromkeys(self.tests)))
@@ -459,7 +461,8 @@ def compare_table(
     plan = plan_comparison(table, opts, resampling)
     n_drawn = max([plan.n_bootstrap, *(plan.counts[t] for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap")])
     boot_all = shared_bootstrap(table, resampling.with_count(n_drawn), pooled=True)
-    keep = ScoreOptions(keep_distributions=opts.keep_distributions)
+    system_ci = opts.system_ci and table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
+    keep = ScoreOptions(system_ci, "percentile", opts.confidence, keep_distributions=opts.keep_distributions)
     for_intervals = {k: v[: plan.n_bootstrap] for k, v in boot_all.items()}
     scores = score_table(table, keep, resampling.with_count(plan.n_bootstrap), boot=for_intervals)
     comparisons: list[Comparison] = []

@@ -241,6 +241,13 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
         print_rich(con, runs[0])
         con.print(Text(runs[1]), soft_wrap=True)
         con.print()
+    elif any(sc.ci is not None for s in res.systems for sc in s.scores.values()):  # compare --ci
+        t = _score_table(res)
+        arrows = [f"{m} {_arrow(res.directions.get(m, 'higher'))}" for m in res.metrics]
+        print_rich(con, Table([t.header[0], *arrows], t.rows))
+        con.print(Text(f"[low, high]: {res.settings.confidence:.0%} percentile interval of {res.settings.n_bootstrap} "
+                       "bootstrap resamples"), soft_wrap=True)  # fmt: skip
+        con.print()
     for m in res.metrics:
         print_rich(con, _compare_text_table(res, m))
         if res.clusters.get(m):
