@@ -166,14 +166,15 @@ def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
         eb = ax.errorbar(r.delta, yi, xerr=[[r.delta - low], [high - r.delta]], fmt="o", ms=5, capsize=3, color="C0",
                          mfc="C0" if c.significant else "white")  # fmt: skip
         eb[0].set_gid(_gid("delta", m, r.a, r.b, r.delta, low, high, c.p_adjusted, int(c.significant)))
-        ax.annotate(f"p={c.p_adjusted:.3g}", (high, yi), xytext=(4, 0), textcoords="offset points", va="center",
+        ax.annotate(f"p adj. {c.p_adjusted:.3g}", (high, yi), xytext=(4, 0), textcoords="offset points", va="center",
                     fontsize=7, color="0.3")  # fmt: skip
     ax.axvline(0, color="0.4", lw=0.8)
     ax.set_yticks(y, [f"{c.result.b} − {c.result.a}" for c in rows], fontsize=8)
     ax.set_title(_title(m, res.directions.get(m, "higher")), fontsize=10)
     ax.tick_params(axis="x", labelsize=8)
     ax.grid(axis="x", color="0.9")
-    ax.margins(x=0.25)
+    lo, hi = ax.get_xlim()
+    ax.set_xlim(lo, hi + 0.4 * (hi - lo))  # room for the p-values right of the intervals
 
 
 def _matrix_axis(ax, res: CompareResult, m: str, rows) -> None:
