@@ -96,26 +96,53 @@ def plot_compare(res: CompareResult):
     metrics = res.metrics
     rows = {m: [c for c in res.comparisons if c.metric == m and c.result.test == test] for m in metrics}
     one_pair = all(len(r) == 1 for r in rows.values())
+    if not one_pair and res.settings.baseline is None:
+        fig = _matrix_figure(Figure, res, metrics, rows)
+        note = _compare_note(res, test, "matrix").replace("; ", ";\n")
+        fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, fontsize=7, color="0.35", va="top")
+        return fig
     if one_pair and any(_distribution(r[0]) is not None for r in rows.values()):
         kind, size = "distribution", (max(3.6 * len(metrics), 4.5), 3.2)
-    elif res.settings.baseline is not None or one_pair:
+    else:
         n = max(len(r) for r in rows.values())
         kind, size = "forest", (max(3.6 * len(metrics), 4.5), 1.2 + 0.32 * n)
-    else:
-        n = len(res.systems)
-        side = max(3.6, 0.36 * n + 2.2)
-        # a matrix stays readable only so wide: beyond 6 systems, one metric per row
-        cols = len(metrics) if n <= 6 else 1
-        rows_ = -(-len(metrics) // cols)
-        kind, size = "matrix", (side * cols + 1.0, side * rows_)
-    nrows, ncols = (rows_, cols) if kind == "matrix" else (1, len(metrics))
     fig = Figure(figsize=size, layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax in axes[len(metrics) :]:
-        ax.set_visible(False)
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, m in zip(axes, metrics):
-        {"distribution": _distribution_axis, "forest": _forest_axis, "matrix": _matrix_axis}[kind](ax, res, m, rows[m])
+        (_distribution_axis if kind == "distribution" else _forest_axis)(ax, res, m, rows[m])
     fig.suptitle(_compare_note(res, test, kind), fontsize=8, color="0.35")
+    return fig
+
+
+def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict):
+    """The p-value matrices, laid out by hand (a layout engine measures every tick label again and again, which
+    made 16 systems x 3 metrics take seconds): square cells, margins from the longest system name, one metric per
+    row beyond six systems, one colour bar."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import LogNorm
+
+    names = [s.name for s in res.systems]
+    n = len(names)
+    cell = 0.3 if n > 6 else 0.45
+    label = 0.25 + 0.055 * max(len(x) for x in names)  # inches taken by the tick labels
+    side, top, right = cell * n, 1.05, 1.1  # the note (four short lines) and the title above
+    cols = len(metrics) if n <= 6 else 1
+    nrows = -(-len(metrics) // cols)
+    block_w, block_h = label + side + 0.3, side + 0.4 + label * 0.87  # rotated labels below each matrix
+    W, H = cols * block_w + right, nrows * block_h + top
+    fig = Figure(figsize=(W, H))
+    norm = LogNorm(vmin=1e-4, vmax=1.0)
+    for k, m in enumerate(metrics):
+        r, c = divmod(k, cols)
+        x0, y0 = c * block_w + label, H - top - r * block_h - side
+        ax = fig.add_axes((x0 / W, y0 / H, side / W, side / H))
+        _matrix_axis(ax, res, m, rows[m], norm)
+    cax = fig.add_axes(((W - right + 0.25) / W, (H - top - min(side, H - top - 0.3)) / H, 0.15 / W,
+                        min(side, H - top - 0.3) / H))  # fmt: skip
+    bar = fig.colorbar(ScalarMappable(norm=norm, cmap="viridis"), cax=cax)
+    bar.set_label("adjusted p-value", fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    bar.ax.minorticks_off()
     return fig
 
 
@@ -177,9 +204,7 @@ def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
     ax.set_xlim(lo, hi + 0.4 * (hi - lo))  # room for the p-values right of the intervals
 
 
-def _matrix_axis(ax, res: CompareResult, m: str, rows) -> None:
-    from matplotlib.colors import LogNorm
-
+def _matrix_axis(ax, res: CompareResult, m: str, rows, norm) -> None:
     score = {c.result.a: c.result.score_a for c in rows} | {c.result.b: c.result.score_b for c in rows}
     direction = res.directions.get(m, "higher")
     sign = -1.0 if direction == "lower" else 1.0
@@ -195,15 +220,8 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows) -> None:
         r = c.result
         i, j = pos[r.a], pos[r.b]
         P[i, j] = P[j, i] = max(c.p_adjusted, 1e-6)
-    im = ax.imshow(P, cmap="viridis", norm=LogNorm(vmin=1e-4, vmax=1.0))
-    ax.figure.colorbar(im, ax=ax, shrink=0.8, label="adjusted p-value")
-    for c in rows:
-        r = c.result
-        i, j = pos[r.a], pos[r.b]
-        for row, col, d in ((i, j, r.delta), (j, i, -r.delta)):
-            mark = ("+" if d > 0 else "−" if d < 0 else "=") + ("*" if c.significant else "")
-            ax.text(col, row, mark, ha="center", va="center", fontsize=8, color="white" if P[row, col] < 0.01 else "k",
-                    gid=_gid("pair", m, order[row], order[col], d, c.p_adjusted, int(c.significant)))  # fmt: skip
+    ax.imshow(P, cmap="viridis", norm=norm)
+    _matrix_marks(ax, m, rows, pos, P)
     bounds = np.cumsum([len(cl) for cl in (res.clusters.get(m) or [])])[:-1] if res.clusters.get(m) else []
     for b in bounds:
         ax.axhline(b - 0.5, color="C3", lw=1.5)
@@ -211,6 +229,31 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows) -> None:
     ax.set_xticks(range(n), order, rotation=60, ha="right", fontsize=7)
     ax.set_yticks(range(n), order, fontsize=7)
     ax.set_title(_title(m, direction) + ", best first", fontsize=10)
+
+
+def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray) -> None:
+    """Per cell the sign of Δ (column system minus row system: + or −) and a star when significant, drawn as
+    markers (one collection each: text per cell is slow to lay out); per pair an invisible square with its
+    numbers in its id."""
+    from matplotlib.patches import Rectangle
+
+    cells = {"plus": [], "minus": [], "equal": [], "star": []}
+    for c in rows:
+        r = c.result
+        i, j = pos[r.a], pos[r.b]
+        for row, col, d in ((i, j, r.delta), (j, i, -r.delta)):
+            cells["plus" if d > 0 else "minus" if d < 0 else "equal"].append((col, row, P[row, col] < 0.01))
+            if c.significant:
+                cells["star"].append((col + 0.3, row - 0.28, P[row, col] < 0.01))
+        box = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=0, transform=ax.transData)
+        box.set_gid(_gid("pair", m, r.a, r.b, r.delta, c.p_adjusted, int(c.significant)))
+        ax.add_artist(box)  # not add_patch: the limits are the image's
+    style = {"plus": ("+", 40), "minus": ("_", 40), "equal": ("$=$", 30), "star": ("*", 14)}
+    for kind, pts in cells.items():
+        if pts:
+            x, y, dark = (np.array(v) for v in zip(*pts))
+            marker, size = style[kind]
+            ax.scatter(x, y, s=size, marker=marker, c=np.where(dark, "white", "black"), linewidths=1.2)
 
 
 # ------------------------------------------------------------------------------------------------ output
