@@ -112,34 +112,27 @@ def text_target(ref: bytes, hyp: bytes) -> None:
         os.unlink(h)
 
 
-def sgml_target(data: bytes, suffix: str) -> None:
-    RUN["sgml"] += 1
+def _one_file(kind: str, data: bytes, suffix: str, *readers) -> None:
+    """Write ``data`` to a file and give its path to each reader."""
+    RUN[kind] += 1
     p = _file(data, suffix)
     try:
-        _ends_well(read_sgml, p)
-        _ends_well(lambda: mtsig.compute([p], [p], ["bleu"]))
+        for read in readers:
+            _ends_well(read, p)
     finally:
         os.unlink(p)
+
+
+def sgml_target(data: bytes, suffix: str) -> None:
+    _one_file("sgml", data, suffix, read_sgml, lambda p: mtsig.compute([p], [p], ["bleu"]))
 
 
 def conllu_target(data: bytes) -> None:
-    RUN["conllu"] += 1
-    p = _file(data, ".conllu")
-    try:
-        _ends_well(read_conllu, p)
-        _ends_well(lambda: mtsig.compute([p], [f"A={p}"], ["depf"]))
-    finally:
-        os.unlink(p)
+    _one_file("conllu", data, ".conllu", read_conllu, lambda p: mtsig.compute([p], [f"A={p}"], ["depf"]))
 
 
 def scores_target(data: bytes, suffix: str) -> None:
-    RUN["scores"] += 1
-    p = _file(data, suffix)
-    try:
-        _ends_well(read_score_column, p)
-        _ends_well(read_score_table, p)
-    finally:
-        os.unlink(p)
+    _one_file("scores", data, suffix, read_score_column, read_score_table)
 
 
 def _valid_stats_file() -> bytes:
@@ -179,12 +172,7 @@ def _stats_variant(data: bytes, how: int, pos: int, byte: int) -> bytes:
 
 
 def stats_target(data: bytes) -> None:
-    RUN["stats"] += 1
-    p = _file(data, ".npz")
-    try:
-        _ends_well(StatsTable.load, p)
-    finally:
-        os.unlink(p)
+    _one_file("stats", data, ".npz", StatsTable.load)
 
 
 # ------------------------------------------------------------------ the tests
