@@ -289,3 +289,13 @@ def test_compare_ci_gives_the_intervals_of_score_ci(capsys):
             assert c["scores"][m]["ci"] == s["scores"][m]["ci"] and c["scores"][m]["ci_method"] == "percentile"
     assert main(["compare", *args]) == 0
     assert "ci" not in json.loads(capsys.readouterr().out)["systems"][0]["scores"]["bleu"]
+
+
+def test_version_imports_nothing_heavy():
+    """`mtsig --version` answers before numpy and the metrics are imported (issue 11: start-up)."""
+    code = "import sys; from mtsig.cli import main; main(['--version']); print(sorted(m for m in sys.modules " \
+           "if m.split('.')[0] in ('numpy', 'scipy', 'rich') or m.startswith('mtsig.metrics')))"  # fmt: skip
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    from mtsig._version import __version__
+
+    assert p.returncode == 0 and p.stdout.splitlines() == [f"mtsig {__version__}", "[]"], p.stdout + p.stderr

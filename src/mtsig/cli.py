@@ -449,10 +449,13 @@ _DEFAULT_SHOWWARNING = warnings.showwarning
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # answered before anything else is imported (numpy, the metrics)
+        print(f"mtsig {__version__}")
+        return 0
     from mtsig.metrics import load_plugins
 
     warnings.showwarning = _show_warning
-    argv = list(sys.argv[1:] if argv is None else argv)
     # metric plugins add flags: register them first only when they may matter (scanning entry points costs
     # tens of milliseconds): for help, and when a flag or a metric name is not a built-in one
     if "-h" in argv or "--help" in argv:
