@@ -289,6 +289,12 @@ def test_compare_ci_gives_the_intervals_of_score_ci(capsys):
             assert c["scores"][m]["ci"] == s["scores"][m]["ci"] and c["scores"][m]["ci_method"] == "percentile"
     assert main(["compare", *args]) == 0
     assert "ci" not in json.loads(capsys.readouterr().out)["systems"][0]["scores"]["bleu"]
+    low, high = comp["systems"][1]["scores"]["bleu"]["ci"]
+    shown = f"[{low:.2f}, {high:.2f}]"
+    for fmt in ("text", "markdown", "latex"):  # every table format shows them above the comparisons
+        assert main(["compare", *_example_args(), "-m", "bleu", "chrf", "--seed", "5", "-q", "--ci", "-f", fmt]) == 0
+        out = capsys.readouterr().out
+        assert shown in out and "percentile interval of 1000 bootstrap resamples" in " ".join(out.split())
 
 
 def test_version_imports_nothing_heavy():

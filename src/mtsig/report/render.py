@@ -241,13 +241,7 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
         print_rich(con, runs[0])
         con.print(Text(runs[1]), soft_wrap=True)
         con.print()
-    elif any(sc.ci is not None for s in res.systems for sc in s.scores.values()):  # compare --ci
-        t = _score_table(res)
-        arrows = [f"{m} {_arrow(res.directions.get(m, 'higher'))}" for m in res.metrics]
-        print_rich(con, Table([t.header[0], *arrows], t.rows))
-        con.print(Text(f"[low, high]: {res.settings.confidence:.0%} percentile interval of {res.settings.n_bootstrap} "
-                       "bootstrap resamples"), soft_wrap=True)  # fmt: skip
-        con.print()
+
     for m in res.metrics:
         print_rich(con, _compare_text_table(res, m))
         if res.clusters.get(m):
@@ -267,12 +261,23 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
     if fmt == "csv":
         return _compare_csv(res)
     notes = _compare_notes(res)
-    runs = _runs_table(res)
+    runs = _runs_table(res) or _systems_table(res)  # MultEval's runs table, or the systems' intervals (--ci)
     if fmt == "markdown":
         return _compare_markdown(res, runs, notes)
     if fmt == "latex":
         return _compare_latex(res, runs, notes)
     return _compare_text(res, runs, notes, width)
+
+
+def _systems_table(res: CompareResult) -> tuple[Table, str] | None:
+    """``compare --ci``: each system's score with its percentile interval, and what the interval is."""
+    if not any(sc.ci is not None for s in res.systems for sc in s.scores.values()):
+        return None
+    t = _score_table(res)
+    arrows = [f"{m} {_arrow(res.directions.get(m, 'higher'))}" for m in res.metrics]
+    st = res.settings
+    caption = f"[low, high]: {st.confidence:.0%} percentile interval of {st.n_bootstrap} bootstrap resamples."
+    return Table([t.header[0], *arrows], t.rows), caption
 
 
 def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
