@@ -69,7 +69,12 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return [_drop_cr(ln) for ln in lines]
+
+
+def _drop_cr(line: str) -> str:
+    """A line without the ``\r`` of a CRLF ending."""
+    return line[:-1] if line.endswith("\r") else line
 
 
 class PackedLines(Sequence[str]):
@@ -99,13 +104,12 @@ class PackedLines(Sequence[str]):
             if start >= stop:
                 return []
             span = self._data[self._starts[start] : self._ends[stop - 1]].decode("utf-8")
-            return [ln[:-1] if ln.endswith("\r") else ln for ln in span.split("\n")]
+            return [_drop_cr(ln) for ln in span.split("\n")]
         n = len(self)
         if not -n <= i < n:
             raise IndexError(i)
         i %= n
-        ln = self._data[self._starts[i] : self._ends[i]].decode("utf-8")
-        return ln[:-1] if ln.endswith("\r") else ln
+        return _drop_cr(self._data[self._starts[i] : self._ends[i]].decode("utf-8"))
 
     def __iter__(self) -> Iterator[str]:
         for start in range(0, len(self), 10_000):

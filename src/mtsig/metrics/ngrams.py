@@ -123,9 +123,7 @@ class NgramIndex:
                     denom = self.counts[n - 2][self.prefix[n - 1]]
                     if n == 2 and "0" in self.vocab:
                         denom = np.where(self.prefix[1] == self.vocab["0"], total, denom)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    w = np.where(cnt > 0, np.log2(denom / np.maximum(cnt, 1)), 0.0)
-                info.append(w)
+                info.append(_information(cnt, denom))
             self._info = info
         return self._info
 
@@ -310,16 +308,12 @@ class CorpusNgramCounts:
             self.counts[n] = grown
         if self.total_words >= 2**31 or max(x.size for x in self.ids) >= 2**31:
             raise InputError("the references hold more than 2^31 words or distinct n-grams of one order")
-        self._info = None
 
     def _code(self, packed: np.ndarray, n: int) -> np.ndarray:
         """Ids of order-``n`` keys, new keys getting the next ids (in sorted order of first sight)."""
         keys, ids = self.keys[n], self.ids[n]
         uniq, inv = np.unique(packed, return_inverse=True)
-        pos = np.searchsorted(keys, uniq)
-        found = np.zeros(uniq.size, dtype=bool)
-        inside = pos < keys.size
-        found[inside] = keys[pos[inside]] == uniq[inside]
+        pos, found = _find(keys, uniq)
         out = np.empty(uniq.size, dtype=np.int64)
         out[found] = ids[pos[found]]
         fresh = np.flatnonzero(~found)
@@ -332,14 +326,10 @@ class CorpusNgramCounts:
 
     def _lookup(self, packed: np.ndarray, n: int) -> np.ndarray:
         """Ids of order-``n`` keys; -1 for a key not kept (an n-gram seen once)."""
-        keys = self.keys[n]
-        pos = np.searchsorted(keys, packed)
-        inside = pos < keys.size
-        hit = np.zeros(packed.size, dtype=bool)
-        hit[inside] = keys[pos[inside]] == packed[inside]
-        return np.where(hit, self.ids[n][np.minimum(pos, max(keys.size - 1, 0))] if keys.size else -1, -1).astype(
-            np.int64
-        )
+        pos, hit = _find(self.keys[n], packed)
+        out = np.full(packed.size, -1, dtype=np.int64)
+        out[hit] = self.ids[n][pos[hit]]
+        return out
 
     def _prune(self) -> None:
         """Forget the n-grams seen once (most distinct n-grams of a large corpus): their weight follows from their
@@ -377,8 +367,7 @@ class CorpusNgramCounts:
                     denom = self.counts[n - 1][prefix].astype(np.float64)
                     if n == 2 and "0" in self.vocab:
                         denom = np.where(prefix == self.vocab["0"], total, denom)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    out.append(np.where(cnt > 0, np.log2(denom / np.maximum(cnt, 1)), 0.0))
+                out.append(_information(cnt, denom))
             self._info = out
         return self._info
 
@@ -420,3 +409,18 @@ class CorpusNgramCounts:
 def _take(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``values[ids]`` where ids >= 0 (anything where ids is -1; zeros when ``values`` is empty)."""
     return values[np.maximum(ids, 0)] if values.size else np.zeros(ids.size, dtype=np.float64)
+
+
+def _find(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``values`` go in the sorted ``keys``, and which of them are there."""
+    pos = np.searchsorted(keys, values)
+    inside = pos < keys.size
+    hit = np.zeros(values.size, dtype=bool)
+    hit[inside] = keys[pos[inside]] == values[inside]
+    return pos, hit
+
+
+def _information(counts: np.ndarray, denominators: np.ndarray) -> np.ndarray:
+    """NIST's information weight log2(denominator / count) of each n-gram counted (0 where the count is 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counts > 0, np.log2(denominators / np.maximum(counts, 1)), 0.0)

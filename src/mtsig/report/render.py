@@ -38,6 +38,10 @@ def _arrow(direction: str) -> str:
     return {"higher": "↑", "lower": "↓"}.get(direction, "→" + direction.rsplit(" ", 1)[-1])
 
 
+def _arrow_of(res, metric: str) -> str:
+    return _arrow(res.directions.get(metric, "higher"))
+
+
 _TEX = str.maketrans(
     {
         "\\": r"\textbackslash{}",
@@ -144,7 +148,7 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
         t = Table(t.header, [[_md(c) for c in r] for r in t.rows])
         lines = markdown(t) + [""] + [f"- {_md(n)}" for n in notes] + [f"- `{sigs[m]}`" for m in metrics]
         return "\n".join(lines) + "\n"
-    arrows = [f"{m} {_arrow(res.directions.get(m, 'higher'))}" for m in metrics]
+    arrows = [f"{m} {_arrow_of(res, m)}" for m in metrics]
     if fmt == "latex":
         tex = Table(["System", *(_tex(a.upper()) for a in arrows)], [[_tex(c) for c in r] for r in t.rows])
         caption = " ".join([*notes, "Signatures:", "; ".join(f"{m}: {sigs[m]}" for m in metrics)])
@@ -206,7 +210,7 @@ def _compare_text_table(res: CompareResult, m: str) -> Table:
         label = PAIRED_TESTS[r.test].label if r.test in PAIRED_TESTS else r.test
         rows.append([r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), label,
                      _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "*" if c.significant else ""])  # fmt: skip
-    title = f"{m.upper()} {_arrow(res.directions.get(m, 'higher'))}  ({st.signatures.get(m, '')})"
+    title = f"{m.upper()} {_arrow_of(res, m)}  ({st.signatures.get(m, '')})"
     return Table([h for h, _ in cols], rows, [j for _, j in cols], title)
 
 
@@ -274,7 +278,7 @@ def _systems_table(res: CompareResult) -> tuple[Table, str] | None:
     if not any(sc.ci is not None for s in res.systems for sc in s.scores.values()):
         return None
     t = _score_table(res)
-    arrows = [f"{m} {_arrow(res.directions.get(m, 'higher'))}" for m in res.metrics]
+    arrows = [f"{m} {_arrow_of(res, m)}" for m in res.metrics]
     st = res.settings
     caption = f"[low, high]: {st.confidence:.0%} percentile interval of {st.n_bootstrap} bootstrap resamples."
     return Table([t.header[0], *arrows], t.rows), caption
@@ -300,7 +304,7 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
             parts.append("-" if p is None else f"{p:.2f}")
         return f"{fmt(m, r.mean)} ({'/'.join(parts)})"
 
-    header = ["system", *(f"{m.upper()} {_arrow(res.directions.get(m, 'higher'))} ({inner})" for m in metrics)]
+    header = ["system", *(f"{m.upper()} {_arrow_of(res, m)} ({inner})" for m in metrics)]
     rows = [[s.name, *(cell(m, s.name, s.scores[m].runs) for m in metrics)] for s in res.systems]
     n_runs = sorted({len(s.scores[metrics[0]].runs.runs) for s in res.systems})
     caption = (
