@@ -1,9 +1,16 @@
-"""Build the optional C extension (the TER search); everything else is in pyproject.toml.
+"""Build the optional C extensions (the TER search; the 13a tokenization rules and word coding); everything else
+is in pyproject.toml.
 
-The extension is optional: when it cannot be compiled (no C compiler), mtsig installs anyway and TER
-falls back to sacreBLEU's pure-Python search (slow, same numbers), with a warning.
+Both are optional: when they cannot be compiled (no C compiler), mtsig installs anyway; TER falls back to
+sacreBLEU's pure-Python search (slow, same numbers, with a warning), tokenization to the same rules as Python
+regular expressions (slower, same tokens).
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("mtsig._ter", ["src/mtsig/_ter.c"], optional=True, extra_compile_args=["-O3"])])
+setup(
+    ext_modules=[
+        Extension("mtsig._ter", ["src/mtsig/_ter.c"], optional=True, extra_compile_args=["-O3"]),
+        Extension("mtsig._tok", ["src/mtsig/_tok.c"], optional=True, extra_compile_args=["-O3"]),
+    ]
+)

@@ -29,6 +29,11 @@ from dataclasses import dataclass
 from mtsig.errors import unknown_name
 from mtsig.io.segments import Segments
 
+try:  # the 13a rules compiled (setup.py builds it; optional: the regular expressions below are the reference)
+    from mtsig import _tok
+except ImportError:  # pragma: no cover - installs without a C compiler
+    _tok = None
+
 DEFAULT_TOKENIZER = "13a"
 MTEVAL_TOKENIZERS = ("mteval-13a", "mteval-intl")
 
@@ -257,7 +262,14 @@ def _batch_13a(lines: list[str], mteval: bool, lowercase: bool) -> list[list[str
         text = "\n".join([ln.lower().rstrip() for ln in lines] if lowercase else [ln.rstrip() for ln in lines])
         text = text.replace("<skipped>", "")
         text = _mteval_entities(text, apos=False)
-    split = _split_perl if mteval and _PY_ONLY_WS.search(text) else str.split
+    if _tok is not None:
+        return _tok.rules_13a(text.split("\n"), mteval)
+    return _rules_by_word(text, _split_perl if mteval and _PY_ONLY_WS.search(text) else str.split)
+
+
+def _rules_by_word(text: str, split: Callable[[str], list[str]]) -> list[list[str]]:
+    """The 13a rules on each whitespace-separated word of each line of ``text`` (a repeated word reuses its
+    result): what the compiled ``mtsig._tok.rules_13a`` does, for installs without a C compiler."""
     memo: dict[str, list[str]] = {}
     out = []
     for line in text.split("\n"):
@@ -272,3 +284,24 @@ def _batch_13a(lines: list[str], mteval: bool, lowercase: bool) -> list[list[str
             toks.extend(r)
         out.append(toks)
     return out
+
+
+def code_words(token_lists: list[list[str]], vocab: dict[str, int], grow: bool):
+    """Ids of all tokens of ``token_lists`` in ``vocab`` (int64, flat) and the length of each list.
+
+    ``grow``: an unseen token gets the next id (``len(vocab)``) and is added; otherwise it is -1.
+    Compiled in ``mtsig._tok`` when available (same ids).
+    """
+    import numpy as np
+
+    if _tok is not None:
+        ids, lens = _tok.code_words(token_lists, vocab, grow)
+        return np.frombuffer(ids, dtype=np.int64), np.frombuffer(lens, dtype=np.int64)
+    lens = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+    if grow:
+        get = vocab.setdefault
+        it = (get(w, len(vocab)) for toks in token_lists for w in toks)
+    else:
+        get = vocab.get
+        it = (get(w, -1) for toks in token_lists for w in toks)
+    return np.fromiter(it, dtype=np.int64, count=int(lens.sum())), lens

@@ -68,6 +68,19 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+class _Where:
+    """"PATH: line N" of a tag, its line counted only when an error message is formatted (counting for
+    every tag made reading quadratic in the file's size)."""
+
+    __slots__ = ("path", "text", "pos")
+
+    def __init__(self, path, text: str, pos: int):
+        self.path, self.text, self.pos = path, text, pos
+
+    def __str__(self) -> str:
+        return f"{self.path}: line {_line_of(self.text, self.pos)}"
+
+
 def read_sgml(path: str, text: str | None = None) -> list[SgmlSet]:
     """Read every set of a NIST SGML/XML file; returns one :class:`SgmlSet` per (kind, sysid)."""
     if text is None:
@@ -96,7 +109,7 @@ class _SgmlReader:
         while (m := _TAG.search(self.text, pos)) is not None:
             closing, tag, rest = m.group(1) == "/", m.group(2).lower(), m.group(3)
             pos = m.end()
-            where = f"{self.path}: line {_line_of(self.text, m.start())}"
+            where = _Where(self.path, self.text, m.start())
             if tag in _SETS:
                 self._set_tag(tag, closing, rest, m.start(), where)
             elif tag == "doc":
@@ -105,7 +118,7 @@ class _SgmlReader:
                 pos = self._seg(closing, rest, pos, where)
         return self._finish()
 
-    def _set_tag(self, tag: str, closing: bool, rest: str, start: int, where: str) -> None:
+    def _set_tag(self, tag: str, closing: bool, rest: str, start: int, where: _Where) -> None:
         if not closing:
             if self.cur_set is not None:
                 raise InputError(f"{where}: <{tag}> opened inside <{self.cur_set[0]}> (missing </{self.cur_set[0]}>?)")
@@ -127,7 +140,7 @@ class _SgmlReader:
             )  # fmt: skip
         return self.sets[key]
 
-    def _doc_tag(self, closing: bool, rest: str, start: int, where: str) -> None:
+    def _doc_tag(self, closing: bool, rest: str, start: int, where: _Where) -> None:
         if closing:
             if self.cur_doc is None:
                 raise InputError(f"{where}: </doc> without a matching <doc>")
@@ -155,7 +168,7 @@ class _SgmlReader:
         owner.docs[docid] = {}
         self.cur_doc = (owner, docid, start)
 
-    def _seg(self, closing: bool, rest: str, pos: int, where: str) -> int:
+    def _seg(self, closing: bool, rest: str, pos: int, where: _Where) -> int:
         """Read one segment's text; returns the position after its ``</seg>``."""
         if closing:
             raise InputError(f"{where}: </seg> without a matching <seg>")

@@ -20,7 +20,7 @@ from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
 from mtsig.metrics.options import LOWERCASE, TOKENIZE
-from mtsig.tokenize import Tokenizer
+from mtsig.tokenize import Tokenizer, code_words
 
 
 class NgramIndex:
@@ -54,16 +54,13 @@ class NgramIndex:
         K, N = self.n_refs, self.n_segments
         vocab: dict[str, int] = {}
         self.vocab = vocab
-        lengths = np.zeros((K, N), dtype=np.int64)
-        flat: list[int] = []
-        for k, ref in enumerate(ref_tokens):
-            for i, toks in enumerate(ref):
-                lengths[k, i] = len(toks)
-                flat.extend([vocab.setdefault(t, len(vocab)) for t in toks])
+        coded = [code_words(ref, vocab, grow=True) for ref in ref_tokens]
+        lengths = np.stack([lens for _, lens in coded]) if coded else np.zeros((K, N), dtype=np.int64)
         self.ref_lengths = lengths.T.copy()  # (N, K)
         self.total_ref_words = int(lengths.sum())
         self.V = max(len(vocab), 1)
-        return np.asarray(flat, dtype=np.int64), np.repeat(np.arange(K * N, dtype=np.int64), lengths.ravel())
+        flat = np.concatenate([ids for ids, _ in coded]) if coded else np.zeros(0, dtype=np.int64)
+        return flat, np.repeat(np.arange(K * N, dtype=np.int64), lengths.ravel())
 
     def _extend(self, n: int, code: np.ndarray, ids: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Codes of order ``n`` from those of order ``n - 1`` (the rank of the pair (prefix code, last word))."""
@@ -139,9 +136,7 @@ class NgramIndex:
         N = self.n_segments
         if len(hyp_tokens) != N:
             raise InputError(f"hypothesis has {len(hyp_tokens)} segments, references have {N}")
-        get = self.vocab.get
-        lens = np.fromiter((len(t) for t in hyp_tokens), dtype=np.int64, count=N)
-        ids = np.fromiter((get(w, -1) for toks in hyp_tokens for w in toks), dtype=np.int64, count=int(lens.sum()))
+        ids, lens = code_words(hyp_tokens, self.vocab, grow=False)
         seg = np.repeat(np.arange(N, dtype=np.int64), lens)
         T = ids.size
         matches = np.zeros((N, n_max))
@@ -286,9 +281,7 @@ class CorpusNgramCounts:
         """Count the n-grams of one chunk: ``ref_tokens[k][i]`` the tokens of reference k, segment i."""
         if self._info is not None:
             raise RuntimeError("CorpusNgramCounts: all chunks must be added before the weights are read")
-        get = self.vocab.setdefault
-        lens = np.array([len(t) for ref in ref_tokens for t in ref], dtype=np.int64)
-        ids = np.fromiter((get(w, len(self.vocab)) for ref in ref_tokens for t in ref for w in t), np.int64, lens.sum())
+        ids, lens = code_words([t for ref in ref_tokens for t in ref], self.vocab, grow=True)
         unit = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
         self.total_words += int(ids.size)
         code = ids

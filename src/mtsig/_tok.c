@@ -1,0 +1,223 @@
+/*
+ * mtsig._tok: the 13a tokenization rules and word coding, in C.
+ *
+ * rules_13a(lines, perl_ws) -> list of token lists. Each line is framed by one space and rewritten by the
+ * four rules of mteval-v13a's default tokenization, in order, each as a left-to-right scan that replaces
+ * non-overlapping two-character matches exactly as Perl's s///g and Python's re.sub do:
+ *   1. every character of  { | } ~  [ \ ] ^ _ `  space ! " # $ % &  ( ) * +  : ; < = > ? @  /  is padded
+ *      with a space on each side;
+ *   2. (non-digit)(period or comma)    -> "$1 $2 "
+ *   3. (period or comma)(non-digit)    -> " $1 $2"
+ *   4. (digit)(dash)                   -> "$1 $2 "
+ * (digits are ASCII 0-9, as [0-9] in both regex engines), then split on whitespace: Python's str.split()
+ * rules, or Perl's \s (the same set without U+001C..U+001F) when perl_ws is true. The preparation before
+ * the rules (entities, case, <skipped>, whitespace runs) stays in Python; mtsig.tokenize keeps the same rules
+ * as regular expressions, the reference these functions are tested against.
+ *
+ * code_words(token_lists, vocab, grow) -> (ids bytes of int64, lengths bytes of int64): the id of every
+ * token in vocab (a dict str -> int); unknown tokens get the next id when grow is true, -1 otherwise.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    Py_UCS4 *a, *b;
+    Py_ssize_t cap;
+} Buf;
+
+static int buf_reserve(Buf *w, Py_ssize_t n) {
+    if (n <= w->cap) return 0;
+    Py_ssize_t cap = n * 2;
+    Py_UCS4 *a = PyMem_Realloc(w->a, (size_t)cap * sizeof(Py_UCS4));
+    if (!a) return -1;
+    w->a = a;
+    Py_UCS4 *b = PyMem_Realloc(w->b, (size_t)cap * sizeof(Py_UCS4));
+    if (!b) return -1;
+    w->b = b;
+    w->cap = cap;
+    return 0;
+}
+
+static inline int is_pad(Py_UCS4 c) {
+    return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
+           (c >= ':' && c <= '@') || c == '/';
+}
+
+static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int is_pc(Py_UCS4 c) { return c == '.' || c == ','; }
+
+static inline int is_ws(Py_UCS4 c, int perl) {
+    if (perl && c >= 0x1c && c <= 0x1f) return 0;
+    return Py_UNICODE_ISSPACE(c);
+}
+
+/* rule 2, 3 or 4 from src (n chars) into dst; returns the new length (at most 2 n) */
+static Py_ssize_t rule(int which, const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) {
+    Py_ssize_t i = 0, k = 0;
+    while (i < n) {
+        if (i + 1 < n) {
+            Py_UCS4 x = s[i], y = s[i + 1];
+            int hit = which == 2 ? (!is_digit(x) && is_pc(y)) : which == 3 ? (is_pc(x) && !is_digit(y))
+                                                                            : (is_digit(x) && y == '-');
+            if (hit) {
+                if (which == 3) {
+                    d[k++] = ' ';
+                    d[k++] = x;
+                    d[k++] = ' ';
+                    d[k++] = y;
+                } else {
+                    d[k++] = x;
+                    d[k++] = ' ';
+                    d[k++] = y;
+                    d[k++] = ' ';
+                }
+                i += 2;
+                continue;
+            }
+        }
+        d[k++] = s[i++];
+    }
+    return k;
+}
+
+static PyObject *tokens_of(PyObject *line, Buf *w, int perl) {
+    if (!PyUnicode_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, "rules_13a: lines must be str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(line);
+    if (buf_reserve(w, 24 * n + 16) < 0) return PyErr_NoMemory();
+    int kind = PyUnicode_KIND(line);
+    const void *data = PyUnicode_DATA(line);
+    Py_UCS4 *a = w->a, *b = w->b;
+    Py_ssize_t m = 0;
+    a[m++] = ' ';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (is_pad(c)) {
+            a[m++] = ' ';
+            a[m++] = c;
+            a[m++] = ' ';
+        } else {
+            a[m++] = c;
+        }
+    }
+    a[m++] = ' ';
+    m = rule(2, a, m, b);
+    m = rule(3, b, m, a);
+    m = rule(4, a, m, b);
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    Py_ssize_t i = 0;
+    while (i < m) {
+        while (i < m && is_ws(b[i], perl)) i++;
+        Py_ssize_t j = i;
+        while (j < m && !is_ws(b[j], perl)) j++;
+        if (j > i) {
+            PyObject *t = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b + i, j - i);
+            if (!t || PyList_Append(out, t) < 0) {
+                Py_XDECREF(t);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(t);
+        }
+        i = j;
+    }
+    return out;
+}
+
+static PyObject *rules_13a(PyObject *self, PyObject *args) {
+    PyObject *lines;
+    int perl;
+    if (!PyArg_ParseTuple(args, "Op", &lines, &perl)) return NULL;
+    PyObject *seq = PySequence_Fast(lines, "rules_13a: lines must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    Buf w = {NULL, NULL, 0};
+    if (!out) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *toks = tokens_of(PySequence_Fast_GET_ITEM(seq, i), &w, perl);
+        if (!toks) goto fail;
+        PyList_SET_ITEM(out, i, toks);
+    }
+    PyMem_Free(w.a);
+    PyMem_Free(w.b);
+    Py_DECREF(seq);
+    return out;
+fail:
+    PyMem_Free(w.a);
+    PyMem_Free(w.b);
+    Py_XDECREF(out);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyObject *code_words(PyObject *self, PyObject *args) {
+    PyObject *lists, *vocab;
+    int grow;
+    if (!PyArg_ParseTuple(args, "OO!p", &lists, &PyDict_Type, &vocab, &grow)) return NULL;
+    PyObject *seq = PySequence_Fast(lists, "code_words: a sequence of token lists");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyList_Check(t)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "code_words: token lists must be lists");
+            return NULL;
+        }
+        total += PyList_GET_SIZE(t);
+    }
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(int64_t));
+    PyObject *lens = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!ids || !lens) goto fail;
+    int64_t *pi = (int64_t *)PyBytes_AS_STRING(ids), *pl = (int64_t *)PyBytes_AS_STRING(lens);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
+        Py_ssize_t m = PyList_GET_SIZE(t);
+        pl[i] = m;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            PyObject *word = PyList_GET_ITEM(t, j);
+            PyObject *v = PyDict_GetItemWithError(vocab, word);
+            if (v) {
+                pi[k++] = PyLong_AsLongLong(v);
+            } else if (PyErr_Occurred()) {
+                goto fail;
+            } else if (grow) {
+                int64_t id = (int64_t)PyDict_GET_SIZE(vocab);
+                PyObject *o = PyLong_FromLongLong(id);
+                if (!o || PyDict_SetItem(vocab, word, o) < 0) {
+                    Py_XDECREF(o);
+                    goto fail;
+                }
+                Py_DECREF(o);
+                pi[k++] = id;
+            } else {
+                pi[k++] = -1;
+            }
+        }
+    }
+    Py_DECREF(seq);
+    return Py_BuildValue("(NN)", ids, lens);
+fail:
+    Py_XDECREF(ids);
+    Py_XDECREF(lens);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"rules_13a", rules_13a, METH_VARARGS, "13a rules on each line (framed by spaces), split on whitespace."},
+    {"code_words", code_words, METH_VARARGS, "ids of every token in a vocabulary dict, and the list lengths."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tok", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__tok(void) { return PyModule_Create(&module); }
