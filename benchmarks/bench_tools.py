@@ -79,9 +79,9 @@ def _esc(s: str) -> str:
 
 def _sgml(path: Path, kind: str, sets: dict[str, list[str]]) -> None:
     """A NIST SGML file: ``kind`` srcset/refset/tstset, one set per entry of ``sets`` (one document each)."""
-    out = ['<mteval>'] if kind != "srcset" else []
+    out = ["<mteval>"] if kind != "srcset" else []
     for sysid, lines in sets.items():
-        attrs = f'setid="wmt22" srclang="de" trglang="en"' + (f' sysid="{sysid}"' if kind != "srcset" else "")
+        attrs = 'setid="wmt22" srclang="de" trglang="en"' + (f' sysid="{sysid}"' if kind != "srcset" else "")
         out.append(f"<{kind} {attrs}>")
         out.append(f'<doc docid="d1" genre="text"{f" sysid={chr(34)}{sysid}{chr(34)}" if kind != "srcset" else ""}>')
         out += [f'<seg id="{i + 1}">{_esc(s)}</seg>' for i, s in enumerate(lines)]
@@ -146,8 +146,10 @@ def rows(tools: Path, tmp: Path, meteor_jar: Path) -> list[Row]:
     me_args = ["--refs", mref] + [
         a for s in ME_SYSTEMS for a in (f"--hyps-{s}", *(str(ME / f"hyps.lc.tok.en.{s}.opt{k}") for k in range(3)))
     ]
-    me_missing = "" if (me_dir / "build" / "multeval" / "MultEval.class").exists() and meteor_jar.exists() else (
-        f"MultEval not compiled in {me_dir}/build or METEOR jar {meteor_jar} missing"
+    me_missing = (
+        ""
+        if (me_dir / "build" / "multeval" / "MultEval.class").exists() and meteor_jar.exists()
+        else (f"MultEval not compiled in {me_dir}/build or METEOR jar {meteor_jar} missing")
     )
 
     def need(p: Path, what: str) -> str:
@@ -176,8 +178,23 @@ def rows(tools: Path, tmp: Path, meteor_jar: Path) -> list[Row]:
             "paired bootstrap 1k, 16 systems vs baseline",
             "sacrebleu --paired-bs",
             [sb, str(ref16), "-i", *map(str, sys16), "-m", "bleu", "--paired-bs", "--paired-bs-n", "1000"],
-            [mt, "compare", "-r", str(ref16), "-s", *map(str, sys16), "-m", "bleu", "--test", "bootstrap",
-             "--n-resamples", "1000", "--baseline", "sys00", *q],
+            [
+                mt,
+                "compare",
+                "-r",
+                str(ref16),
+                "-s",
+                *map(str, sys16),
+                "-m",
+                "bleu",
+                "--test",
+                "bootstrap",
+                "--n-resamples",
+                "1000",
+                "--baseline",
+                "sys00",
+                *q,
+            ],
             12,
         ),
         Row(
@@ -185,19 +202,60 @@ def rows(tools: Path, tmp: Path, meteor_jar: Path) -> list[Row]:
             "AR 10k, 16 systems vs baseline",
             "sacrebleu --paired-ar",
             [sb, str(ref16), "-i", *map(str, sys16), "-m", "bleu", "--paired-ar", "--paired-ar-n", "10000"],
-            [mt, "compare", "-r", str(ref16), "-s", *map(str, sys16), "-m", "bleu", "--test", "ar",
-             "--n-resamples", "10000", "--baseline", "sys00", *q],
+            [
+                mt,
+                "compare",
+                "-r",
+                str(ref16),
+                "-s",
+                *map(str, sys16),
+                "-m",
+                "bleu",
+                "--test",
+                "ar",
+                "--n-resamples",
+                "10000",
+                "--baseline",
+                "sys00",
+                *q,
+            ],
             40,
         ),
         Row(
             "comparemt",
             "one pair, BLEU bootstrap 1k (MultEval example, 2,489 segments)",
             "compare-mt",
-            [str(cmt), mref, m0, m1, "--compare_scores", "score_type=bleu,bootstrap=1000,prob_thresh=0.05",
-             "--compare_word_accuracies", "--compare_src_word_accuracies", "--compare_ngrams",
-             "--compare_sentence_buckets", "--compare_sentence_examples"],
-            [mt, "compare", "-r", mref, "-s", m0, m1, "-m", "bleu", "--tokenize", "none", "--test", "bootstrap",
-             "--n-resamples", "1000", *q],
+            [
+                str(cmt),
+                mref,
+                m0,
+                m1,
+                "--compare_scores",
+                "score_type=bleu,bootstrap=1000,prob_thresh=0.05",
+                "--compare_word_accuracies",
+                "--compare_src_word_accuracies",
+                "--compare_ngrams",
+                "--compare_sentence_buckets",
+                "--compare_sentence_examples",
+            ],
+            [
+                mt,
+                "compare",
+                "-r",
+                mref,
+                "-s",
+                m0,
+                m1,
+                "-m",
+                "bleu",
+                "--tokenize",
+                "none",
+                "--test",
+                "bootstrap",
+                "--n-resamples",
+                "1000",
+                *q,
+            ],
             40,
             need(cmt, "compare-mt"),
         ),
@@ -206,8 +264,25 @@ def rows(tools: Path, tmp: Path, meteor_jar: Path) -> list[Row]:
             "one pair, BLEU+NIST bootstrap 1k (MultEval example, 2,489 segments)",
             "Moses bootstrap .pl",
             [perl, str(moses), m0, m1, mref],
-            [mt, "compare", "-r", mref, "-s", m0, m1, "-m", "bleu", "nist", "--tokenize", "none", "--test",
-             "bootstrap", "--n-resamples", "1000", *q],
+            [
+                mt,
+                "compare",
+                "-r",
+                mref,
+                "-s",
+                m0,
+                m1,
+                "-m",
+                "bleu",
+                "nist",
+                "--tokenize",
+                "none",
+                "--test",
+                "bootstrap",
+                "--n-resamples",
+                "1000",
+                *q,
+            ],
             60,
             need(moses, "Moses' bootstrap script"),
         ),
@@ -223,11 +298,41 @@ def rows(tools: Path, tmp: Path, meteor_jar: Path) -> list[Row]:
             "multeval",
             "BLEU+TER+Length, 3 systems x 3 runs, 10k bootstrap + 10k stratified AR",
             "MultEval",
-            [*multeval, "--metrics", "bleu", "ter", "length", "--boot-samples", "10000", "--ar-shuffles", "10000",
-             *me_args],
-            [mt, "compare", "-r", mref, "-s", *runs, "-m", "bleu", "ter", "length", "--tokenize", "none",
-             "--baseline", "baseline", "--test", "stratified-ar", "--n-bootstrap", "10000", "--n-resamples",
-             "10000", *q],
+            [
+                *multeval,
+                "--metrics",
+                "bleu",
+                "ter",
+                "length",
+                "--boot-samples",
+                "10000",
+                "--ar-shuffles",
+                "10000",
+                *me_args,
+            ],
+            [
+                mt,
+                "compare",
+                "-r",
+                mref,
+                "-s",
+                *runs,
+                "-m",
+                "bleu",
+                "ter",
+                "length",
+                "--tokenize",
+                "none",
+                "--baseline",
+                "baseline",
+                "--test",
+                "stratified-ar",
+                "--n-bootstrap",
+                "10000",
+                "--n-resamples",
+                "10000",
+                *q,
+            ],
             20,
             me_missing,
             str(me_dir),  # MultEval reads its file "constants" from the working directory

@@ -91,3 +91,19 @@ def test_validation():
     with pytest.raises(InputError, match="unknown resampling kind"):
         Plan("jackknife", 10, 10)
     assert Resampling().count(123) == 123 and Resampling(7).count(123) == 7
+
+
+def test_stratified_rows_gathered_as_items_equal_the_table_gather(monkeypatch):
+    """The fast fill (whole subset rows copied as opaque items) gives the same weights as indexing the table."""
+    import mtsig.resample as r
+
+    for groups in ((2, 1), (4, 2), (6, 3), (8, 4)):
+        plan = r.Plan("stratified", 301, 300, groups=groups, chunk_bytes=1 << 16)
+        for dtype in (np.float32, np.float64):
+            fast = np.vstack(list(plan.chunks(dtype)))
+            with monkeypatch.context() as m:
+                m.setattr(r, "_subset_rows", lambda *a: None)
+                slow = np.vstack(list(plan.chunks(dtype)))
+            assert fast.dtype == slow.dtype == dtype
+            assert np.array_equal(fast, slow), (groups, dtype)
+            assert set(np.unique(fast)) <= {0.0, 1.0}

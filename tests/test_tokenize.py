@@ -107,3 +107,19 @@ def test_batch_tokenization_equals_per_line_generated(lines):
         tok = Tokenizer(name, False)
         f = tok.function()
         assert tok.tokenize_all(Segments(list(lines))) == [f(x) for x in lines]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(blacklist_characters="\n"), max_size=30), st.booleans())
+def test_none_tokenizer_equals_sacrebleus_without_importing_it(text, lc):
+    from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
+
+    ref = NoneTokenizer()((text.lower() if lc else text).rstrip()).split()
+    assert Tokenizer("none", lc)(text) == ref
+    assert "none" in tk_names()
+
+
+def tk_names():
+    from mtsig.tokenize import available_tokenizers
+
+    return available_tokenizers()

@@ -83,6 +83,18 @@ static Py_ssize_t rule(int which, const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) {
     return k;
 }
 
+/* a str of n characters: ASCII tokens (most of them) are written byte by byte, others converted */
+static PyObject *make_str(const Py_UCS4 *c, Py_ssize_t n) {
+    Py_UCS4 max = 0;
+    for (Py_ssize_t k = 0; k < n; k++) max |= c[k];
+    if (max >= 128) return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, c, n);
+    PyObject *t = PyUnicode_New(n, 127);
+    if (!t) return NULL;
+    Py_UCS1 *d = PyUnicode_1BYTE_DATA(t);
+    for (Py_ssize_t k = 0; k < n; k++) d[k] = (Py_UCS1)c[k];
+    return t;
+}
+
 static PyObject *tokens_of(PyObject *line, Buf *w, int perl) {
     if (!PyUnicode_Check(line)) {
         PyErr_SetString(PyExc_TypeError, "rules_13a: lines must be str");
@@ -117,7 +129,7 @@ static PyObject *tokens_of(PyObject *line, Buf *w, int perl) {
         Py_ssize_t j = i;
         while (j < m && !is_ws(b[j], perl)) j++;
         if (j > i) {
-            PyObject *t = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b + i, j - i);
+            PyObject *t = make_str(b + i, j - i);
             if (!t || PyList_Append(out, t) < 0) {
                 Py_XDECREF(t);
                 Py_DECREF(out);

@@ -130,6 +130,17 @@ def subset_table(m: int, k: int) -> np.ndarray | None:
     return table
 
 
+@lru_cache(maxsize=32)
+def _subset_rows(m: int, k: int, dtype: np.dtype) -> np.ndarray | None:
+    """:func:`subset_table` in ``dtype``, each row viewed as one opaque item of ``m`` weights (a gather of
+    such items fills a stratified plan's rows about a third faster than gathering rows of a 2-d table)."""
+    table = subset_table(m, k)
+    if table is None:
+        return None
+    rows = np.ascontiguousarray(table, dtype=dtype)
+    return rows.view(np.dtype((np.void, rows.itemsize * m))).ravel()
+
+
 @dataclass(frozen=True)
 class Plan:
     """``n_resamples`` weight rows of one kind over ``n_segments`` segments, drawn block by block."""
@@ -201,7 +212,12 @@ class Plan:
             m, k = self.groups
             table = subset_table(m, k)
             if table is not None:
-                out[...] = table[rng.integers(0, table.shape[0], size=(size, self.n_segments))].reshape(size, width)
+                pick = rng.integers(0, table.shape[0], size=(size, self.n_segments))
+                rows = _subset_rows(m, k, out.dtype)
+                if rows is not None and out.flags.c_contiguous:  # whole rows of m weights copied as one item
+                    np.take(rows, pick, out=out.view(rows.dtype).reshape(size, self.n_segments))
+                else:
+                    out[...] = table[pick].reshape(size, width)
             else:
                 ranks = np.argsort(rng.random((size, self.n_segments, m)), axis=-1)
                 out[...] = (ranks < k).reshape(size, width)

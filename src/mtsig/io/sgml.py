@@ -64,12 +64,20 @@ def _attrs(raw: str) -> dict[str, str]:
     return out
 
 
+def _collapse(text: str) -> str:
+    """Whitespace runs (Perl's \\s) to one space, ends stripped. Every such character but the space is
+    non-printable to Python, so printable text without double spaces skips the regular expression."""
+    if "  " in text or not text.isprintable():
+        text = _WS.sub(" ", text)
+    return text.strip(" ")
+
+
 def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
 class _Where:
-    """"PATH: line N" of a tag, its line counted only when an error message is formatted (counting for
+    """ "PATH: line N" of a tag, its line counted only when an error message is formatted (counting for
     every tag made reading quadratic in the file's size)."""
 
     __slots__ = ("path", "text", "pos")
@@ -92,6 +100,8 @@ def read_sgml(path: str, text: str | None = None) -> list[SgmlSet]:
 
 _SEG_END = re.compile(r"<\s*/\s*seg\s*>", re.I)
 _SEG_START = re.compile(r"<\s*seg[\s>]", re.I)
+# a segment's text holding no "<" and its closing tag: the first "<" is then the first </seg> (no <seg> before)
+_SEG_TAIL = re.compile(r"([^<]*)<\s*/\s*seg\s*>", re.I)
 
 
 class _SgmlReader:
@@ -177,16 +187,21 @@ class _SgmlReader:
         segid = _attrs(rest).get("id")
         if segid is None or segid == "":
             raise InputError(f"{where}: <seg> without an id attribute")
-        end = _SEG_END.search(self.text, pos)
-        nxt = _SEG_START.search(self.text, pos)
-        if end is None or (nxt is not None and nxt.start() < end.start()):
-            raise InputError(f"{where}: <seg id={segid!r}> is not closed by </seg>")
+        plain = _SEG_TAIL.match(self.text, pos)  # text without any "<", then </seg>: the usual case
+        if plain is not None:
+            text, after = plain.group(1), plain.end()
+        else:
+            end = _SEG_END.search(self.text, pos)
+            nxt = _SEG_START.search(self.text, pos)
+            if end is None or (nxt is not None and nxt.start() < end.start()):
+                raise InputError(f"{where}: <seg id={segid!r}> is not closed by </seg>")
+            text, after = self.text[pos : end.start()], end.end()
         owner, docid, _ = self.cur_doc
         segs = owner.docs[docid]
         if segid in segs:
             raise InputError(f"{where}: segment id {segid!r} appears twice in document {docid!r}")
-        segs[segid] = _WS.sub(" ", self.text[pos : end.start()]).strip(" ")
-        return end.end()
+        segs[segid] = _collapse(text)
+        return after
 
     def _finish(self) -> list[SgmlSet]:
         if self.cur_doc is not None:
