@@ -63,6 +63,17 @@ def _write_side_inputs(tmp: Path) -> None:
                 lines.append(f"{j + 1}\t{w}\t{w}\tX\tX\t_\t{head}\t{rels[j]}\t_\t_")
             lines.append("")
         (tmp / f"{name}.conllu").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # NIST SGML: both references in one refset file, the systems in one tstset file (entities escaped)
+    for kind, files in (("refset", {r: _refs(r)[0] for r in "AB"}), ("tstset", {s: str(WMT / f"generaltest2022.de-en.hyp.{s}.en") for s in SYSTEMS})):
+        out = [f'<{kind} setid="t" srclang="de" trglang="en">']
+        for sysid, path in files.items():
+            segs = open(path, encoding="utf-8").read().splitlines()
+            out.append(f'<doc docid="d1" sysid="{sysid}">')
+            esc = (x.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") for x in segs)
+            out += [f'<seg id="{i + 1}">{x}</seg>' for i, x in enumerate(esc)]
+            out.append("</doc>")
+        out.append(f"</{kind}>")
+        (tmp / f"{kind[:3]}.sgm").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
 def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
@@ -323,6 +334,18 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
         ),
         ("compare from stats", ["compare", "--stats", "OUT/stats.npz", "-t", "ar", "bootstrap", "-f", "json"], []),
         ("score from stats", ["score", "--stats", "OUT/stats.npz", "-m", "bleu", "--ci", "-f", "json"], []),
+        (
+            "score sgml mteval-13a",
+            ["score", "-r", str(tmp / "ref.sgm"), "-s", str(tmp / "tst.sgm"), "-m", "bleu", "nist", "--tokenize",
+             "mteval-13a"],
+            [],
+        ),  # fmt: skip
+        (
+            "runs stratified-ar ter",
+            ["compare", "-r", *me_ref, "-s", *runs, "-m", "bleu", "ter", "length", "--tokenize", "none", "-b",
+             "baseline", "--test", "stratified-ar", "--n-bootstrap", "1000", "--n-resamples", "1000"],
+            [],
+        ),  # fmt: skip
         (
             "runs text",
             [
