@@ -64,7 +64,8 @@ def _write_side_inputs(tmp: Path) -> None:
             lines.append("")
         (tmp / f"{name}.conllu").write_text("\n".join(lines) + "\n", encoding="utf-8")
     # NIST SGML: both references in one refset file, the systems in one tstset file (entities escaped)
-    for kind, files in (("refset", {r: _refs(r)[0] for r in "AB"}), ("tstset", {s: str(WMT / f"generaltest2022.de-en.hyp.{s}.en") for s in SYSTEMS})):
+    tst = {s: str(WMT / f"generaltest2022.de-en.hyp.{s}.en") for s in SYSTEMS}
+    for kind, files in (("refset", {r: _refs(r)[0] for r in "AB"}), ("tstset", tst)):
         out = [f'<{kind} setid="t" srclang="de" trglang="en">']
         for sysid, path in files.items():
             segs = open(path, encoding="utf-8").read().splitlines()
@@ -336,16 +337,45 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
         ("score from stats", ["score", "--stats", "OUT/stats.npz", "-m", "bleu", "--ci", "-f", "json"], []),
         (
             "score sgml mteval-13a",
-            ["score", "-r", str(tmp / "ref.sgm"), "-s", str(tmp / "tst.sgm"), "-m", "bleu", "nist", "--tokenize",
-             "mteval-13a"],
+            [
+                "score",
+                "-r",
+                str(tmp / "ref.sgm"),
+                "-s",
+                str(tmp / "tst.sgm"),
+                "-m",
+                "bleu",
+                "nist",
+                "--tokenize",
+                "mteval-13a",
+            ],
             [],
-        ),  # fmt: skip
+        ),
         (
             "runs stratified-ar ter",
-            ["compare", "-r", *me_ref, "-s", *runs, "-m", "bleu", "ter", "length", "--tokenize", "none", "-b",
-             "baseline", "--test", "stratified-ar", "--n-bootstrap", "1000", "--n-resamples", "1000"],
+            [
+                "compare",
+                "-r",
+                *me_ref,
+                "-s",
+                *runs,
+                "-m",
+                "bleu",
+                "ter",
+                "length",
+                "--tokenize",
+                "none",
+                "-b",
+                "baseline",
+                "--test",
+                "stratified-ar",
+                "--n-bootstrap",
+                "1000",
+                "--n-resamples",
+                "1000",
+            ],
             [],
-        ),  # fmt: skip
+        ),
         (
             "runs text",
             [
