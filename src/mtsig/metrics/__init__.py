@@ -10,13 +10,15 @@ from mtsig.metrics.base import Metric
 from mtsig.metrics.bleu import BLEU, LengthRatio, ModifiedBLEU
 from mtsig.metrics.chrf import CHRF, CHRFpp
 from mtsig.metrics.depf import DepF
+from mtsig.metrics.meteor import METEOR
 from mtsig.metrics.nist import NIST
 from mtsig.metrics.options import Option, SideInput
 from mtsig.metrics.segscore import SegmentScores
 from mtsig.metrics.ter import TER
 
 REGISTRY: dict[str, type[Metric]] = {
-    cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores)
+    cls.name: cls
+    for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores, METEOR)
 }
 ALIASES = {"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length", "chrfpp": "chrf++"}
 ENTRY_POINT_GROUP = "mtsig.metrics"
@@ -120,6 +122,7 @@ __all__ = [
     "CHRF",
     "CHRFpp",
     "DepF",
+    "METEOR",
     "SegmentScores",
     "REGISTRY",
     "get_metric",

@@ -1,0 +1,162 @@
+"""METEOR statistics of one segment and the score of summed statistics, as ``meteor-1.5.jar`` computes them.
+
+Statistics (23 columns, the jar's ``-ssOut`` order): hypothesis and reference length, their function
+words, then per stage slot (exact, 2nd, 3rd, 4th stage of the module list) the hypothesis content
+matches, reference content matches, hypothesis function-word matches, reference function-word matches;
+then chunks, hypothesis and reference matched words. Chunks are stored as the jar sums them: a segment
+that matches completely in one chunk adds none (``MeteorStats.addStats``), so the corpus score of summed
+rows is the jar's system score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mtsig.meteor.align import Candidates, count_chunks, java_hash, match_keys, match_paraphrases, search
+from mtsig.meteor.align import match_synonyms
+from mtsig.meteor.normalize import java_tokens
+from mtsig.meteor.params import EXACT, PARAPHRASE, STEM, SYNONYM, Config
+
+N_STATS = 23
+STAT_NAMES = [
+    "hyp_len",
+    "ref_len",
+    "hyp_func",
+    "ref_func",
+    *(f"{side}_{kind}_{k + 1}" for k in range(4) for side, kind in (("hyp", "c"), ("ref", "c"), ("hyp", "f"), ("ref", "f"))),
+    "chunks",
+    "hyp_matched_words",
+    "ref_matched_words",
+]
+_TC, _CH = 4, 20
+
+
+def _utf16_len(word: str) -> int:
+    return len(word) + sum(1 for c in word if ord(c) > 0xFFFF)
+
+
+class PairScorer:
+    """Aligns a hypothesis with a reference (both already normalized / lowercased) and returns the row."""
+
+    def __init__(self, cfg: Config, function_words, stemmer=None, synonyms=None, paraphrases=None):
+        self.cfg = cfg
+        self.fw = function_words
+        self.stemmer = stemmer
+        self.synonyms = synonyms
+        self.para = paraphrases
+        self._stem_memo: dict[str, int] = {}
+        self._fw_memo: dict[str, bool] = {}
+        self.weights = np.zeros(4)
+        self.weights[: len(cfg.weights)] = cfg.weights[:4]
+
+    def _stem_key(self, w: str) -> int:
+        k = self._stem_memo.get(w)
+        if k is None:
+            k = self._stem_memo[w] = java_hash(self.stemmer(w))
+        return k
+
+    def _is_fw(self, w: str) -> bool:
+        f = self._fw_memo.get(w)
+        if f is None:
+            f = self._fw_memo[w] = w.lower() in self.fw
+        return f
+
+    def candidates(self, w1: list[str], w2: list[str], k1: list[int], k2: list[int], ph1, ph2) -> Candidates:
+        cands = Candidates(len(w1), len(w2))
+        stages = self.cfg.modules
+        if len(w1) == len(w2) and k1 == k2:
+            stages = stages[:1]  # identical: the first stage only (the jar avoids search errors so)
+        for s, mod in enumerate(stages):
+            if mod == EXACT:
+                match_keys(cands, s, k1, k2, None, None)
+            elif mod == STEM:
+                match_keys(cands, s, [self._stem_key(w) for w in w1], [self._stem_key(w) for w in w2], k1, k2)
+            elif mod == SYNONYM:
+                sets = self.synonyms.sets
+                match_synonyms(cands, s, [sets(w) for w in w1], [sets(w) for w in w2], k1, k2)
+            elif mod == PARAPHRASE:
+                match_paraphrases(cands, s, self.para, ph1(), ph2())
+        return cands
+
+    def row(self, w1: list[str], w2: list[str], ph1=None, ph2=None) -> np.ndarray:
+        """Statistics of hypothesis words ``w1`` against reference words ``w2`` (``ph``: callables giving
+        the paraphrase-table phrases of each side, computed once per line)."""
+        k1 = [java_hash(w) for w in w1]
+        k2 = [java_hash(w) for w in w2]
+        if ph1 is None and self.para is not None:
+            ph1, ph2 = (lambda: self.para.phrases(w1)), (lambda: self.para.phrases(w2))
+        cands = self.candidates(w1, w2, k1, k2, ph1, ph2)
+        chosen = search(cands, len(w2), self.cfg.modules, self.cfg.beam)
+        f1 = [self._is_fw(w) for w in w1]
+        f2 = [self._is_fw(w) for w in w2]
+        size1 = [_utf16_len(w) for w in w1] if self.cfg.char_based else [1] * len(w1)
+        size2 = [_utf16_len(w) for w in w2] if self.cfg.char_based else [1] * len(w2)
+        r = np.zeros(N_STATS)
+        r[0], r[1] = sum(size1), sum(size2)
+        r[2] = sum(s for s, f in zip(size1, f1) if f)
+        r[3] = sum(s for s, f in zip(size2, f2) if f)
+        words1 = words2 = 0
+        for j, length, i, mlen, stage in chosen:
+            base = _TC + 4 * stage
+            for k in range(i, i + mlen):
+                r[base + (2 if f1[k] else 0)] += size1[k]
+            for k in range(j, j + length):
+                r[base + 1 + (2 if f2[k] else 0)] += size2[k]
+            words1 += mlen
+            words2 += length
+        r[_CH] = count_chunks(chosen)
+        r[21], r[22] = words1, words2
+        return r
+
+
+def effective_chunks(rows: np.ndarray) -> np.ndarray:
+    """Zero the chunks of rows that match completely in one chunk (the jar's aggregation rule)."""
+    rows = np.array(rows, dtype=np.float64, copy=True)
+    t_total = rows[..., _TC:_CH:4].sum(-1) + rows[..., _TC + 2 : _CH : 4].sum(-1)
+    r_total = rows[..., _TC + 1 : _CH : 4].sum(-1) + rows[..., _TC + 3 : _CH : 4].sum(-1)
+    perfect = (t_total == rows[..., 0]) & (r_total == rows[..., 1]) & (rows[..., _CH] == 1)
+    rows[..., _CH] = np.where(perfect, 0.0, rows[..., _CH])
+    return rows
+
+
+def score(totals: np.ndarray, params, weights) -> np.ndarray:
+    """The jar's ``computeMetrics``: METEOR (0..1) of statistics with any leading axes."""
+    t = np.asarray(totals, dtype=np.float64)
+    alpha, beta, gamma, delta = params
+    w = np.zeros(4)
+    w[: min(4, len(weights))] = weights[:4]
+    tl, rl, tf, rf = t[..., 0], t[..., 1], t[..., 2], t[..., 3]
+    tc, rc, tfm, rfm = (t[..., _TC + k : _CH : 4] for k in range(4))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t_wlen = delta * (tl - tf) + (1.0 - delta) * tf
+        r_wlen = delta * (rl - rf) + (1.0 - delta) * rf
+        t_wm = np.zeros(t.shape[:-1])
+        r_wm = np.zeros(t.shape[:-1])
+        for k in range(4):  # the jar's order of additions
+            t_wm = t_wm + tc[..., k] * w[k] * delta
+        for k in range(4):
+            r_wm = r_wm + rc[..., k] * w[k] * delta
+        for k in range(4):
+            t_wm = t_wm + tfm[..., k] * w[k] * (1.0 - delta)
+        for k in range(4):
+            r_wm = r_wm + rfm[..., k] * w[k] * (1.0 - delta)
+        p = t_wm / t_wlen
+        r = r_wm / r_wlen
+        fmean = 1.0 / ((1.0 - alpha) / p + alpha / r)
+        t_total = tc.sum(-1) + tfm.sum(-1)
+        r_total = rc.sum(-1) + rfm.sum(-1)
+        chunks = t[..., _CH]
+        perfect = (t_total == tl) & (r_total == rl) & (chunks == 1)
+        frag = np.where(perfect, 0.0, chunks / ((t[..., 21] + t[..., 22]) / 2))
+        s = fmean * (1.0 - gamma * np.power(frag, beta))
+    s = np.where(np.isnan(s), 0.0, np.maximum(s, 0.0))
+    return s
+
+
+def tokens(line: str, cfg: Config, norm) -> list[str]:
+    """The words the jar aligns: normalized (``-norm``), lowercased (``-norm``/``-lower``), then split."""
+    if norm is not None:
+        line = norm(line)
+    if cfg.normalize != "none":
+        line = line.lower()
+    return java_tokens(line)
