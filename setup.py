@@ -1,9 +1,10 @@
-"""Build the optional C extensions (the TER search; the 13a tokenization rules and word coding); everything else
+"""Build the optional C extensions (the TER search; the 13a tokenization rules and word coding; METEOR's
+alignment search); everything else
 is in pyproject.toml.
 
 Both are optional: when they cannot be compiled (no C compiler), mtsig installs anyway; TER falls back to
 sacreBLEU's pure-Python search (slow, same numbers, with a warning), tokenization to the same rules as Python
-regular expressions (slower, same tokens).
+regular expressions (slower, same tokens), METEOR's search to its Python version (slower, same alignments).
 """
 
 from setuptools import Extension, setup
@@ -12,5 +13,6 @@ setup(
     ext_modules=[
         Extension("mtsig._ter", ["src/mtsig/_ter.c"], optional=True, extra_compile_args=["-O3"]),
         Extension("mtsig._tok", ["src/mtsig/_tok.c"], optional=True, extra_compile_args=["-O3"]),
+        Extension("mtsig._meteor", ["src/mtsig/_meteor.c"], optional=True, extra_compile_args=["-O3"]),
     ]
 )

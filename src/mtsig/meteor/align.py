@@ -19,7 +19,17 @@ Reproduced as the jar has them (each changes numbers, so none is "fixed" here):
 
 from __future__ import annotations
 
+from array import array
+
 from mtsig.meteor.params import EXACT, PARAPHRASE, STEM, SYNONYM
+
+try:
+    from mtsig import _meteor
+
+    COMPILED = True
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _meteor = None
+    COMPILED = False
 
 #: weights the jar's search uses per stage (exact first; any other stage 0.5)
 SEARCH_WEIGHT = {EXACT: 1.0, STEM: 0.5, SYNONYM: 0.5, PARAPHRASE: 0.5}
@@ -69,11 +79,16 @@ def match_keys(cands: Candidates, stage: int, keys1: list[int], keys2: list[int]
 
 
 def match_synonyms(cands: Candidates, stage: int, sets1: list, sets2: list, words1, words2) -> None:
+    where: dict[int, list[int]] = {}
+    for i, s1 in enumerate(sets1):
+        for x in s1:
+            where.setdefault(x, []).append(i)
     for j, s2 in enumerate(sets2):
-        if not s2:
-            continue
-        for i, s1 in enumerate(sets1):
-            if words1[i] != words2[j] and not s1.isdisjoint(s2):
+        found: set[int] = set()
+        for x in s2:
+            found.update(where.get(x, ()))
+        for i in sorted(found):
+            if words1[i] != words2[j]:
                 cands.add(j, 1, i, 1, stage)
 
 
@@ -116,7 +131,24 @@ def _masks(m) -> tuple[int, int]:
 
 
 def search(cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int) -> list:
-    """The jar's beam search; returns the chosen matches (each ``(j, len, i, mlen, stage)``)."""
+    """The jar's beam search; returns the chosen matches (each ``(j, len, i, mlen, stage)``), sorted.
+    Runs in the compiled ``mtsig._meteor`` when it is built, else in :func:`search_python`."""
+    if not COMPILED:  # pragma: no cover
+        return search_python(cands, n2, stage_modules, beam)
+    flat = [m for ms in cands.by_start for m in ms]
+    if not flat:
+        return []
+    off = array("i", [0])
+    for ms in cands.by_start:
+        off.append(off[-1] + len(ms))
+    rows = array("i", [x for m in flat for x in m])
+    weights = [SEARCH_WEIGHT[mod] for mod in stage_modules]
+    chosen = _meteor.search(rows, off, len(cands.cov1), n2, weights, beam)
+    return sorted(flat[k] for k in chosen)
+
+
+def search_python(cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int) -> list:
+    """The jar's beam search in Python (the reference the compiled search is tested against)."""
     weights = [SEARCH_WEIGHT[mod] for mod in stage_modules]
     fixed: list = [None] * n2
     start = _Path()

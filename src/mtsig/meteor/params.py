@@ -210,6 +210,8 @@ def resolve(
         w = w + (0.0,) * (len(mods) - len(w))
     if beam < 1:
         raise InputError(f"METEOR: the beam size must be at least 1, got {beam}", param="meteor_beam")
+    # The jar's API switches to characters for util, but its command line resets that unless -ch is given
+    # (MeteorConfiguration reads the charBased property after the task): mtsig follows the command line.
     if char_based is None:
-        char_based = task == "util"
+        char_based = False
     return Config(name, code, label, tuple(p), tuple(mods), tuple(w), normalize, bool(char_based), int(beam))

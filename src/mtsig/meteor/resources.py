@@ -238,17 +238,20 @@ class Paraphrases:
         a = np.asarray(s_pid, dtype=np.int64)
         b = np.asarray(o_pid, dtype=np.int64)
         keys = (a[:, None] << 32 | b[None, :]).ravel()
-        lo = np.searchsorted(self.pairs, keys, "left")
-        hi = np.searchsorted(self.pairs, keys, "right")
-        hit = np.flatnonzero(hi > lo)
+        pairs = self.pairs
+        lo = np.searchsorted(pairs, keys)
+        hit = np.flatnonzero(pairs[np.minimum(lo, len(pairs) - 1)] == keys)
         if not hit.size:
             return []
         out = []
         nb = len(o_pid)
+        last = len(pairs)
         for h in hit.tolist():
             si, oi = divmod(h, nb)
-            for k in range(int(lo[h]), int(hi[h])):
+            k, key = int(lo[h]), int(keys[h])
+            while k < last and pairs[k] == key:  # the same pair listed more than once: each is a match
                 out.append((s_start[si], s_len[si], int(self.order[k]), o_start[oi], o_len[oi]))
+                k += 1
         out.sort()
         return [(p, q, L, ol) for p, L, _, q, ol in out]
 

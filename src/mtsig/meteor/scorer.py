@@ -45,6 +45,7 @@ class PairScorer:
         self.synonyms = synonyms
         self.para = paraphrases
         self._stem_memo: dict[str, int] = {}
+        self._phrase_memo: dict[tuple[str, ...], tuple] = {}
         self._fw_memo: dict[str, bool] = {}
         self.weights = np.zeros(4)
         self.weights[: len(cfg.weights)] = cfg.weights[:4]
@@ -60,6 +61,13 @@ class PairScorer:
         if f is None:
             f = self._fw_memo[w] = w.lower() in self.fw
         return f
+
+    def _phrases(self, words: list[str]):
+        key = tuple(words)
+        p = self._phrase_memo.get(key)
+        if p is None:
+            p = self._phrase_memo[key] = self.para.phrases(words)
+        return p
 
     def candidates(self, w1: list[str], w2: list[str], k1: list[int], k2: list[int], ph1, ph2) -> Candidates:
         cands = Candidates(len(w1), len(w2))
@@ -84,7 +92,7 @@ class PairScorer:
         k1 = [java_hash(w) for w in w1]
         k2 = [java_hash(w) for w in w2]
         if ph1 is None and self.para is not None:
-            ph1, ph2 = (lambda: self.para.phrases(w1)), (lambda: self.para.phrases(w2))
+            ph1, ph2 = (lambda: self._phrases(w1)), (lambda: self._phrases(w2))
         cands = self.candidates(w1, w2, k1, k2, ph1, ph2)
         chosen = search(cands, len(w2), self.cfg.modules, self.cfg.beam)
         f1 = [self._is_fw(w) for w in w1]

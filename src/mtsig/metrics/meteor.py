@@ -43,7 +43,9 @@ class METEOR(Metric):
         "meteor_weights": Option(None, "METEOR: stage weights, e.g. '1.0 0.6 0.8 0.6'", type=str),
         "meteor_params": Option(None, "METEOR: 'alpha beta gamma delta'", type=str),
         "meteor_beam": Option(40, "METEOR: beam size of the alignment search"),
-        "meteor_char": Option(False, "METEOR: character-based lengths and matches (the jar's -ch; util sets it)"),
+        "meteor_char": Option(
+            False, "METEOR: character-based lengths and matches (the jar's -ch; util does not imply it, as on its command line)"
+        ),
         "meteor_jar": Option(None, "METEOR: meteor-1.5.jar to read resources from (default: pycocoevalcap's)", type=str),
         "meteor_paraphrase": Option(None, "METEOR: paraphrase table (default: data/paraphrase-LANG.gz by the jar)", type=str),
         "meteor_words": Option(None, "METEOR: function-word list (default: the jar's English list, as the jar)", type=str),

@@ -1,0 +1,135 @@
+"""METEOR parity with the official meteor-1.5.jar, run as an oracle on the shared data (marked java, slow).
+
+Segment scores must equal the jar's to 1e-6 on at least 99.9% of segments (every segment that does not is
+printed), system scores to 4 decimals (0..1 scale; mtsig reports x 100).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from mtsig.metrics import get_metric
+from tests.data import MULTEVAL, WMT, WMT_SYSTEMS, need, wmt_hyp, wmt_ref
+from tests.meteor.jar import run_many
+
+pytestmark = [pytest.mark.slow, pytest.mark.java]
+
+
+def _lines(path) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return f.read().split("\n")[:-1]
+
+
+def _opts(flags: list[str]) -> dict:
+    """mtsig options for the jar flags used here."""
+    o: dict = {}
+    it = iter(flags)
+    for f in it:
+        if f == "-norm":
+            o["meteor_norm"] = True
+        elif f == "-noPunct":
+            o["meteor_no_punct"] = True
+        elif f == "-ch":
+            o["meteor_char"] = True
+        elif f == "-lower":
+            o["meteor_lower"] = True
+        elif f == "-m":
+            o["meteor_modules"] = next(it)
+        elif f == "-t":
+            o["meteor_task"] = next(it)
+        elif f == "-l":
+            o["meteor_lang"] = next(it)
+    return o
+
+
+def _jobs():
+    wmt, me = need(WMT), need(MULTEVAL)
+    ref_a, ref_b = _lines(wmt_ref(wmt, "A")), _lines(wmt_ref(wmt, "B"))
+    jobs = {}
+    for s in WMT_SYSTEMS:
+        hyp = _lines(wmt_hyp(wmt, s))
+        jobs[f"wmt-1ref-{s}"] = (hyp, [ref_a], ["-l", "en", "-norm"])
+        jobs[f"wmt-2ref-{s}"] = (hyp, [ref_a, ref_b], ["-l", "en", "-norm"])
+    me_ref = _lines(me / "refs.test2010.lc.tok.en.0")
+    for s in ("baseline", "sys1"):
+        for k in range(3):
+            # as MultEval calls the jar: no normalization (its text is lowercased and tokenized already)
+            jobs[f"multeval-{s}-opt{k}"] = (_lines(me / f"hyps.lc.tok.en.{s}.opt{k}"), [me_ref], ["-l", "en"])
+    ob = _lines(wmt_hyp(wmt, "Online-B"))
+    for mods in ("exact", "exact stem", "exact stem synonym"):
+        jobs[f"modules-{mods}"] = (ob, [ref_a], ["-l", "en", "-norm", "-m", mods])
+    head = slice(0, 400)
+    jobs["task-util"] = (ob[head], [ref_a[head]], ["-l", "en", "-norm", "-t", "util"])
+    jobs["task-util-ch"] = (ob[head], [ref_a[head]], ["-l", "en", "-norm", "-t", "util", "-ch"])
+    jobs["task-hter"] = (ob[head], [ref_a[head]], ["-l", "en", "-norm", "-t", "hter"])
+    jobs["norm-nopunct"] = (ob[head], [ref_a[head]], ["-l", "en", "-norm", "-noPunct"])
+    jobs["lower"] = (ob[head], [ref_b[head]], ["-l", "en", "-lower"])
+    src = _lines(wmt / "generaltest2022.de-en.src.de")
+    shuffled = src[:]
+    random.Random(7).shuffle(shuffled)
+    # German with the stages its resources allow here (no German paraphrase table ships with pycocoevalcap)
+    jobs["german-self"] = (src, [src], ["-l", "de", "-norm", "-m", "exact stem"])
+    jobs["german-shuffled"] = (shuffled, [src], ["-l", "de", "-norm", "-m", "exact stem"])
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def parity():
+    jobs = _jobs()
+    jar = run_many(jobs)
+    ours = {}
+    for name, (hyp, refs, flags) in jobs.items():
+        m = get_metric("meteor", **_opts(flags))
+        m.prepare(refs)
+        S = m.stats(hyp)
+        ours[name] = (m.sentence_scores(S) / 100.0, m.corpus_score(S) / 100.0, hyp, refs)
+    return jar, ours
+
+
+def _check(name, jar, ours):
+    (j_seg, j_sys), (o_seg, o_sys, hyp, refs) = jar[name], ours[name]
+    j_seg = np.asarray(j_seg)
+    bad = np.flatnonzero(np.abs(j_seg - o_seg) > 1e-6)
+    for i in bad:
+        print(f"{name}: segment {i + 1}: jar {j_seg[i]!r} mtsig {o_seg[i]!r}\n  hyp: {hyp[i]}\n  ref: {refs[0][i]}")
+    assert len(bad) <= 0.001 * len(j_seg), f"{name}: {len(bad)} of {len(j_seg)} segments differ"
+    assert round(o_sys, 4) == round(j_sys, 4), (name, o_sys, j_sys)
+    return len(j_seg), len(bad), abs(o_sys - j_sys)
+
+
+@pytest.mark.parametrize("system", WMT_SYSTEMS)
+@pytest.mark.parametrize("nrefs", [1, 2])
+def test_wmt22(parity, system, nrefs):
+    _check(f"wmt-{nrefs}ref-{system}", *parity)
+
+
+@pytest.mark.parametrize("system", ["baseline", "sys1"])
+@pytest.mark.parametrize("run", [0, 1, 2])
+def test_multeval_runs(parity, system, run):
+    _check(f"multeval-{system}-opt{run}", *parity)
+
+
+def test_multeval_sys2_is_the_baseline():
+    """sys2's runs are byte-identical to the baseline's, so the baseline's parity covers them."""
+    me = need(MULTEVAL)
+    for k in range(3):
+        assert (me / f"hyps.lc.tok.en.sys2.opt{k}").read_bytes() == (me / f"hyps.lc.tok.en.baseline.opt{k}").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["modules-exact", "modules-exact stem", "modules-exact stem synonym"])
+def test_module_subsets(parity, name):
+    _check(name, *parity)
+
+
+@pytest.mark.parametrize("name", ["task-util", "task-util-ch", "task-hter", "norm-nopunct", "lower"])
+def test_tasks_and_normalization(parity, name):
+    _check(name, *parity)
+
+
+@pytest.mark.parametrize("name", ["german-self", "german-shuffled"])
+def test_german_exact_stem(parity, name):
+    n, _, _ = _check(name, *parity)
+    assert n == 1984
