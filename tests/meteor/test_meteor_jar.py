@@ -116,7 +116,9 @@ def test_multeval_sys2_is_the_baseline():
     """sys2's runs are byte-identical to the baseline's, so the baseline's parity covers them."""
     me = need(MULTEVAL)
     for k in range(3):
-        assert (me / f"hyps.lc.tok.en.sys2.opt{k}").read_bytes() == (me / f"hyps.lc.tok.en.baseline.opt{k}").read_bytes()
+        assert (me / f"hyps.lc.tok.en.sys2.opt{k}").read_bytes() == (
+            me / f"hyps.lc.tok.en.baseline.opt{k}"
+        ).read_bytes()
 
 
 @pytest.mark.parametrize("name", ["modules-exact", "modules-exact stem", "modules-exact stem synonym"])

@@ -147,7 +147,9 @@ def search(cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int
     return sorted(flat[k] for k in chosen)
 
 
-def search_python(cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int) -> list:
+def search_python(  # noqa: C901 - a literal port of the jar's method, kept whole as the reference
+    cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int
+) -> list:
     """The jar's beam search in Python (the reference the compiled search is tested against)."""
     weights = [SEARCH_WEIGHT[mod] for mod in stage_modules]
     fixed: list = [None] * n2

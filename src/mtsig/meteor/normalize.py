@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import re
 
-ALPHA = "A-Za-z\u0160\u017d\u0161\u017e\u0178\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017e\u0400-\u04ff\u0500-\u0527\ua640-\ua66e\ua67e-\ua697\u1d00-\u1d7f"
+# Western European, then Cyrillic (as the jar spells them)
+ALPHA = (
+    "A-Za-z\u0160\u017d\u0161\u017e\u0178\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017e"
+    "\u0400-\u04ff\u0500-\u0527\ua640-\ua66e\ua67e-\ua697\u1d00-\u1d7f"
+)
 ALNUM = "0-9" + ALPHA
 _JWS = " \t\n\x0b\x0c\r"  # Java's \s
 _DIGIT = "0-9"  # Java's \p{Digit}

@@ -174,7 +174,7 @@ def module_ids(text: str) -> tuple[int, ...]:
     return tuple(ids)
 
 
-def resolve(
+def resolve(  # noqa: PLR0913 - one keyword per flag of the jar
     lang: str = "en",
     task: str = "rank",
     *,

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtsig.meteor.align import Candidates, count_chunks, java_hash, match_keys, match_paraphrases, search
-from mtsig.meteor.align import match_synonyms
+from mtsig.meteor.align import (
+    Candidates,
+    count_chunks,
+    java_hash,
+    match_keys,
+    match_paraphrases,
+    match_synonyms,
+    search,
+)
 from mtsig.meteor.normalize import java_tokens
 from mtsig.meteor.params import EXACT, PARAPHRASE, STEM, SYNONYM, Config
 
@@ -23,7 +30,11 @@ STAT_NAMES = [
     "ref_len",
     "hyp_func",
     "ref_func",
-    *(f"{side}_{kind}_{k + 1}" for k in range(4) for side, kind in (("hyp", "c"), ("ref", "c"), ("hyp", "f"), ("ref", "f"))),
+    *(
+        f"{side}_{kind}_{k + 1}"
+        for k in range(4)
+        for side, kind in (("hyp", "c"), ("ref", "c"), ("hyp", "f"), ("ref", "f"))
+    ),
     "chunks",
     "hyp_matched_words",
     "ref_matched_words",

@@ -17,8 +17,7 @@ from mtsig.metrics.segscore import SegmentScores
 from mtsig.metrics.ter import TER
 
 REGISTRY: dict[str, type[Metric]] = {
-    cls.name: cls
-    for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores, METEOR)
+    cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores, METEOR)
 }
 ALIASES = {"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length", "chrfpp": "chrf++"}
 ENTRY_POINT_GROUP = "mtsig.metrics"

@@ -44,11 +44,19 @@ class METEOR(Metric):
         "meteor_params": Option(None, "METEOR: 'alpha beta gamma delta'", type=str),
         "meteor_beam": Option(40, "METEOR: beam size of the alignment search"),
         "meteor_char": Option(
-            False, "METEOR: character-based lengths and matches (the jar's -ch; util does not imply it, as on its command line)"
+            False,
+            "METEOR: character-based lengths and matches (the jar's -ch; util does not imply it, as on the jar's "
+            "command line)",
         ),
-        "meteor_jar": Option(None, "METEOR: meteor-1.5.jar to read resources from (default: pycocoevalcap's)", type=str),
-        "meteor_paraphrase": Option(None, "METEOR: paraphrase table (default: data/paraphrase-LANG.gz by the jar)", type=str),
-        "meteor_words": Option(None, "METEOR: function-word list (default: the jar's English list, as the jar)", type=str),
+        "meteor_jar": Option(
+            None, "METEOR: meteor-1.5.jar to read resources from (default: pycocoevalcap's)", type=str
+        ),
+        "meteor_paraphrase": Option(
+            None, "METEOR: paraphrase table (default: data/paraphrase-LANG.gz by the jar)", type=str
+        ),
+        "meteor_words": Option(
+            None, "METEOR: function-word list (default: the jar's English list, as the jar)", type=str
+        ),
     }
 
     def __init__(self, **opts: Any):

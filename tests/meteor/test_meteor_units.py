@@ -1,0 +1,149 @@
+"""METEOR pieces without the jar: Java's hash, the compiled search against the Python one, options and
+errors, the paraphrase cache, a hand-made table, identical systems."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import numpy as np
+import pytest
+
+from mtsig.errors import InputError
+from mtsig.meteor import align
+from mtsig.meteor.align import Candidates, java_hash, search, search_python
+from mtsig.meteor.params import resolve
+from mtsig.metrics import get_metric
+
+
+def test_java_hash_values():
+    assert java_hash("") == 0
+    assert java_hash("a") == 97
+    assert java_hash("hello") == 99162322  # Java: "hello".hashCode()
+    assert java_hash("Aa") == java_hash("BB") == 2112  # a real collision the jar treats as a match
+    assert java_hash("\U0001f600") == 1772899  # surrogate pair: two UTF-16 units
+    assert java_hash("polygenelubricants") == -2147483648
+
+
+def _random_cands(rng: random.Random) -> tuple[Candidates, int]:
+    n1, n2 = rng.randint(0, 14), rng.randint(0, 14)
+    c = Candidates(n1, n2)
+    for stage in range(rng.randint(1, 4)):
+        for j in range(n2):
+            for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
+                length = rng.choice([1, 1, 1, 2, 3])
+                mlen = rng.choice([1, 1, 2])
+                if n1 == 0 or j + length > n2:
+                    continue
+                i = rng.randrange(0, max(1, n1 - mlen + 1))
+                if i + mlen <= n1:
+                    c.add(j, length, i, mlen, stage)
+    return c, n2
+
+
+@pytest.mark.skipif(not align.COMPILED, reason="mtsig._meteor is not built")
+def test_compiled_search_equals_python_search():
+    rng = random.Random(11)
+    for _ in range(3000):
+        cands, n2 = _random_cands(rng)
+        mods = (0, 1, 2, 3)
+        beam = rng.choice([1, 2, 5, 40])
+        assert search(cands, n2, mods, beam) == sorted(search_python(cands, n2, mods, beam))
+
+
+def test_options_resolve_like_the_jar():
+    c = resolve("de", "rank")
+    assert c.modules == (0, 1, 3) and c.weights == (1.0, 0.8, 0.2) and c.params == (0.95, 1.0, 0.55, 0.55)
+    c = resolve("en", "rank", modules="exact stem")
+    assert c.weights == (1.0, 0.6) and c.task == "custom"
+    c = resolve("en", "rank", modules="exact stem synonym paraphrase exact")
+    assert c.weights == (1.0, 0.6, 0.8, 0.6, 0.0)  # missing weights are 0, as in the jar
+    assert resolve("da").task == "li" or resolve("da", "rank").params == (0.0, 0.0, 0.0, 0.0)
+    assert resolve("en", "li").params == (0.75, 1.40, 0.70, 0.50)
+
+
+@pytest.mark.parametrize(
+    ("opts", "needle"),
+    [
+        ({"meteor_lang": "xx-klingon"}, "unknown language"),
+        ({"meteor_task": "fluency"}, "unknown task"),
+        ({"meteor_modules": "exact wordnet"}, "unknown module"),
+        ({"meteor_params": "0.5 1"}, "needs 4 numbers"),
+        ({"meteor_beam": 0}, "beam size"),
+        ({"meteor_lang": "da", "meteor_norm": True}, "no normalizer"),
+    ],
+)
+def test_bad_options_are_one_line_errors(opts, needle):
+    with pytest.raises(InputError, match=needle):
+        get_metric("meteor", **opts)
+
+
+def test_missing_resources_say_what_provides_them(tmp_path):
+    m = get_metric("meteor", meteor_jar=str(tmp_path / "nope.jar"))
+    m.prepare([["a"]])
+    with pytest.raises(InputError, match="jar .* not found"):
+        m.stats(["a"])
+    m = get_metric("meteor", meteor_lang="fr")  # pycocoevalcap has no French paraphrase table
+    m.prepare([["le chat"]])
+    with pytest.raises(InputError, match="--meteor-paraphrase"):
+        m.stats(["un chat"])
+
+
+def _table(path, entries):
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for a, b in entries:
+            f.write(f"0.5\n{a}\n{b}\n")
+
+
+def test_hand_made_paraphrase_table_and_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
+    table = tmp_path / "para.gz"
+    _table(table, [("big house", "mansion"), ("mansion", "big house"), ("quick", "fast")])
+    m = get_metric("meteor", meteor_modules="exact paraphrase", meteor_paraphrase=str(table))
+    m.prepare([["he owns a mansion now", "a fast car"]])
+    S = m.stats(["he owns a big house now", "a quick car"])
+    # paraphrase stage slot (4th column group: stage 2 = index 1): hyp content + function, ref content + function
+    para_hyp = S[:, 8] + S[:, 10]
+    para_ref = S[:, 9] + S[:, 11]
+    assert para_hyp.tolist() == [2.0, 1.0] and para_ref.tolist() == [1.0, 1.0]
+    meta = json.loads(next((tmp_path / "cache" / "meteor").glob("*.json")).read_text())
+    assert meta["size"] == table.stat().st_size
+    # a corrupted cache is detected by its checksum and rebuilt
+    from mtsig.meteor import resources
+
+    pkl = next((tmp_path / "cache" / "meteor").glob("*.pkl"))
+    pkl.write_bytes(b"garbage")
+    resources._TABLES.clear()
+    t = resources.load_paraphrases(table)
+    assert len(t.pairs) == 3
+    assert resources.load_paraphrases(table).pairs.tolist() == t.pairs.tolist()
+    # a changed table is seen (size and time) and the cache rebuilt
+    _table(table, [("quick", "fast")])
+    assert len(resources.load_paraphrases(table).pairs) == 1
+
+
+def test_identical_systems_get_p_one():
+    import mtsig
+
+    refs = [["the cat sat on the mat", "a dog barked at night", "rain fell all day long"] * 20]
+    hyp = ["the cat is on the mat", "the dog barks at night", "it rained all day"] * 20
+    for test in ("ar", "bootstrap"):
+        res = mtsig.compare(
+            refs,
+            {"a": hyp, "b": list(hyp)},
+            ["meteor"],
+            test=test,
+            n_resamples=200,
+            meteor_modules="exact stem synonym",
+        )
+        assert [c.result.p_value for c in res.comparisons] == [1.0]
+
+
+def test_scores_are_the_summed_statistics_formula():
+    m = get_metric("meteor", meteor_modules="exact")
+    m.prepare([["a b c d", "e f g"]])
+    S = m.stats(["a b c d", "e x g"])
+    assert S[0, 20] == 0  # a complete one-chunk match adds no chunks (the jar's aggregation)
+    assert m.sentence_scores(S)[0] == pytest.approx(100 * (1 - 0.6 * 0.0), abs=1e-9)
+    assert np.isclose(m.corpus_score(S), float(m.score(S.sum(0))))
