@@ -147,11 +147,9 @@ def search(cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int
     return sorted(flat[k] for k in chosen)
 
 
-def search_python(  # noqa: C901 - a literal port of the jar's method, kept whole as the reference
-    cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int
-) -> list:
-    """The jar's beam search in Python (the reference the compiled search is tested against)."""
-    weights = [SEARCH_WEIGHT[mod] for mod in stage_modules]
+def _fixed_matches(cands: Candidates, n2: int) -> tuple[list, _Path]:
+    """The one-to-one matches that overlap no other candidate (fixed before the search), and the start path
+    with their words marked used."""
     fixed: list = [None] * n2
     start = _Path()
     start.m1 = start.m2 = start.chunks = start.idx = start.dist = 0
@@ -166,6 +164,15 @@ def search_python(  # noqa: C901 - a literal port of the jar's method, kept whol
                 a, b = _masks(m)
                 start.used1 |= a
                 start.used2 |= b
+    return fixed, start
+
+
+def search_python(  # noqa: C901 - a literal port of the jar's loop, kept as the reference
+    cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int
+) -> list:
+    """The jar's beam search in Python (the reference the compiled search is tested against)."""
+    weights = [SEARCH_WEIGHT[mod] for mod in stage_modules]
+    fixed, start = _fixed_matches(cands, n2)
     paths = [start]
     for cur in range(n2 + 1):
         paths.sort(key=_sort_key)

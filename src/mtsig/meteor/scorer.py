@@ -58,8 +58,6 @@ class PairScorer:
         self._stem_memo: dict[str, int] = {}
         self._phrase_memo: dict[tuple[str, ...], tuple] = {}
         self._fw_memo: dict[str, bool] = {}
-        self.weights = np.zeros(4)
-        self.weights[: len(cfg.weights)] = cfg.weights[:4]
 
     def _stem_key(self, w: str) -> int:
         k = self._stem_memo.get(w)

@@ -37,20 +37,13 @@ def snowball(language: str):
     except KeyError:
         raise InputError(f"METEOR: no Snowball stemmer for {language}", param="meteor_modules") from None
     memo: dict[str, str] = {}
+    german = language == "german"
 
-    if language == "german":
-
-        def stem(word: str) -> str:
-            s = memo.get(word)
-            if s is None:
-                s = memo[word] = _german_niss(word, st.stemWord(word))
-            return s
-    else:
-
-        def stem(word: str) -> str:
-            s = memo.get(word)
-            if s is None:
-                s = memo[word] = st.stemWord(word)
-            return s
+    def stem(word: str) -> str:
+        s = memo.get(word)
+        if s is None:
+            s = st.stemWord(word)
+            s = memo[word] = _german_niss(word, s) if german else s
+        return s
 
     return stem

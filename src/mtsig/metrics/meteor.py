@@ -170,9 +170,6 @@ class METEOR(Metric):
 
         return 100.0 * score(totals, self.cfg.params, self.cfg.weights)
 
-    def describe(self, totals):
-        return {}
-
     def signature_fields(self):
         from mtsig.meteor.params import MODULE_SHORT
 
