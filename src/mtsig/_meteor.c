@@ -1,5 +1,6 @@
 /*
- * mtsig._meteor: METEOR 1.5's alignment search (the beam search of meteor-1.5.jar's Aligner), in C.
+ * mtsig._meteor: METEOR 1.5's alignment search (the beam search of meteor-1.5.jar's Aligner), in C, and the
+ * paraphrase table's lookups (phrase_hashes, phrases, para_find: see their section below).
  *
  * search(cands, offsets, n1, n2, weights, beam) -> list of chosen candidate indices.
  *   cands:   int32 buffer of K rows (ref_start, ref_len, test_start, test_len, stage), grouped by ref_start
@@ -64,6 +65,34 @@ static int cmp_path(const void *a, const void *b) {
     if (x->chunks != y->chunks) return x->chunks < y->chunks ? -1 : 1;
     if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
     return x->order < y->order ? -1 : (x->order > y->order);
+}
+
+static void swap_path(Path *a, Path *b) {
+    Path t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Put the k first paths of p[0 .. n) in the order cmp_path gives (a total order: ties end with the insertion
+ * order, so this equals a stable sort of the whole pool followed by taking k, as the jar does); the rest are
+ * left in any order. Quickselect, then a sort of the k. */
+static void sort_top(Path *p, Py_ssize_t n, Py_ssize_t k) {
+    Py_ssize_t lo = 0, hi = n - 1;
+    if (k < n) {
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            swap_path(&p[mid], &p[hi]);
+            Py_ssize_t store = lo;
+            for (Py_ssize_t q = lo; q < hi; q++)
+                if (cmp_path(&p[q], &p[hi]) < 0) swap_path(&p[q], &p[store++]);
+            swap_path(&p[store], &p[hi]);
+            if (store == k) break;
+            if (store < k) lo = store + 1; else hi = store - 1;
+        }
+    } else {
+        k = n;
+    }
+    qsort(p, (size_t)k, sizeof(Path), cmp_path);
 }
 
 typedef struct {
@@ -150,9 +179,13 @@ static int step(Pool *cur_pool, Pool *nxt, int cur, int n1, int n2, int beam, co
     return 0;
 }
 
-static PyObject *run_search(const int32_t *cands, const int32_t *off, int n1, int n2, const double *w,
-                            int beam) {
-    PyObject *out = NULL;
+/* The search over candidates grouped by reference position; writes the chosen candidates' indices (fixed
+ * ones first, by reference position, then the best path's from its end) to chosen (room for n2) and their
+ * number to *n_chosen. Returns 0, or -1 with no memory. */
+static int search_core(const int32_t *cands, const int32_t *off, int n1, int n2, const double *w, int beam,
+                       int *chosen, int *n_chosen) {
+    int rc = -1;
+    *n_chosen = 0;
     int *fixed = PyMem_Malloc(sizeof(int) * (size_t)(n2 + 1));
     int *cov1 = PyMem_Calloc((size_t)n1 + 1, sizeof(int));
     int *cov2 = PyMem_Calloc((size_t)n2 + 1, sizeof(int));
@@ -187,7 +220,7 @@ static PyObject *run_search(const int32_t *cands, const int32_t *off, int n1, in
     fixed[n2] = -1;
     Pool *cur = &a, *nxt = &b;
     for (int pos = 0; pos <= n2; pos++) {
-        qsort(cur->p, (size_t)cur->n, sizeof(Path), cmp_path);
+        sort_top(cur->p, cur->n, beam);
         nxt->n = 0;
         if (step(cur, nxt, pos, n1, n2, beam, cands, off, fixed, w, &ar) < 0) goto fail;
         for (Py_ssize_t k = 0; k < nxt->n; k++) nxt->p[k].order = (int)k;
@@ -195,32 +228,12 @@ static PyObject *run_search(const int32_t *cands, const int32_t *off, int n1, in
         cur = nxt;
         nxt = t;
     }
-    qsort(cur->p, (size_t)cur->n, sizeof(Path), cmp_path);
-    out = PyList_New(0);
-    if (!out) goto fail;
-    for (int j = 0; j < n2; j++) {
-        if (fixed[j] >= 0) {
-            PyObject *v = PyLong_FromLong(fixed[j]);
-            if (!v || PyList_Append(out, v) < 0) {
-                Py_XDECREF(v);
-                goto fail;
-            }
-            Py_DECREF(v);
-        }
-    }
-    for (int node = cur->p[0].chain; node >= 0; node = ar.a[node].parent) {
-        PyObject *v = PyLong_FromLong(ar.a[node].cand);
-        if (!v || PyList_Append(out, v) < 0) {
-            Py_XDECREF(v);
-            goto fail;
-        }
-        Py_DECREF(v);
-    }
-    goto done;
+    sort_top(cur->p, cur->n, 1);
+    for (int j = 0; j < n2; j++)
+        if (fixed[j] >= 0) chosen[(*n_chosen)++] = fixed[j];
+    for (int node = cur->p[0].chain; node >= 0; node = ar.a[node].parent) chosen[(*n_chosen)++] = ar.a[node].cand;
+    rc = 0;
 fail:
-    Py_CLEAR(out);
-    if (!PyErr_Occurred()) PyErr_NoMemory();
-done:
     PyMem_Free(fixed);
     PyMem_Free(cov1);
     PyMem_Free(cov2);
@@ -229,6 +242,24 @@ done:
     PyMem_Free(b.p);
     PyMem_Free(b.mem);
     PyMem_Free(ar.a);
+    return rc;
+}
+
+static PyObject *run_search(const int32_t *cands, const int32_t *off, int n1, int n2, const double *w,
+                            int beam) {
+    int n_chosen = 0;
+    int *chosen = PyMem_Malloc(sizeof(int) * (size_t)(n2 + 1));
+    if (!chosen || search_core(cands, off, n1, n2, w, beam, chosen, &n_chosen) < 0) {
+        PyMem_Free(chosen);
+        return PyErr_NoMemory();
+    }
+    PyObject *out = PyList_New(n_chosen);
+    for (int k = 0; out && k < n_chosen; k++) {
+        PyObject *v = PyLong_FromLong(chosen[k]);
+        if (!v) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, v);
+    }
+    PyMem_Free(chosen);
     return out;
 }
 
@@ -266,8 +297,603 @@ end:
     return out;
 }
 
+/* ------------------------------------------------------------------------------------------------------
+ * The paraphrase table's phrase index. Phrases are UTF-8 strings (words joined by one space) stored one after
+ * another in a blob with int64 offsets; the index is their 64-bit FNV-1a hashes sorted, with the phrase id of
+ * each, and bucket offsets by the hashes' top bits (so a lookup touches one or two cache lines). A lookup hashes
+ * an n-gram, finds the equal hashes and compares the bytes, so a hash collision can never make a match. mtsig.meteor.resources holds the numpy reference of the hash (fnv1a_numpy).
+ */
+#define FNV_OFFSET 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+
+static inline uint64_t fnv(uint64_t h, const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++) h = (h ^ s[k]) * FNV_PRIME;
+    return h;
+}
+
+static Py_ssize_t lower_u64(const uint64_t *a, Py_ssize_t n, uint64_t key) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* phrase_hashes(blob, offsets) -> bytes: the uint64 FNV-1a hash of each phrase, in id order */
+static PyObject *py_phrase_hashes(PyObject *self, PyObject *args) {
+    Py_buffer bb, ob;
+    if (!PyArg_ParseTuple(args, "y*y*", &bb, &ob)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = ob.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    const int64_t *off = ob.buf;
+    if (n < 0 || off[n] > bb.len) {
+        PyErr_SetString(PyExc_ValueError, "phrase_hashes: offsets do not fit the blob");
+        goto end;
+    }
+    out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(uint64_t));
+    if (!out) goto end;
+    uint64_t *h = (uint64_t *)PyBytes_AS_STRING(out);
+    const unsigned char *blob = bb.buf;
+    for (Py_ssize_t k = 0; k < n; k++) h[k] = fnv(FNV_OFFSET, blob + off[k], off[k + 1] - off[k]);
+end:
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&ob);
+    return out;
+}
+
+typedef struct {
+    const uint64_t *hash;
+    const int32_t *id;
+    Py_ssize_t n;
+    const uint32_t *bucket; /* bucket[b] .. bucket[b + 1]: the sorted hashes whose top `bits` bits are b */
+    int bits;
+    const unsigned char *blob;
+    const int64_t *off;
+} PhraseIndex;
+
+/* the id of the phrase made of words[p .. p+len) whose hash is h, or -1 */
+static long find_phrase(const PhraseIndex *ix, uint64_t h, const char **w, const Py_ssize_t *wl, int p, int len,
+                        Py_ssize_t total) {
+    uint64_t b = ix->bits ? h >> (64 - ix->bits) : 0;
+    Py_ssize_t lo = ix->bucket[b], hi = ix->bucket[b + 1];
+    for (Py_ssize_t k = lo + lower_u64(ix->hash + lo, hi - lo, h); k < hi && ix->hash[k] == h; k++) {
+        int32_t id = ix->id[k];
+        if (ix->off[id + 1] - ix->off[id] != total) continue;
+        const unsigned char *s = ix->blob + ix->off[id];
+        int same = 1;
+        for (int q = p; q < p + len && same; q++) {
+            if (q > p) same = *s++ == ' ';
+            same = same && memcmp(s, w[q], (size_t)wl[q]) == 0;
+            s += wl[q];
+        }
+        if (same) return id;
+    }
+    return -1;
+}
+
+/* phrases(words, max_len, hashes, ids, buckets, blob, offsets) -> (starts, lengths, phrase ids) of every
+ * n-gram of words that is a phrase of the table, by start then length. buckets: uint32, 2**bits + 1 entries */
+static PyObject *py_phrases(PyObject *self, PyObject *args) {
+    PyObject *words;
+    int max_len;
+    Py_buffer hb, ib, kb, bb, ob;
+    if (!PyArg_ParseTuple(args, "O!iy*y*y*y*y*", &PyList_Type, &words, &max_len, &hb, &ib, &kb, &bb, &ob))
+        return NULL;
+    PyObject *res = NULL, *starts = NULL, *lens = NULL, *ids = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(words);
+    const char **w = PyMem_Malloc((size_t)(n + 1) * sizeof(char *));
+    Py_ssize_t *wl = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    PhraseIndex ix = {hb.buf, ib.buf, hb.len / (Py_ssize_t)sizeof(uint64_t), kb.buf, 0, bb.buf, ob.buf};
+    Py_ssize_t nbuckets = kb.len / (Py_ssize_t)sizeof(uint32_t) - 1;
+    while (((Py_ssize_t)1 << ix.bits) < nbuckets) ix.bits++;
+    if (!w || !wl) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    if (ib.len / (Py_ssize_t)sizeof(int32_t) != ix.n || nbuckets < 1 || ((Py_ssize_t)1 << ix.bits) != nbuckets ||
+        ix.bits > 32 || (Py_ssize_t)ix.bucket[nbuckets] != ix.n) {
+        PyErr_SetString(PyExc_ValueError, "phrases: inconsistent index arrays");
+        goto end;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = PyList_GET_ITEM(words, k);
+        if (!PyUnicode_Check(o)) {
+            PyErr_SetString(PyExc_TypeError, "phrases: words must be str");
+            goto end;
+        }
+        w[k] = PyUnicode_AsUTF8AndSize(o, &wl[k]);
+        if (!w[k]) goto end;
+    }
+    starts = PyList_New(0);
+    lens = PyList_New(0);
+    ids = PyList_New(0);
+    if (!starts || !lens || !ids) goto end;
+    for (int p = 0; p < n; p++) {
+        uint64_t h = FNV_OFFSET;
+        Py_ssize_t total = 0;
+        for (int len = 1; len <= max_len && p + len <= n; len++) {
+            int q = p + len - 1;
+            if (len > 1) {
+                h = fnv(h, (const unsigned char *)" ", 1);
+                total++;
+            }
+            h = fnv(h, (const unsigned char *)w[q], wl[q]);
+            total += wl[q];
+            long id = find_phrase(&ix, h, w, wl, p, len, total);
+            if (id < 0) continue;
+            PyObject *a = PyLong_FromLong(p), *b = PyLong_FromLong(len), *c = PyLong_FromLong(id);
+            int bad = !a || !b || !c || PyList_Append(starts, a) || PyList_Append(lens, b) || PyList_Append(ids, c);
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            Py_XDECREF(c);
+            if (bad) goto end;
+        }
+    }
+    res = PyTuple_Pack(3, starts, lens, ids);
+end:
+    Py_XDECREF(starts);
+    Py_XDECREF(lens);
+    Py_XDECREF(ids);
+    PyMem_Free(w);
+    PyMem_Free(wl);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&ob);
+    return res;
+}
+
+typedef struct {
+    long p, len, order, q, olen;
+} ParaHit;
+
+static int cmp_hit(const void *x, const void *y) {
+    const long *a = (const long *)x, *b = (const long *)y;
+    for (int k = 0; k < 5; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static int long_list(PyObject *lst, long **out, Py_ssize_t *n) {
+    PyObject *seq = PySequence_Fast(lst, "para_find: expected lists of ints");
+    if (!seq) return -1;
+    *n = PySequence_Fast_GET_SIZE(seq);
+    *out = PyMem_Malloc((size_t)(*n + 1) * sizeof(long));
+    if (!*out) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < *n; k++) (*out)[k] = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, k));
+    Py_DECREF(seq);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+typedef struct {
+    long *start, *len, *id;
+    Py_ssize_t n;
+} PhraseList;
+
+typedef struct {
+    const int64_t *pairs;
+    const int32_t *order;
+    Py_ssize_t n;
+    const uint32_t *start; /* start[id] .. start[id + 1]: the pairs of phrase id */
+    Py_ssize_t n_phrases;
+} PairTable;
+
+typedef struct {
+    ParaHit *a;
+    Py_ssize_t n, cap;
+} Hits;
+
+static void phrase_list_free(PhraseList *pl) {
+    PyMem_Free(pl->start);
+    PyMem_Free(pl->len);
+    PyMem_Free(pl->id);
+}
+
+/* (starts, lengths, ids) as phrases() returns them */
+static int phrase_list(PyObject *obj, PhraseList *pl) {
+    Py_ssize_t n[3];
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 3) {
+        PyErr_SetString(PyExc_TypeError, "expected (starts, lengths, ids)");
+        return -1;
+    }
+    if (long_list(PyTuple_GET_ITEM(obj, 0), &pl->start, &n[0]) || long_list(PyTuple_GET_ITEM(obj, 1), &pl->len, &n[1]) ||
+        long_list(PyTuple_GET_ITEM(obj, 2), &pl->id, &n[2]))
+        return -1;
+    if (n[0] != n[1] || n[1] != n[2]) {
+        PyErr_SetString(PyExc_ValueError, "starts, lengths and ids differ in length");
+        return -1;
+    }
+    pl->n = n[0];
+    return 0;
+}
+
+static int hit_push(Hits *out, ParaHit h) {
+    if (out->n == out->cap) {
+        Py_ssize_t cap = out->cap * 2 + 16;
+        ParaHit *grown = PyMem_Realloc(out->a, (size_t)cap * sizeof(ParaHit));
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        out->a = grown;
+        out->cap = cap;
+    }
+    out->a[out->n++] = h;
+    return 0;
+}
+
+static int cmp_id_index(const void *x, const void *y) {
+    const long *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : (a[1] > b[1]));
+}
+
+/* Every table listing of (a phrase of src, a phrase of other), sorted by (src pos, src len, file position,
+ * other pos, other len). The other side's ids are sorted once; each src phrase's pairs (sorted by paraphrase
+ * id) are merged with them. */
+static int para_hits(const PairTable *t, const PhraseList *src, const PhraseList *oth, Hits *out) {
+    out->n = 0;
+    if (!src->n || !oth->n) return 0;
+    long *o = PyMem_Malloc((size_t)oth->n * 2 * sizeof(long)); /* (id, index) sorted */
+    if (!o) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < oth->n; k++) o[2 * k] = oth->id[k], o[2 * k + 1] = k;
+    qsort(o, (size_t)oth->n, 2 * sizeof(long), cmp_id_index);
+    int rc = 0;
+    for (Py_ssize_t si = 0; si < src->n && rc == 0; si++) {
+        long a = src->id[si];
+        if (a < 0 || a >= t->n_phrases) continue;
+        Py_ssize_t k = t->start[a], hi = t->start[a + 1], x = 0;
+        while (k < hi && x < oth->n && rc == 0) {
+            long b = (long)(t->pairs[k] & 0xFFFFFFFF);
+            if (b < o[2 * x]) k++;
+            else if (b > o[2 * x]) x++;
+            else {
+                /* every listing of (a, b) with every occurrence of b in other */
+                Py_ssize_t x_end = x;
+                while (x_end < oth->n && o[2 * x_end] == b) x_end++;
+                for (; k < hi && (long)(t->pairs[k] & 0xFFFFFFFF) == b && rc == 0; k++)
+                    for (Py_ssize_t y = x; y < x_end && rc == 0; y++) {
+                        Py_ssize_t oi = o[2 * y + 1];
+                        rc = hit_push(out, (ParaHit){src->start[si], src->len[si], t->order[k], oth->start[oi],
+                                                     oth->len[oi]});
+                    }
+                x = x_end;
+            }
+        }
+    }
+    PyMem_Free(o);
+    if (rc == 0) qsort(out->a, (size_t)out->n, sizeof(ParaHit), cmp_hit);
+    return rc;
+}
+
+static int pair_table(PairTable *t, Py_buffer *b) {
+    *t = (PairTable){b[0].buf, b[1].buf, b[0].len / (Py_ssize_t)sizeof(int64_t), b[2].buf,
+                     b[2].len / (Py_ssize_t)sizeof(uint32_t) - 1};
+    int ok = b[1].len / (Py_ssize_t)sizeof(int32_t) == t->n && t->n_phrases >= 0 && t->start[t->n_phrases] == t->n;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "inconsistent paraphrase pair arrays");
+    return ok ? 0 : -1;
+}
+
+/* para_find(pairs, order, pair_start, src, other) -> [(src_pos, other_pos, src_len, other_len)]: every pair
+ * (a phrase of src, a phrase of other) listed in the table (pairs: sorted src_id << 32 | dst_id; order: file
+ * position of each; pair_start: uint32, where each phrase's pairs start, and their number last), each listing once, sorted by (src_pos, src_len, file position, other_pos, other_len). src and other
+ * are (starts, lengths, ids) as phrases() returns them. */
+static PyObject *py_para_find(PyObject *self, PyObject *args) {
+    Py_buffer tb[3];
+    PyObject *src, *oth;
+    if (!PyArg_ParseTuple(args, "y*y*y*OO", &tb[0], &tb[1], &tb[2], &src, &oth)) return NULL;
+    PyObject *out = NULL;
+    PhraseList a = {0}, b = {0};
+    Hits hits = {0};
+    PairTable t;
+    if (pair_table(&t, tb) < 0) goto end;
+    if (phrase_list(src, &a) || phrase_list(oth, &b) || para_hits(&t, &a, &b, &hits)) goto end;
+    out = PyList_New(hits.n);
+    for (Py_ssize_t k = 0; out && k < hits.n; k++) {
+        ParaHit *h = &hits.a[k];
+        PyObject *v = Py_BuildValue("(llll)", h->p, h->q, h->len, h->olen);
+        if (!v) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, v);
+    }
+end:
+    phrase_list_free(&a);
+    phrase_list_free(&b);
+    PyMem_Free(hits.a);
+    for (int k = 0; k < 3; k++) PyBuffer_Release(&tb[k]);
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------------------
+ * One segment from words to statistics: the stages' candidates in the jar's order, the search, the row.
+ * mtsig.meteor.scorer.PairScorer.row_python is the reference (and its notes the rules).
+ */
+enum { EXACT, STEM, SYNONYM, PARAPHRASE };
+#define N_STATS 23
+
+typedef struct {
+    const int32_t *key, *stem, *syn_off, *syn_id, *size;
+    const uint8_t *fw;
+    Py_ssize_t n_words, n_syn;
+} Vocab;
+
+typedef struct {
+    int32_t *a; /* rows of (ref_start, ref_len, test_start, test_len, stage) in the order found */
+    Py_ssize_t n, cap;
+} Cands;
+
+static int cand_add(Cands *c, int j, int len, int i, int mlen, int stage) {
+    if (c->n == c->cap) {
+        Py_ssize_t cap = c->cap * 2 + 64;
+        int32_t *grown = PyMem_Realloc(c->a, (size_t)cap * 5 * sizeof(int32_t));
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->a = grown;
+        c->cap = cap;
+    }
+    int32_t *m = c->a + 5 * c->n++;
+    m[0] = j, m[1] = len, m[2] = i, m[3] = mlen, m[4] = stage;
+    return 0;
+}
+
+static int share_synset(const Vocab *v, int a, int b) {
+    int32_t x = v->syn_off[a], xe = v->syn_off[a + 1], y = v->syn_off[b], ye = v->syn_off[b + 1];
+    while (x < xe && y < ye) {
+        if (v->syn_id[x] == v->syn_id[y]) return 1;
+        if (v->syn_id[x] < v->syn_id[y]) x++; else y++;
+    }
+    return 0;
+}
+
+/* one-word candidates of a stage: for each reference word, the hypothesis words in order */
+static int word_stage(Cands *c, const Vocab *v, int mod, int stage, const int32_t *h, int n1, const int32_t *r,
+                      int n2) {
+    for (int j = 0; j < n2; j++) {
+        for (int i = 0; i < n1; i++) {
+            int hit;
+            if (mod == EXACT) hit = v->key[h[i]] == v->key[r[j]];
+            else if (v->key[h[i]] == v->key[r[j]]) hit = 0; /* later stages skip exact matches */
+            else if (mod == STEM) hit = v->stem[h[i]] == v->stem[r[j]];
+            else hit = share_synset(v, h[i], r[j]);
+            if (hit && cand_add(c, j, 1, i, 1, stage) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+static int para_stage(Cands *c, const PairTable *t, const PhraseList *ph, const PhraseList *pr, int stage,
+                      Hits *hits) {
+    if (para_hits(t, pr, ph, hits) < 0) return -1; /* reference phrases found in the hypothesis first */
+    for (Py_ssize_t k = 0; k < hits->n; k++)
+        if (cand_add(c, hits->a[k].p, hits->a[k].len, hits->a[k].q, hits->a[k].olen, stage) < 0) return -1;
+    if (para_hits(t, ph, pr, hits) < 0) return -1;
+    for (Py_ssize_t k = 0; k < hits->n; k++)
+        if (cand_add(c, hits->a[k].q, hits->a[k].olen, hits->a[k].p, hits->a[k].len, stage) < 0) return -1;
+    return 0;
+}
+
+static int cmp_ref_start(const void *x, const void *y) {
+    const int32_t *a = x, *b = y;
+    for (int k = 0; k < 5; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* the statistics row of the chosen matches (see mtsig.meteor.scorer) */
+static void fill_row(double *row, const Vocab *v, const int32_t *h, int n1, const int32_t *r, int n2,
+                     int32_t *chosen, int n_chosen) {
+    memset(row, 0, N_STATS * sizeof(double));
+    for (int i = 0; i < n1; i++) {
+        row[0] += v->size[h[i]];
+        if (v->fw[h[i]]) row[2] += v->size[h[i]];
+    }
+    for (int j = 0; j < n2; j++) {
+        row[1] += v->size[r[j]];
+        if (v->fw[r[j]]) row[3] += v->size[r[j]];
+    }
+    qsort(chosen, (size_t)n_chosen, 5 * sizeof(int32_t), cmp_ref_start);
+    int chunks = 0, last = -1, idx = 0, words1 = 0, words2 = 0;
+    for (int k = 0; k < n_chosen; k++) {
+        const int32_t *m = chosen + 5 * k;
+        int base = 4 + 4 * m[4];
+        for (int i = m[2]; i < m[2] + m[3]; i++) row[base + (v->fw[h[i]] ? 2 : 0)] += v->size[h[i]];
+        for (int j = m[0]; j < m[0] + m[1]; j++) row[base + 1 + (v->fw[r[j]] ? 2 : 0)] += v->size[r[j]];
+        words1 += m[3];
+        words2 += m[1];
+        if (m[0] > idx && last != -1) { /* a gap in the reference ends the chunk */
+            chunks++;
+            last = -1;
+        }
+        if (last != -1 && m[2] != last) chunks++;
+        idx = m[0] + m[1];
+        last = m[2] + m[3];
+    }
+    row[20] = chunks + (last != -1 ? 1 : 0);
+    row[21] = words1;
+    row[22] = words2;
+}
+
+typedef struct {
+    const int32_t *h, *r;
+    int n1, n2;
+    const unsigned char *stages;
+    int n_stages, beam;
+    const double *w;
+    const PhraseList *ph, *pr;
+    const PairTable *table;
+} Segment;
+
+static int segment_row(const Segment *sg, const Vocab *v, double *row) {
+    Cands gen = {0};
+    Hits hits = {0};
+    int32_t *grouped = NULL, *off = NULL, *chosen_rows = NULL;
+    int *chosen = NULL, n_chosen = 0, rc = -1, n_stages = sg->n_stages;
+    int same = sg->n1 == sg->n2;
+    for (int k = 0; same && k < sg->n1; k++) same = v->key[sg->h[k]] == v->key[sg->r[k]];
+    if (same && n_stages > 1) n_stages = 1; /* identical: the first stage only, as the jar */
+    for (int s = 0; s < n_stages; s++) {
+        int mod = sg->stages[s];
+        if (mod == PARAPHRASE) {
+            if (!sg->table || !sg->ph || !sg->pr) {
+                PyErr_SetString(PyExc_ValueError, "segment: the paraphrase stage needs phrases and a table");
+                goto end;
+            }
+            if (para_stage(&gen, sg->table, sg->ph, sg->pr, s, &hits) < 0) goto end;
+        } else if (word_stage(&gen, v, mod, s, sg->h, sg->n1, sg->r, sg->n2) < 0) {
+            goto end;
+        }
+    }
+    /* group by reference position, keeping the order found (a counting sort) */
+    grouped = PyMem_Malloc((size_t)(gen.n + 1) * 5 * sizeof(int32_t));
+    off = PyMem_Calloc((size_t)sg->n2 + 2, sizeof(int32_t));
+    chosen = PyMem_Malloc((size_t)(sg->n2 + 1) * sizeof(int));
+    chosen_rows = PyMem_Malloc((size_t)(sg->n2 + 1) * 5 * sizeof(int32_t));
+    if (!grouped || !off || !chosen || !chosen_rows) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    for (Py_ssize_t k = 0; k < gen.n; k++) off[gen.a[5 * k] + 1]++;
+    for (int j = 0; j < sg->n2; j++) off[j + 1] += off[j];
+    for (int j = 0; j < sg->n2; j++) chosen[j] = off[j]; /* chosen serves as the cursor of each position */
+    for (Py_ssize_t k = 0; k < gen.n; k++)
+        memcpy(grouped + 5 * chosen[gen.a[5 * k]]++, gen.a + 5 * k, 5 * sizeof(int32_t));
+    if (search_core(grouped, off, sg->n1, sg->n2, sg->w, sg->beam, chosen, &n_chosen) < 0) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    for (int k = 0; k < n_chosen; k++) memcpy(chosen_rows + 5 * k, grouped + 5 * chosen[k], 5 * sizeof(int32_t));
+    fill_row(row, v, sg->h, sg->n1, sg->r, sg->n2, chosen_rows, n_chosen);
+    rc = 0;
+end:
+    PyMem_Free(gen.a);
+    PyMem_Free(hits.a);
+    PyMem_Free(grouped);
+    PyMem_Free(off);
+    PyMem_Free(chosen);
+    PyMem_Free(chosen_rows);
+    return rc;
+}
+/* vocabulary arrays (key, stem, syn_off, syn_id, size: int32; fw: uint8) checked against the word ids used */
+static int vocab_check(Vocab *v, Py_buffer *b, const int32_t *const *ids, const int *n) {
+    v->key = b[0].buf, v->stem = b[1].buf, v->syn_off = b[2].buf, v->syn_id = b[3].buf, v->size = b[4].buf;
+    v->fw = b[5].buf;
+    v->n_words = b[0].len / 4;
+    v->n_syn = b[3].len / 4;
+    int ok = b[1].len / 4 == v->n_words && b[2].len / 4 == v->n_words + 1 && b[4].len / 4 == v->n_words &&
+             b[5].len == v->n_words;
+    for (Py_ssize_t k = 0; ok && k < v->n_words; k++)
+        ok = v->syn_off[k] >= 0 && v->syn_off[k] <= v->syn_off[k + 1] && v->syn_off[k + 1] <= v->n_syn;
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; ok && k < n[side]; k++) ok = ids[side][k] >= 0 && ids[side][k] < v->n_words;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "segment: inconsistent vocabulary arrays or word ids");
+    return ok ? 0 : -1;
+}
+
+/* segment(hyp_ids, ref_ids, vocab, stages, weights, beam, hyp_phrases, ref_phrases, table, out): the 23
+ * statistics of one hypothesis against one reference into out (float64 x 23). hyp_ids/ref_ids: int32 word
+ * ids; vocab: (key, stem, syn_off, syn_id, size, fw) arrays by word id; stages: bytes of module codes;
+ * weights: the search weight of each stage; phrases: (starts, lengths, ids) or None; table: (pairs, order,
+ * pair_start) as para_find takes them, or None. */
+static PyObject *py_segment(PyObject *self, PyObject *args) {
+    Py_buffer hb, rb, ob, vb[6], tb[3];
+    PyObject *vocab, *weights, *ph_obj, *pr_obj, *table_obj;
+    const char *stages;
+    Py_ssize_t n_stages;
+    int beam, nv = 0, nt = 0;
+    if (!PyArg_ParseTuple(args, "y*y*O!y#OiOOOw*", &hb, &rb, &PyTuple_Type, &vocab, &stages, &n_stages, &weights,
+                          &beam, &ph_obj, &pr_obj, &table_obj, &ob))
+        return NULL;
+    PyObject *res = NULL;
+    PhraseList ph = {0}, pr = {0};
+    PairTable table = {0};
+    double w[64];
+    Vocab v;
+    Segment sg = {hb.buf, rb.buf, (int)(hb.len / 4), (int)(rb.len / 4), (const unsigned char *)stages,
+                  (int)n_stages, beam, w, NULL, NULL, NULL};
+    if (!PyArg_ParseTuple(vocab, "y*y*y*y*y*y*", &vb[0], &vb[1], &vb[2], &vb[3], &vb[4], &vb[5])) goto end;
+    nv = 6;
+    const int32_t *ids[2] = {sg.h, sg.r};
+    int n[2] = {sg.n1, sg.n2};
+    if (vocab_check(&v, vb, ids, n) < 0) goto end;
+    if (n_stages < 1 || n_stages > 64 || beam < 1 || ob.len != N_STATS * (Py_ssize_t)sizeof(double) ||
+        PySequence_Size(weights) != n_stages) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "segment: inconsistent stages, weights or out");
+        goto end;
+    }
+    for (Py_ssize_t k = 0; k < n_stages; k++) {
+        PyObject *x = PySequence_GetItem(weights, k);
+        w[k] = x ? PyFloat_AsDouble(x) : -1.0;
+        Py_XDECREF(x);
+        if (stages[k] < EXACT || stages[k] > PARAPHRASE) PyErr_SetString(PyExc_ValueError, "segment: bad stage");
+        if (PyErr_Occurred()) goto end;
+    }
+    if (table_obj != Py_None) {
+        if (!PyArg_ParseTuple(table_obj, "y*y*y*", &tb[0], &tb[1], &tb[2])) goto end;
+        nt = 3;
+        if (pair_table(&table, tb) < 0) goto end;
+        sg.table = &table;
+    }
+    if (ph_obj != Py_None && pr_obj != Py_None) {
+        if (phrase_list(ph_obj, &ph) || phrase_list(pr_obj, &pr)) goto end;
+        for (int side = 0; side < 2; side++) {
+            const PhraseList *pl = side ? &pr : &ph;
+            for (Py_ssize_t k = 0; k < pl->n; k++)
+                if (pl->start[k] < 0 || pl->len[k] < 1 || pl->start[k] + pl->len[k] > n[side]) {
+                    PyErr_SetString(PyExc_ValueError, "segment: a phrase outside its line");
+                    goto end;
+                }
+        }
+        sg.ph = &ph;
+        sg.pr = &pr;
+    }
+    if (segment_row(&sg, &v, ob.buf) == 0) res = Py_NewRef(Py_None);
+end:
+    phrase_list_free(&ph);
+    phrase_list_free(&pr);
+    for (int k = 0; k < nv; k++) PyBuffer_Release(&vb[k]);
+    for (int k = 0; k < nt; k++) PyBuffer_Release(&tb[k]);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&ob);
+    return res;
+}
+
+/* java_hash(word) -> Java's String.hashCode of word (over UTF-16 code units, 32-bit signed) */
+static PyObject *py_java_hash(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "java_hash: expected str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    uint32_t h = 0;
+    for (Py_ssize_t k = 0, n = PyUnicode_GET_LENGTH(arg); k < n; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (c > 0xFFFF) {
+            h = 31 * h + (0xD800 + ((c - 0x10000) >> 10));
+            c = 0xDC00 + ((c - 0x10000) & 0x3FF);
+        }
+        h = 31 * h + c;
+    }
+    return PyLong_FromLong((long)(int32_t)h);
+}
+
 static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS, "METEOR 1.5's alignment search (see the module source)."},
+    {"phrase_hashes", py_phrase_hashes, METH_VARARGS, "FNV-1a 64 hash of each phrase of a blob."},
+    {"phrases", py_phrases, METH_VARARGS, "The n-grams of a line that are phrases of the table."},
+    {"para_find", py_para_find, METH_VARARGS, "Paraphrase pairs between the phrases of two lines."},
+    {"java_hash", py_java_hash, METH_O, "Java's String.hashCode of a str."},
+    {"segment", py_segment, METH_VARARGS, "The statistics of one hypothesis against one reference."},
     {NULL, NULL, 0, NULL},
 };
 

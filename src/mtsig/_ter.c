@@ -81,8 +81,10 @@ static int full_ed(Work *w, const int32_t *h, int nh) {
     return w->cost[(size_t)nh * W + nr];
 }
 
-/* Distance of candidate s whose first `p` words equal the current hypothesis's (rows 0..p reused). */
-static int cand_ed(Work *w, const int32_t *s, int nh, int p) {
+/* Distance of candidate s whose first `p` words equal the current hypothesis's (rows 0..p reused); once
+ * every cell of a row exceeds `limit`, so does the distance (costs only add up along a path), and that row's
+ * smallest cell is returned instead: the caller only asks whether the distance is at most `limit`. */
+static int cand_ed(Work *w, const int32_t *s, int nh, int p, int limit) {
     int nr = w->nr, W = nr + 1, lo, hi, bw;
     double ratio;
     if (p >= nh) return w->cost[(size_t)nh * W + nr];
@@ -104,6 +106,9 @@ static int cand_ed(Work *w, const int32_t *s, int nh, int p) {
             cur[j] = best;
         }
         int32_t *t = prev; prev = cur; cur = t;
+        int32_t low = INF;
+        for (int j = lo; j < hi; j++) low = prev[j] < low ? prev[j] : low;
+        if (low > limit) return low;
     }
     return prev[nr];
 }
@@ -202,11 +207,12 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
                             prev_idx = idx;
                             perform_shift(cur, nh, sh, len, idx, w->cand);
                             int p = idx < sh ? idx : sh;
-                            int gain = score - cand_ed(w, w->cand, nh, p);
+                            int ties_win = len > b_len || (len == b_len && (sh < b_start || (sh == b_start && idx < b_idx)));
+                            /* the largest distance at which this candidate would replace the best so far */
+                            int limit = !found ? INF : (ties_win ? score - b_gain : score - b_gain - 1);
+                            int gain = score - cand_ed(w, w->cand, nh, p, limit);
                             checked++;
-                            if (!found || gain > b_gain ||
-                                (gain == b_gain && (len > b_len ||
-                                 (len == b_len && (sh < b_start || (sh == b_start && idx < b_idx)))))) {
+                            if (!found || gain > b_gain || (gain == b_gain && ties_win)) {
                                 found = 1; b_gain = gain; b_len = len; b_start = sh; b_idx = idx;
                                 memcpy(w->best, w->cand, sizeof(int32_t) * nh);
                             }

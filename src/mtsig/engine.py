@@ -337,17 +337,22 @@ def _ar(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling)
     return out
 
 
-def _stratified(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict:
-    """Stratified approximate randomization over runs (Clark et al.) per pair."""
-    metric = table.metrics[mname]
-    items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in plan.pairs}
+def _stratified(table, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict[str, dict]:
+    """Stratified approximate randomization over runs (Clark et al.) per pair, for every metric at once:
+    ``{metric: {pair: counted}}``. The metrics share the plan's weight matrices (one product per chunk for
+    all of them); each pair's result is the same as tested alone."""
+    items = {
+        (m, a, b): (table.metrics[m], table.stats[m][a], table.stats[m][b])
+        for m in table.metrics
+        for a, b in plan.pairs
+    }
     r = resampling.with_count(plan.counts["stratified-ar"])
     res = stratified_ar_many(items, r, opts.alternative, keep=True)
-    return {
-        p: _Counted(c, null if opts.keep_distributions else None,
-                    {"stratified": True, "runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs})
-        for p, (c, null) in res.items()
-    }  # fmt: skip
+    out: dict[str, dict] = {m: {} for m in table.metrics}
+    for (m, a, b), (c, null) in res.items():
+        extra = {"stratified": True, "runs_a": table.system(a).n_runs, "runs_b": table.system(b).n_runs}
+        out[m][(a, b)] = _Counted(c, null if opts.keep_distributions else None, extra)
+    return out
 
 
 def _sentence_evidence(ctx: dict, pair, alternative: str) -> tuple[Evidence, dict]:
@@ -413,8 +418,11 @@ def _test_result(test: str, pair: tuple[str, str], ctx: dict) -> TestResult:
     )  # fmt: skip
 
 
-def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling, boot_all) -> dict:
-    """Everything the tests of one metric read: scores, bootstrap scores, counts, sentence scores, intervals."""
+def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling, shared: dict) -> dict:
+    """Everything the tests of one metric read: scores, bootstrap scores, counts, sentence scores, intervals.
+    ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores; ``stratified``:
+    stratified randomization counts, when that test runs)."""
+    boot_all = shared["boot"]
     metric = table.metrics[mname]
     names = table.system_names
     multi = {s.name for s in table.systems if s.n_runs > 1}
@@ -425,7 +433,7 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
     if "ar" in opts.tests:
         counts["ar"] = _ar(table, mname, plan, opts, resampling)
     if "stratified-ar" in opts.tests:
-        counts["stratified-ar"] = _stratified(table, mname, plan, opts, resampling)
+        counts["stratified-ar"] = shared["stratified"][mname]
     return {
         "table": table,
         "plan": plan,
@@ -468,8 +476,11 @@ def compare_table(
     comparisons: list[Comparison] = []
     cl: dict[str, list[list[str]] | None] = {}
     cluster = opts.baseline is None and opts.alternative == "two-sided"
+    shared = {"boot": boot_all}
+    if "stratified-ar" in opts.tests:
+        shared["stratified"] = _stratified(table, plan, opts, resampling)
     for mname, metric in table.metrics.items():
-        ctx = _metric_context(table, mname, plan, opts, resampling, boot_all)
+        ctx = _metric_context(table, mname, plan, opts, resampling, shared)
         rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}
         adjusted = {t: _adjusted(r, opts) for t, r in rows.items()}
         for t in opts.tests:

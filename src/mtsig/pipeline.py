@@ -69,16 +69,37 @@ def _stats_of_chunk(refs: RefSet, runs: list[list], metrics: dict[str, Metric], 
     for m in sorted(ms, key=lambda m: -m.ngram_order):
         m.warm()  # reference-side work once, largest n-gram order first
     tasks = [(si, ri) for si, r in enumerate(runs) for ri in range(len(r))]
+    unique, same_as = _distinct(tasks, runs)
 
     def work(task):
         si, ri = task
         return [m.stats(runs[si][ri]) for m in ms]
 
-    by_task = dict(zip(tasks, executor.map(work, tasks)))
+    by_task = dict(zip(unique, executor.map(work, unique)))
+    by_task.update({t: by_task[u] for t, u in same_as.items()})
     return {
         name: {names[si]: np.stack([by_task[(si, ri)][k] for ri in range(len(r))]) for si, r in enumerate(runs)}
         for k, name in enumerate(metrics)
     }
+
+
+def _distinct(tasks: list[tuple[int, int]], runs: list[list]) -> tuple[list, dict]:
+    """The tasks whose text is scored, and for each run whose lines equal an earlier run's (and that brings no
+    parses or segment scores of its own) the task it takes its statistics from: statistics are a function of
+    the text, so an output listed twice (a system given again as a run, a copied baseline) is scored once."""
+    first: dict[tuple[str, ...], tuple[int, int]] = {}
+    unique, same_as = [], {}
+    for si, ri in tasks:
+        run = runs[si][ri]
+        plain = run.parses is None and run.seg_scores is None
+        key = tuple(run.lines) if plain else None
+        if key is not None and key in first:
+            same_as[(si, ri)] = first[key]
+            continue
+        if key is not None:
+            first[key] = (si, ri)
+        unique.append((si, ri))
+    return unique, same_as
 
 
 def _corpus_counts(refs: RefSet, metrics: list[Metric], chunk: int) -> dict:

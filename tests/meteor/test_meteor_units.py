@@ -110,17 +110,17 @@ def test_hand_made_paraphrase_table_and_cache(tmp_path, monkeypatch):
     meta = json.loads(next((tmp_path / "cache" / "meteor").glob("*.json")).read_text())
     assert meta["size"] == table.stat().st_size
     # a corrupted cache is detected by its checksum and rebuilt
-    from mtsig.meteor import resources
+    from mtsig.meteor import paraphrase
 
-    pkl = next((tmp_path / "cache" / "meteor").glob("*.pkl"))
-    pkl.write_bytes(b"garbage")
-    resources._TABLES.clear()
-    t = resources.load_paraphrases(table)
+    data = next((tmp_path / "cache" / "meteor").glob("*.bin"))
+    data.write_bytes(b"garbage")
+    paraphrase._TABLES.clear()
+    t = paraphrase.load_paraphrases(table)
     assert len(t.pairs) == 3
-    assert resources.load_paraphrases(table).pairs.tolist() == t.pairs.tolist()
+    assert paraphrase.load_paraphrases(table).pairs.tolist() == t.pairs.tolist()
     # a changed table is seen (size and time) and the cache rebuilt
     _table(table, [("quick", "fast")])
-    assert len(resources.load_paraphrases(table).pairs) == 1
+    assert len(paraphrase.load_paraphrases(table).pairs) == 1
 
 
 def test_identical_systems_get_p_one():

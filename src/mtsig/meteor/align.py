@@ -36,15 +36,21 @@ SEARCH_WEIGHT = {EXACT: 1.0, STEM: 0.5, SYNONYM: 0.5, PARAPHRASE: 0.5}
 
 
 def java_hash(word: str, _cache: dict = {}) -> int:  # noqa: B006 - a deliberate process-wide memo
-    """Java's ``String.hashCode`` (over UTF-16 code units, 32-bit signed wrap-around)."""
+    """Java's ``String.hashCode`` (over UTF-16 code units, 32-bit signed wrap-around); compiled in
+    ``mtsig._meteor`` when it is built, :func:`java_hash_python` its reference."""
     h = _cache.get(word)
     if h is None:
-        data = word.encode("utf-16-be", "surrogatepass")
-        v = 0
-        for k in range(0, len(data), 2):
-            v = (31 * v + (data[k] << 8 | data[k + 1])) & 0xFFFFFFFF
-        h = _cache[word] = v - (1 << 32) if v >= 1 << 31 else v
+        h = _cache[word] = _meteor.java_hash(word) if COMPILED else java_hash_python(word)
     return h
+
+
+def java_hash_python(word: str) -> int:
+    """:func:`java_hash` in Python."""
+    data = word.encode("utf-16-be", "surrogatepass")
+    v = 0
+    for k in range(0, len(data), 2):
+        v = (31 * v + (data[k] << 8 | data[k + 1])) & 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 class Candidates:

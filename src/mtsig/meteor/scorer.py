@@ -10,16 +10,21 @@ rows is the jar's system score.
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from mtsig.meteor.align import (
+    COMPILED,
+    SEARCH_WEIGHT,
     Candidates,
+    _meteor,
     count_chunks,
     java_hash,
     match_keys,
     match_paraphrases,
     match_synonyms,
-    search,
+    search_python,
 )
 from mtsig.meteor.normalize import java_tokens
 from mtsig.meteor.params import EXACT, PARAPHRASE, STEM, SYNONYM, Config
@@ -46,6 +51,38 @@ def _utf16_len(word: str) -> int:
     return len(word) + sum(1 for c in word if ord(c) > 0xFFFF)
 
 
+class Vocabulary:
+    """Per distinct word, what the stages compare (Java hash of the word and of its stem, sorted synset ids),
+    whether it is a function word and its size (1, or UTF-16 units when character-based), as flat arrays the
+    compiled scorer reads by word id."""
+
+    def __init__(self, scorer: PairScorer):
+        self._sc = scorer
+        self.index: dict[str, int] = {}
+        self.key, self.stem, self.size = array("i"), array("i"), array("i")
+        self.syn_off, self.syn_id = array("i", [0]), array("i")
+        self.fw = array("B")
+
+    def _add(self, w: str) -> int:
+        sc = self._sc
+        self.key.append(java_hash(w))
+        self.stem.append(sc._stem_key(w) if sc.stemmer is not None else 0)
+        if sc.synonyms is not None:
+            self.syn_id.extend(sorted(sc.synonyms.sets(w)))
+        self.syn_off.append(len(self.syn_id))
+        self.size.append(_utf16_len(w) if sc.cfg.char_based else 1)
+        self.fw.append(sc._is_fw(w))
+        i = self.index[w] = len(self.index)
+        return i
+
+    def ids(self, words: list[str]) -> array:
+        index = self.index
+        return array("i", [index[w] if w in index else self._add(w) for w in words])
+
+    def arrays(self) -> tuple:
+        return (self.key, self.stem, self.syn_off, self.syn_id, self.size, self.fw)
+
+
 class PairScorer:
     """Aligns a hypothesis with a reference (both already normalized / lowercased) and returns the row."""
 
@@ -58,6 +95,10 @@ class PairScorer:
         self._stem_memo: dict[str, int] = {}
         self._phrase_memo: dict[tuple[str, ...], tuple] = {}
         self._fw_memo: dict[str, bool] = {}
+        self.vocab = Vocabulary(self)
+        self._stages = bytes(self.cfg.modules)
+        self._weights = tuple(SEARCH_WEIGHT[m] for m in self.cfg.modules)
+        self._table = self.para.pair_arrays() if self.para is not None else None
 
     def _stem_key(self, w: str) -> int:
         k = self._stem_memo.get(w)
@@ -78,7 +119,7 @@ class PairScorer:
             p = self._phrase_memo[key] = self.para.phrases(words)
         return p
 
-    def candidates(self, w1: list[str], w2: list[str], k1: list[int], k2: list[int], ph1, ph2) -> Candidates:
+    def candidates(self, w1: list[str], w2: list[str], k1: list[int], k2: list[int]) -> Candidates:
         cands = Candidates(len(w1), len(w2))
         stages = self.cfg.modules
         if len(w1) == len(w2) and k1 == k2:
@@ -92,18 +133,33 @@ class PairScorer:
                 sets = self.synonyms.sets
                 match_synonyms(cands, s, [sets(w) for w in w1], [sets(w) for w in w2], k1, k2)
             elif mod == PARAPHRASE:
-                match_paraphrases(cands, s, self.para, ph1(), ph2())
+                match_paraphrases(cands, s, self.para, self._phrases(w1), self._phrases(w2))
         return cands
 
-    def row(self, w1: list[str], w2: list[str], ph1=None, ph2=None) -> np.ndarray:
-        """Statistics of hypothesis words ``w1`` against reference words ``w2`` (``ph``: callables giving
-        the paraphrase-table phrases of each side, computed once per line)."""
+    def prepare(self, words: list[str]) -> None:
+        """What :meth:`row` needs of a line computed ahead (its word ids, its phrases)."""
+        self.vocab.ids(words)
+        if self.para is not None:
+            self._phrases(words)
+
+    def row(self, w1: list[str], w2: list[str]) -> np.ndarray:
+        """Statistics of hypothesis words ``w1`` against reference words ``w2``: in ``mtsig._meteor`` when
+        it is built (candidates, search and row in one call), else :meth:`row_python`."""
+        if not COMPILED:  # pragma: no cover
+            return self.row_python(w1, w2)
+        r = np.empty(N_STATS)
+        ph = (self._phrases(w1), self._phrases(w2)) if self.para is not None else (None, None)
+        v = self.vocab
+        _meteor.segment(v.ids(w1), v.ids(w2), v.arrays(), self._stages, self._weights, self.cfg.beam, *ph,
+                        self._table, r)  # fmt: skip
+        return r
+
+    def row_python(self, w1: list[str], w2: list[str]) -> np.ndarray:
+        """:meth:`row` in Python (the reference of the compiled scorer)."""
         k1 = [java_hash(w) for w in w1]
         k2 = [java_hash(w) for w in w2]
-        if ph1 is None and self.para is not None:
-            ph1, ph2 = (lambda: self._phrases(w1)), (lambda: self._phrases(w2))
-        cands = self.candidates(w1, w2, k1, k2, ph1, ph2)
-        chosen = search(cands, len(w2), self.cfg.modules, self.cfg.beam)
+        cands = self.candidates(w1, w2, k1, k2)
+        chosen = search_python(cands, len(w2), self.cfg.modules, self.cfg.beam)
         f1 = [self._is_fw(w) for w in w1]
         f2 = [self._is_fw(w) for w in w2]
         size1 = [_utf16_len(w) for w in w1] if self.cfg.char_based else [1] * len(w1)

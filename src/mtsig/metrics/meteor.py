@@ -103,6 +103,7 @@ class METEOR(Metric):
             return self._scorer
         from mtsig.meteor import params, resources
         from mtsig.meteor.normalize import normalizer
+        from mtsig.meteor.paraphrase import paraphrases
         from mtsig.meteor.scorer import PairScorer
 
         cfg, c = self.cfg, self.config
@@ -114,7 +115,7 @@ class METEOR(Metric):
         if params.SYNONYM in cfg.modules:
             synonyms = resources.load_synonyms(jar, cfg.language)
         if params.PARAPHRASE in cfg.modules:
-            para = resources.paraphrases(resources.find_paraphrase(c["meteor_paraphrase"], jar, cfg.code))
+            para = paraphrases(resources.find_paraphrase(c["meteor_paraphrase"], jar, cfg.code))
         if cfg.normalize.startswith("norm"):
             self._norm = normalizer(cfg.code, resources.prefixes(jar, cfg.language), cfg.normalize == "norm")
         self._scorer = PairScorer(cfg, fw, stemmer, synonyms, para)
@@ -133,7 +134,14 @@ class METEOR(Metric):
         return snowball(lang)
 
     def warm(self) -> None:
-        self._build()
+        """Resources loaded and the reference side prepared (word ids, paraphrase-table phrases), here,
+        before any worker process starts, so that workers share it."""
+        sc = self._build()
+        if self.refs is None:
+            return
+        for r in self.refs:
+            for words in self._tokens(r):
+                sc.prepare(words)
 
     # ------------------------------------------------------------------ statistics
     def _tokens(self, seg: Segments) -> list[list[str]]:
