@@ -135,3 +135,25 @@ def test_tasks_and_normalization(parity, name):
 def test_german_exact_stem(parity, name):
     n, _, _ = _check(name, *parity)
     assert n == 1984
+
+
+@pytest.mark.parametrize("implementation", ["pystemmer", "python"])
+@pytest.mark.parametrize(("lang", "files"), [("english", "en"), ("german", "de")])
+def test_stems_equal_the_jar(lang, files, implementation):
+    """Every word of the shared data (as written and lowercased) stems as the jar's Stemmer stems it, with
+    PyStemmer 2.x and with snowballstemmer's pure-Python classes."""
+    from mtsig.meteor.stem import _pystemmer_2, snowball
+    from tests.meteor.jar import stem_words
+
+    if implementation == "pystemmer" and _pystemmer_2() is None:
+        pytest.skip("PyStemmer 2.x is not installed")
+    paths = [need(WMT) / "generaltest2022.de-en.src.de"] if files == "de" else [
+        *(need(WMT) / f for f in sorted(p.name for p in WMT.glob("*.en"))),
+        *sorted(need(MULTEVAL).glob("hyps.*")),
+    ]  # fmt: skip
+    words = sorted({x for p in paths for w in p.read_text(encoding="utf-8").split() for x in (w, w.lower())})
+    words = [w for w in words if not any(c.isdigit() for c in w)]  # the jar's Stemmer leaves numbers alone
+    stem = snowball(lang, implementation)
+    jar = stem_words(words, lang)
+    differ = [(w, stem(w), j) for w, j in zip(words, jar) if stem(w) != j]
+    assert len(words) > 10_000 and not differ, differ[:20]
