@@ -147,3 +147,11 @@ def test_scores_are_the_summed_statistics_formula():
     assert S[0, 20] == 0  # a complete one-chunk match adds no chunks (the jar's aggregation)
     assert m.sentence_scores(S)[0] == pytest.approx(100 * (1 - 0.6 * 0.0), abs=1e-9)
     assert np.isclose(m.corpus_score(S), float(m.score(S.sum(0))))
+
+
+def test_warm_before_prepare_loads_resources_only():
+    m = get_metric("meteor", meteor_modules="exact stem")
+    m.warm()  # no references yet: resources only, no error
+    m.prepare([["a big house"]])
+    m.warm()  # now also the reference side
+    assert m.stats(["a big houses"])[0, 0] == 3.0

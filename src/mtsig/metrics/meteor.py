@@ -137,9 +137,9 @@ class METEOR(Metric):
         """Resources loaded and the reference side prepared (word ids, paraphrase-table phrases), here,
         before any worker process starts, so that workers share it."""
         sc = self._build()
-        if self.refs is None:
+        if self._refs is None:
             return
-        for r in self.refs:
+        for r in self._refs:
             for words in self._tokens(r):
                 sc.prepare(words)
 
