@@ -200,11 +200,79 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     _output(p)
 
 
+STUDIES = {
+    "sampling": "Koehn Figs. 2-4: blocks of consecutive segments against broad samples",
+    "coverage": "Koehn Fig. 6: coverage of bootstrap intervals (percentile, t, BCa) on samples",
+    "testsize": "Koehn Table 3: conclusions and their correctness by test-set size",
+    "levels": "Koehn Table 4: correctness of conclusions by the significance level they reach",
+}
+
+
+def _study_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.stats.paired import TESTS
+
+    p.add_argument("study", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
+    _inputs(p)
+    s = p.add_argument_group("study")
+    s.add_argument("--metric", default=None, help="the metric studied (default: the first of -m)")
+    s.add_argument("--samples", type=int, default=None,
+                   help="sampling: number of blocks / broad samples (10); coverage, testsize, levels: number of "
+                   "random samples per size (200 for coverage, 100 otherwise)")  # fmt: skip
+    s.add_argument("--size", type=int, default=100, help="coverage: segments per sample (100)")
+    s.add_argument("--sizes", type=int, nargs="+", default=None,
+                   help="testsize, levels: sample sizes (100 300 600 and the largest that fits)")  # fmt: skip
+    s.add_argument("--sampling", choices=["broad", "random"], default=None,
+                   help="how samples are cut (coverage: random; testsize, levels: broad)")  # fmt: skip
+    s.add_argument("--test", default="paired-bootstrap", choices=[t for t in TESTS if t != "stratified-ar"],
+                   help="testsize, levels: the test (paired-bootstrap)")  # fmt: skip
+    s.add_argument("--pairs", nargs="+", metavar="A:B", default=None, help="pairs of systems (default: all pairs)")
+    s.add_argument("--alpha", type=float, default=0.05, help="testsize: significance level (0.05)")
+    s.add_argument("--confidence", type=float, default=0.95, help="coverage: interval level (0.95)")
+    s.add_argument("--n-bootstrap", type=int, default=1000, help="coverage: bootstrap resamples per sample (1000)")
+    s.add_argument("--n-resamples", type=int, default=1000, help="testsize, levels: resamples per test (1000)")
+    s.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    o = p.add_argument_group("output")
+    o.add_argument("--format", "-f", default="text", choices=("text", "json", "csv", "markdown", "latex"))
+    o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
+    o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    o.add_argument("--plot", default=None, metavar="FILE", help="also draw the study's figure (.png, .svg, .pdf)")
+
+
+def _study(a: argparse.Namespace, table) -> None:
+    from mtsig.errors import InputError
+    from mtsig.resample import DEFAULT_SEED
+    from mtsig.studies import koehn
+    from mtsig.studies.result import render_study
+
+    pairs = None
+    if a.pairs:
+        if any(x.count(":") != 1 for x in a.pairs):
+            raise InputError("--pairs: give each pair as A:B (system names)")
+        pairs = [tuple(x.split(":")) for x in a.pairs]
+    seed = DEFAULT_SEED if a.seed is None else a.seed
+    if a.study == "sampling":
+        res = koehn.sampling(table, a.metric, a.samples or 10, pairs)
+    else:
+        sizes = tuple(a.sizes) if a.sizes else None
+        design = koehn.Design(a.sampling, a.samples, a.size, sizes, a.test, a.alpha, a.confidence, a.n_bootstrap,
+                              a.n_resamples, seed, tuple(pairs) if pairs else None)  # fmt: skip
+        res = {"coverage": koehn.coverage, "testsize": koehn.testsize, "levels": koehn.levels}[a.study](
+            table, a.metric, design
+        )
+    if a.plot:
+        from mtsig.report.plots import save
+        from mtsig.studies.plots import plot_study
+
+        save(plot_study(res), a.plot)
+    _write(render_study(res, a.format), a.output)
+
+
 #: command -> (help, function adding its arguments)
 COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
     "stats": ("write per-segment statistics to an .npz file (score once, test many times)", _stats_args),
     "compare": ("paired significance tests between systems", _compare_args),
+    "study": ("the seeds' validation experiments on your outputs: " + ", ".join(STUDIES), _study_args),
     "metrics": ("list the available metrics, their options and direction", None),
 }
 
@@ -402,6 +470,9 @@ def _run(a: argparse.Namespace) -> int:
             f"{table.n_segments} segments, to {a.output}",
             file=sys.stderr,
         )
+        return 0
+    if a.command == "study":
+        _study(a, table)
         return 0
     with _progress_factory(not a.quiet) as prog:
         (_score if a.command == "score" else _compare)(a, table, prog)

@@ -1,0 +1,313 @@
+"""Koehn (2004)'s validation experiments on a user's own outputs, over the statistics (never the text).
+
+The full test set stands for the "true" score, as Koehn's 30,000 sentences did; smaller test sets are cut
+from it:
+
+- ``blocks``: k runs of consecutive segments; ``broad``: every k-th segment (sample i holds segments
+  i, i+k, i+2k, ...); ``random``: segments drawn without replacement, each sample from its own seeded
+  stream (seed, study key, size, sample number), so a sample never depends on how many others are drawn.
+
+Studies: :func:`sampling` (Figs. 2-4), :func:`coverage` (Fig. 6), :func:`testsize` (Table 3) and
+:func:`levels` (Table 4). Each returns a :class:`~mtsig.studies.result.StudyResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from mtsig.errors import InputError, unknown_name
+from mtsig.resample import DEFAULT_SEED, Resampling
+from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
+from mtsig.studies.nulls import binomial_interval
+from mtsig.studies.result import StudyResult, StudyTable
+
+SAMPLINGS = ("broad", "random")
+#: stream keys of the studies' random draws (kept apart from every other use of the seed)
+_KEY = {"coverage": 41, "testsize": 42, "random": 43}
+#: Koehn's Table 4 bins of the significance level reached (lower bounds, in %)
+LEVEL_BINS = (99.9, 99.0, 98.0, 97.0, 96.0, 95.0, 90.0, 80.0, 50.0)
+
+
+@dataclass(frozen=True)
+class Design:
+    """How a study samples and tests (what a study does not use, it ignores).
+
+    ``sampling``: ``broad`` or ``random`` (None: the study's default: random for coverage, broad otherwise);
+    ``count``: random samples per size (None: 200 for coverage, 100 otherwise); ``size``: coverage's
+    sample size; ``sizes``: testsize/levels' sample sizes (None: 100, 300, 600 and the largest that fits);
+    ``pairs``: pairs of system names (None: all pairs).
+    """
+
+    sampling: str | None = None
+    count: int | None = None
+    size: int = 100
+    sizes: tuple[int, ...] | None = None
+    test: str = "paired-bootstrap"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    n_bootstrap: int = 1000
+    n_resamples: int = 1000
+    seed: int = DEFAULT_SEED
+    pairs: tuple[tuple[str, str], ...] | None = None
+
+
+# ------------------------------------------------------------------------------------------------ samples
+def block_samples(n_segments: int, k: int) -> np.ndarray:
+    """``(k, n)`` segment indices: k blocks of ``n = n_segments // k`` consecutive segments."""
+    n = _size_of(n_segments, k)
+    return np.arange(k * n).reshape(k, n)
+
+
+def broad_samples(n_segments: int, k: int) -> np.ndarray:
+    """``(k, n)``: sample i holds segments i, i + k, i + 2k, ... (``n = n_segments // k`` of them)."""
+    n = _size_of(n_segments, k)
+    return np.arange(k * n).reshape(n, k).T.copy()
+
+
+def random_samples(n_segments: int, size: int, count: int, seed: int, key: tuple[int, ...] = ()) -> np.ndarray:
+    """``(count, size)``: each row ``size`` distinct segments (sorted), from its own seeded stream."""
+    if not 1 <= size <= n_segments:
+        raise InputError(f"a sample of {size} segments does not fit a test set of {n_segments}")
+    out = np.empty((count, size), dtype=np.int64)
+    for c in range(count):
+        ss = np.random.SeedSequence(seed, spawn_key=(_KEY["random"], *key, size, c))
+        out[c] = np.sort(np.random.Generator(np.random.PCG64(ss)).choice(n_segments, size, replace=False))
+    return out
+
+
+def _size_of(n_segments: int, k: int) -> int:
+    if k < 2 or n_segments // k < 1:
+        raise InputError(f"cannot cut {n_segments} segments into {k} samples (at least 2, of at least 1 segment)")
+    return n_segments // k
+
+
+def samples_of(kind: str, n_segments: int, size: int, count: int, seed: int, key: tuple[int, ...] = ()) -> np.ndarray:
+    """Broad samples of ``size`` (as many as fit) or ``count`` random ones."""
+    if kind not in SAMPLINGS:
+        raise unknown_name("sampling", kind, SAMPLINGS)
+    if kind == "broad":
+        return broad_samples(n_segments, max(2, n_segments // size))[:, :size]
+    return random_samples(n_segments, size, count, seed, key)
+
+
+# ------------------------------------------------------------------------------------------------ inputs
+def _inputs(table, metric: str | None):
+    """(metric name, metric, ``{system: pooled statistics (N, d)}``, full-set scores)."""
+    name = metric or next(iter(table.metrics))
+    if name not in table.metrics:
+        raise InputError(f"metric {name!r} was not computed; computed: {', '.join(table.metrics)}", param="metric")
+    m = table.metrics[name]
+    stats = {s: table.stats[name][s].sum(axis=0) for s in table.system_names}
+    full = {s: float(m.score(x.sum(axis=0))) for s, x in stats.items()}
+    return name, m, stats, full
+
+
+def _pairs(table, pairs: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    names = table.system_names
+    if pairs is None:
+        return list(combinations(names, 2))
+    for a, b in pairs:
+        for s in (a, b):
+            if s not in names:
+                raise InputError(f"no system {s!r}; systems: {', '.join(names)}", param="pairs")
+    return [tuple(p) for p in pairs]
+
+
+def _scores(m, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Corpus score of each sample (rows of ``idx``), vectorized."""
+    return np.asarray(m.score(X[idx].sum(axis=1)), dtype=np.float64)
+
+
+def _spread(v: np.ndarray) -> list[float]:
+    return [float(v.min()), float(v.max()), float(v.std(ddof=1)) if v.size > 1 else 0.0]
+
+
+# ------------------------------------------------------------------------------------------------ sampling
+def sampling(table, metric: str | None = None, k: int = 10, pairs=None) -> StudyResult:
+    """Koehn Figs. 2-4: scores of k blocks of consecutive segments against k broad samples, per system, and
+    the per-sample differences of pairs."""
+    name, m, stats, full = _inputs(table, metric)
+    N = table.n_segments
+    blocks, broad = block_samples(N, k), broad_samples(N, k)
+    per = {s: {"blocks": _scores(m, X, blocks), "broad": _scores(m, X, broad)} for s, X in stats.items()}
+    rows = [[s, full[s], *_spread(v["blocks"]), *_spread(v["broad"])] for s, v in per.items()]
+    head = ["system", "full set", "blocks min", "blocks max", "blocks sd", "broad min", "broad max", "broad sd"]
+    d = m.decimals
+    t1 = StudyTable(f"{name}: per-sample scores ({k} samples of {N // k} segments)", head, rows, [None] + [d] * 7)
+    prs = _pairs(table, pairs)
+    diffs = {}
+    rows2 = []
+    for a, b in prs:
+        delta = full[b] - full[a]
+        db, dr = per[b]["blocks"] - per[a]["blocks"], per[b]["broad"] - per[a]["broad"]
+        diffs[f"{a} -> {b}"] = {"blocks": db.tolist(), "broad": dr.tolist(), "full": delta}
+        flips = [int(np.sum(np.sign(v) != np.sign(delta))) for v in (db, dr)]
+        rows2.append([f"{a} -> {b}", delta, *_spread(db), flips[0], *_spread(dr), flips[1]])
+    head2 = ["pair (B - A)", "full-set Δ", "blocks min", "max", "sd", "blocks: other sign", "broad min", "max", "sd",
+             "broad: other sign"]  # fmt: skip
+    t2 = StudyTable(f"{name}: per-sample differences", head2, rows2, [None, d, d, d, d, None, d, d, d, None])
+    data = {
+        "scores": {s: {"blocks": v["blocks"].tolist(), "broad": v["broad"].tolist(), "full": full[s]}
+                   for s, v in per.items()},
+        "differences": diffs,
+    }  # fmt: skip
+    settings = {"metric": name, "samples": k, "sample size": N // k, "segments": N}
+    notes = [
+        "blocks: consecutive segments; broad: every k-th segment. A smaller sd for broad samples means that"
+        " neighbouring segments are alike (topic, document), so a test set should be sampled broadly."
+    ]
+    return StudyResult("sampling", settings, [t1, t2], data, notes)
+
+
+# ------------------------------------------------------------------------------------------------ coverage
+def coverage(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
+    """Koehn Fig. 6: bootstrap intervals (percentile, t, BCa) from samples of ``design.size`` segments, checked
+    against the full-set score; the coverage rate per method with its binomial interval."""
+    from mtsig.stats.engines import bootstrap_many
+
+    g = design or Design()
+    size, kind, count, seed = g.size, g.sampling or "random", g.count or 200, g.seed
+    n_bootstrap, confidence = g.n_bootstrap, g.confidence
+    name, m, stats, full = _inputs(table, metric)
+    N = table.n_segments
+    idx = samples_of(kind, N, size, count, seed, (_KEY["coverage"],))
+    hits = {(s, meth): [] for s in stats for meth in CI_METHODS}
+    bounds = {s: [] for s in stats}
+    for c, rows in enumerate(idx):
+        sub = {s: X[rows] for s, X in stats.items()}
+        r = Resampling(n_bootstrap, seed, stream=(_KEY["coverage"], size, c))
+        boot = bootstrap_many({s: (m, x) for s, x in sub.items()}, r)
+        for s, x in sub.items():
+            obs = float(m.score(x.sum(axis=0)))
+            jack = jackknife_scores(m, x)
+            for meth in CI_METHODS:
+                iv = interval(boot[s], meth, confidence, observed=obs, jackknife=jack)
+                hits[(s, meth)].append(iv.low <= full[s] <= iv.high)
+                if meth == "percentile":
+                    bounds[s].append([iv.low, iv.high])
+    share = size / N
+    from scipy.stats import norm
+
+    z = norm.ppf(0.5 + confidence / 2)
+    expected = float(2 * norm.cdf(z / np.sqrt(1 - share)) - 1) if kind == "random" and share < 1 else confidence
+    rows_m = []
+    for meth in CI_METHODS:
+        h = [x for s in stats for x in hits[(s, meth)]]
+        lo, hi = binomial_interval(int(sum(h)), len(h))
+        rows_m.append([meth, len(h), int(sum(h)), 100 * float(np.mean(h)), 100 * lo, 100 * hi, 100 * confidence,
+                       100 * expected])  # fmt: skip
+    head = ["method", "intervals", "cover the full-set score", "coverage %", "95% CI low", "95% CI high",
+            "nominal %", "expected %"]  # fmt: skip
+    t1 = StudyTable(f"{name}: coverage of {100 * confidence:g}% bootstrap intervals on {len(idx)} {kind} samples of "
+                    f"{size} segments", head, rows_m, [None, None, None, 1, 1, 1, 1, 1])  # fmt: skip
+    rows_s = [[s, *(100 * float(np.mean(hits[(s, meth)])) for meth in CI_METHODS)] for s in stats]
+    t2 = StudyTable(f"{name}: coverage % per system", ["system", *CI_METHODS], rows_s, [None, 1, 1, 1])
+    data = {"full": full, "percentile_bounds": {s: b for s, b in bounds.items()},
+            "covered": {f"{s}|{meth}": [bool(x) for x in v] for (s, meth), v in hits.items()}}  # fmt: skip
+    settings = {"metric": name, "sampling": kind, "sample size": size, "samples": len(idx), "bootstrap": n_bootstrap,
+                "confidence": confidence, "seed": seed, "segments": N}  # fmt: skip
+    notes = [
+        f"expected %: the nominal level widened for sampling {100 * share:.1f}% of a finite test set without "
+        "replacement (the bootstrap treats the sample as drawn from an infinite set: 2Φ(z/√(1-n/N)) - 1)."
+        if kind == "random"
+        else "broad samples are not random draws: compare with the nominal level loosely."
+    ]
+    return StudyResult("coverage", settings, [t1, t2], data, notes)
+
+
+# ------------------------------------------------------------------------------------------------ test size
+def _conclusions(table, metric: str | None, sizes: list[int], g: Design) -> tuple[str, list[dict]]:
+    """Every sample's test of every pair at every size: dicts of pair, size, sample, Δ, p, full-set Δ."""
+    from mtsig.stats.paired import get_test, paired_test
+
+    name, m, stats, full = _inputs(table, metric)
+    kind, count, test, n_resamples, seed = g.sampling or "broad", g.count or 100, g.test, g.n_resamples, g.seed
+    spec = get_test(test)
+    if spec.kind == "stratified":
+        raise InputError("the test-size study tests single outputs: use ar, bootstrap, paired-bootstrap, t-test ...")
+    N = table.n_segments
+    out = []
+    for size in sizes:
+        idx = samples_of(kind, N, size, count, seed, (_KEY["testsize"],))
+        for c, rows in enumerate(idx):
+            r = Resampling(n_resamples, seed, stream=(_KEY["testsize"], size, c))
+            for a, b in _pairs(table, g.pairs):
+                res = paired_test(test, stats[a][rows], stats[b][rows], m, resampling=r)
+                out.append({"pair": f"{a} -> {b}", "size": int(size), "sample": c, "delta": res.delta,
+                            "p": res.p_value, "full": full[b] - full[a]})  # fmt: skip
+    return name, out
+
+
+def _sizes(N: int, sizes: Sequence[int] | None, kind: str) -> list[int]:
+    largest = N // 2 if kind == "broad" else N - 1
+    chosen = [s for s in (sizes or (100, 300, 600)) if s <= largest]
+    if sizes is None:
+        chosen.append(largest)
+    bad = [s for s in (sizes or ()) if not 1 <= s <= largest]
+    if bad or not chosen:
+        raise InputError(f"sample sizes must lie in 1..{largest} for {kind} samples of {N} segments", param="sizes")
+    return sorted(set(chosen))
+
+
+def _verdict(c: dict, alpha: float) -> str:
+    if c["p"] > alpha or c["delta"] == 0:
+        return "none"
+    return "correct" if np.sign(c["delta"]) == np.sign(c["full"]) else "wrong"
+
+
+def testsize(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
+    """Koehn Table 3: how often a test at level ``alpha`` concludes a difference on samples of each size, and
+    how often that conclusion agrees with the full set (correct) or not (wrong)."""
+    g = design or Design()
+    kind, test, alpha = g.sampling or "broad", g.test, g.alpha
+    sizes = _sizes(table.n_segments, g.sizes, kind)
+    name, cs = _conclusions(table, metric, sizes, g)
+    d = table.metrics[name].decimals
+    rows, curves = [], {}
+    for pair in dict.fromkeys(c["pair"] for c in cs):
+        for size in sizes:
+            sel = [c for c in cs if c["pair"] == pair and c["size"] == size]
+            v = [_verdict(c, alpha) for c in sel]
+            ok, bad = v.count("correct"), v.count("wrong")
+            rows.append([pair, sel[0]["full"], size, len(sel), 100 * ok / len(sel), 100 * bad / len(sel)])
+            curves.setdefault(pair, []).append([size, 100 * ok / len(sel), 100 * bad / len(sel)])
+    head = ["pair (B - A)", "full-set Δ", "sample size", "samples", "correct conclusions %", "wrong conclusions %"]
+    t = StudyTable(f"{name}: conclusions of {test} at α = {alpha:g} on {kind} samples", head, rows,
+                   [None, d, None, None, 1, 1])  # fmt: skip
+    settings = {"metric": name, "test": test, "alpha": alpha, "sampling": kind, "sizes": sizes,
+                "resamples": g.n_resamples, "seed": g.seed, "segments": table.n_segments}  # fmt: skip
+    notes = ["correct: significant and of the same sign as the full-set difference; wrong: significant and of the"
+             " other sign (or any significant conclusion where the full set shows no difference)."]  # fmt: skip
+    return StudyResult("testsize", settings, [t], {"curves": curves, "conclusions": cs}, notes)
+
+
+def levels(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
+    """Koehn Table 4: every sample's conclusion binned by the significance level it reaches (one-sided, in the
+    direction the sample shows: ``1 - p/2``), with the share that agrees with the full set."""
+    g = design or Design()
+    kind, test = g.sampling or "broad", g.test
+    sizes = _sizes(table.n_segments, g.sizes, kind)
+    name, cs = _conclusions(table, metric, sizes, g)
+    rows, bars = [], []
+    upper = 100.0
+    for low in LEVEL_BINS:
+        sel = [c for c in cs if c["delta"] != 0 and low <= 100 * (1 - c["p"] / 2) < upper + (upper == 100.0)]
+        ok = sum(np.sign(c["delta"]) == np.sign(c["full"]) for c in sel)
+        lo, hi = binomial_interval(int(ok), len(sel)) if sel else (float("nan"), float("nan"))
+        label = f"{low:g}-{upper:g}%"
+        rows.append([label, len(sel), 100 * ok / len(sel) if sel else None, 100 * lo if sel else None,
+                     100 * hi if sel else None])  # fmt: skip
+        bars.append([label, len(sel), 100 * ok / len(sel) if sel else None])
+        upper = low
+    head = ["significance level", "conclusions", "correct %", "95% CI low", "95% CI high"]
+    t = StudyTable(f"{name}: conclusions of {test} by significance level ({kind} samples of {sizes})", head, rows,
+                   [None, None, 1, 1, 1])  # fmt: skip
+    settings = {"metric": name, "test": test, "sampling": kind, "sizes": sizes, "resamples": g.n_resamples,
+                "seed": g.seed, "segments": table.n_segments}  # fmt: skip
+    notes = ["A calibrated test is correct at least as often as the level it claims: e.g. conclusions at 90-95%"
+             " should be correct at least 90% of the time."]  # fmt: skip
+    return StudyResult("levels", settings, [t], {"bins": bars}, notes)
