@@ -18,12 +18,16 @@ WMT_SYSTEMS = ["JDExploreAcademy", "LT22", "Online-B", "PROMT"]
 MULTEVAL_SYSTEMS = ["baseline", "sys1", "sys2"]
 
 
+def unavailable(msg: str):
+    """A test's prerequisite is missing: fail under CI (CI=true), skip elsewhere."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
 def need(path: Path) -> Path:
     if not path.exists():
-        msg = f"real-data test needs {path} (shared/ beside the repository)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+        unavailable(f"real-data test needs {path} (shared/ beside the repository)")
     return path
 
 

@@ -681,7 +681,7 @@ static int para_stage(Cands *c, const PairTable *t, const PhraseList *ph, const 
     return 0;
 }
 
-static int cmp_ref_start(const void *x, const void *y) {
+static int cmp_match(const void *x, const void *y) {
     const int32_t *a = x, *b = y;
     for (int k = 0; k < 5; k++)
         if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
@@ -700,7 +700,7 @@ static void fill_row(double *row, const Vocab *v, const int32_t *h, int n1, cons
         row[1] += v->size[r[j]];
         if (v->fw[r[j]]) row[3] += v->size[r[j]];
     }
-    qsort(chosen, (size_t)n_chosen, 5 * sizeof(int32_t), cmp_ref_start);
+    qsort(chosen, (size_t)n_chosen, 5 * sizeof(int32_t), cmp_match);
     int chunks = 0, last = -1, idx = 0, words1 = 0, words2 = 0;
     for (int k = 0; k < n_chosen; k++) {
         const int32_t *m = chosen + 5 * k;

@@ -6,7 +6,6 @@ elsewhere when ``java`` is absent. Jobs run two at a time (the jar loads its par
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -14,16 +13,13 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
+from tests.data import unavailable
 
 
 def need_java() -> str:
     java = shutil.which("java")
     if java is None:
-        msg = "the METEOR parity tests run meteor-1.5.jar and need Java"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+        unavailable("the METEOR parity tests run meteor-1.5.jar and need Java")
     return java
 
 

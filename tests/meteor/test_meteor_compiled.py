@@ -84,11 +84,7 @@ def test_a_hash_collision_never_matches(table):
     hashes[0] = h
     order = np.argsort(hashes, kind="stable")
     forged["hashes"], forged["hash_ids"] = hashes[order], table.hash_ids[order]
-    bits = int(len(hashes) - 1).bit_length()
-    buckets = np.zeros((1 << bits) + 1, dtype=np.uint32)
-    np.cumsum(np.bincount((forged["hashes"] >> np.uint64(64 - bits)).astype(np.int64), minlength=1 << bits),
-              out=buckets[1:])  # fmt: skip
-    forged["buckets"] = buckets
+    forged["buckets"] = paraphrase.hash_buckets(forged["hashes"])
     t = paraphrase.Paraphrases(forged)
     assert t.phrases(ngram) == t.phrases_python(ngram) == ([], [], [])
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mtsig.cli import main
-from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
+from tests.data import WMT_SYSTEMS, unavailable, wmt_hyp, wmt_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -26,10 +26,7 @@ def _chromium() -> str:
     except ImportError:
         path = None
     if path is None:
-        msg = "the browser test needs chromium (apt-get install chromium) and playwright (the test extra)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+        unavailable("the browser test needs chromium (apt-get install chromium) and playwright (the test extra)")
     return path
 
 

@@ -140,6 +140,16 @@ class Paraphrases:
 
 
 # ---------------------------------------------------------------------------------------------- building
+def hash_buckets(sorted_hashes: np.ndarray) -> np.ndarray:
+    """Where the sorted hashes of each value of their top bits start (about one phrase per bucket; the last
+    entry is their number)."""
+    bits = max(1, int(len(sorted_hashes) - 1).bit_length())
+    top = (sorted_hashes >> np.uint64(64 - bits)).astype(np.int64)
+    buckets = np.zeros((1 << bits) + 1, dtype=np.uint32)
+    np.cumsum(np.bincount(top, minlength=1 << bits), out=buckets[1:])
+    return buckets
+
+
 def _read_table(path: Path) -> tuple[dict[str, int], list[int], list[int]]:
     """Distinct phrases with ids in order of first appearance, and the (phrase, paraphrase) id of each entry."""
     from mtsig.meteor.normalize import java_tokens
@@ -178,10 +188,6 @@ def build_paraphrases(path: Path) -> Paraphrases:
     else:  # pragma: no cover
         hashes = fnv1a_numpy(blob, offsets)
     by_hash = np.argsort(hashes, kind="stable")
-    bits = max(1, int(len(hashes) - 1).bit_length())  # about one phrase per bucket
-    top = (hashes >> np.uint64(64 - bits)).astype(np.int64)
-    buckets = np.zeros((1 << bits) + 1, dtype=np.uint32)
-    np.cumsum(np.bincount(top, minlength=1 << bits), out=buckets[1:])
     keys = np.asarray(src, dtype=np.int64) << 32 | np.asarray(dst, dtype=np.int64)
     by_key = np.argsort(keys, kind="stable")
     pair_start = np.zeros(len(ids) + 1, dtype=np.uint32)
@@ -193,7 +199,7 @@ def build_paraphrases(path: Path) -> Paraphrases:
             "lengths": lengths,
             "hashes": hashes[by_hash],
             "hash_ids": by_hash.astype(np.int32),
-            "buckets": buckets,
+            "buckets": hash_buckets(hashes[by_hash]),
             "pairs": keys[by_key],
             "order": by_key.astype(np.int32),
             "pair_start": pair_start,

@@ -167,6 +167,8 @@ def sampling(table, metric: str | None = None, k: int = 10, pairs=None) -> Study
 def coverage(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
     """Koehn Fig. 6: bootstrap intervals (percentile, t, BCa) from samples of ``design.size`` segments, checked
     against the full-set score; the coverage rate per method with its binomial interval."""
+    from scipy.stats import norm
+
     from mtsig.stats.engines import bootstrap_many
 
     g = design or Design()
@@ -190,8 +192,6 @@ def coverage(table, metric: str | None = None, design: Design | None = None) -> 
                 if meth == "percentile":
                     bounds[s].append([iv.low, iv.high])
     share = size / N
-    from scipy.stats import norm
-
     z = norm.ppf(0.5 + confidence / 2)
     expected = float(2 * norm.cdf(z / np.sqrt(1 - share)) - 1) if kind == "random" and share < 1 else confidence
     rows_m = []
@@ -230,12 +230,13 @@ def _conclusions(table, metric: str | None, sizes: list[int], g: Design) -> tupl
     if spec.kind == "stratified":
         raise InputError("the test-size study tests single outputs: use ar, bootstrap, paired-bootstrap, t-test ...")
     N = table.n_segments
+    prs = _pairs(table, g.pairs)
     out = []
     for size in sizes:
         idx = samples_of(kind, N, size, count, seed, (_KEY["testsize"],))
         for c, rows in enumerate(idx):
             r = Resampling(n_resamples, seed, stream=(_KEY["testsize"], size, c))
-            for a, b in _pairs(table, g.pairs):
+            for a, b in prs:
                 res = paired_test(test, stats[a][rows], stats[b][rows], m, resampling=r)
                 out.append({"pair": f"{a} -> {b}", "size": int(size), "sample": c, "delta": res.delta,
                             "p": res.p_value, "full": full[b] - full[a]})  # fmt: skip
@@ -285,6 +286,11 @@ def testsize(table, metric: str | None = None, design: Design | None = None) -> 
     return StudyResult("testsize", settings, [t], {"curves": curves, "conclusions": cs}, notes)
 
 
+def _level(c: dict) -> float:
+    """The significance level (%) a conclusion reaches, one-sided in the direction the sample shows."""
+    return 100 * (1 - c["p"] / 2)
+
+
 def levels(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
     """Koehn Table 4: every sample's conclusion binned by the significance level it reaches (one-sided, in the
     direction the sample shows: ``1 - p/2``), with the share that agrees with the full set."""
@@ -295,7 +301,7 @@ def levels(table, metric: str | None = None, design: Design | None = None) -> St
     rows, bars = [], []
     upper = 100.0
     for low in LEVEL_BINS:
-        sel = [c for c in cs if c["delta"] != 0 and low <= 100 * (1 - c["p"] / 2) < upper + (upper == 100.0)]
+        sel = [c for c in cs if c["delta"] != 0 and low <= _level(c) and (_level(c) < upper or upper == 100.0)]
         ok = sum(np.sign(c["delta"]) == np.sign(c["full"]) for c in sel)
         lo, hi = binomial_interval(int(ok), len(sel)) if sel else (float("nan"), float("nan"))
         label = f"{low:g}-{upper:g}%"
