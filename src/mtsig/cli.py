@@ -182,7 +182,9 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
                    help="shuffles / bootstrap resamples of the tests (default: automatic: 10000 for ar, 1000 for "
                    "bootstrap tests, more when the corrected threshold needs them)")  # fmt: skip
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    t.add_argument("--correction", default="holm", choices=CORRECTIONS, help="p-value adjustment (holm)")
+    t.add_argument("--correction", default="holm", choices=CORRECTIONS,
+                   help="p-value adjustment (holm); maxt: step-down max-T over the joint randomization of all "
+                   "systems (with -t ar; uses the dependence between pairs, Tukey-like)")  # fmt: skip
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
                    help="two-sided (default); greater: B better than A by the metric's numbers; less")  # fmt: skip

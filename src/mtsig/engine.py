@@ -28,7 +28,7 @@ from mtsig.results import (
 )
 from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratified_ar_many
 from mtsig.stats.intervals import CI_METHODS, Interval, interval, jackknife_scores, summarize
-from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error
+from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error, maxt
 from mtsig.stats.paired import (
     ALTERNATIVES,
     DEFAULT_BOOTSTRAP,
@@ -189,6 +189,12 @@ class CompareOptions:
             get_test(t)
         if self.correction not in CORRECTIONS:
             raise unknown_name("correction", self.correction, CORRECTIONS)
+        if self.correction == "maxt" and self.tests != ("ar",):
+            raise InputError(
+                "correction maxt adjusts approximate randomization through the joint randomization of all systems: "
+                "use it with the test ar alone (other tests: holm, bonferroni, sidak, bh)",
+                param="correction",
+            )
         if self.alternative not in ALTERNATIVES:
             raise unknown_name("alternative", self.alternative, ALTERNATIVES)
         if not 0 < self.alpha < 1:
@@ -454,8 +460,17 @@ def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling,
     }
 
 
-def _adjusted(results: list[TestResult], opts: CompareOptions) -> list[Comparison]:
-    padj = adjust([r.p_value for r in results], opts.correction)
+def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: dict, resampling: Resampling) -> list[Comparison]:
+    if opts.correction == "maxt":
+        table, mname = ctx["table"], ctx["metric"]
+        if any(s.n_runs > 1 for s in table.systems):
+            raise InputError("correction maxt needs one output per system (for optimizer runs use holm)")
+        stats = {n: _pooled(table, mname, n) for n in table.system_names}
+        R = ctx["plan"].counts["ar"]
+        padj = maxt(stats, table.metrics[mname], ctx["plan"].pairs, resampling.with_count(R), opts.alternative)
+        padj = padj["step-down"]
+    else:
+        padj = adjust([r.p_value for r in results], opts.correction)
     return [Comparison(r, float(pa), bool(pa <= opts.alpha)) for r, pa in zip(results, padj)]
 
 
@@ -482,7 +497,7 @@ def compare_table(
     for mname, metric in table.metrics.items():
         ctx = _metric_context(table, mname, plan, opts, resampling, shared)
         rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}
-        adjusted = {t: _adjusted(r, opts) for t, r in rows.items()}
+        adjusted = {t: _adjusted(r, opts, ctx, resampling) for t, r in rows.items()}
         for t in opts.tests:
             comparisons.extend(adjusted[t])
         first = {frozenset(c.pair): c.significant for c in adjusted[opts.tests[0]]}  # clusters: the first test

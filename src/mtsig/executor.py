@@ -9,6 +9,12 @@ they can go through the same seam. Results never depend on the executor.
 - :class:`ForkExecutor`: this process and ``jobs - 1`` forked children, which inherit everything already
   computed (reference-side tables), take the next work item whenever they are free and send their results
   back through pipes; errors in a child are raised here. Only where ``os.fork`` exists.
+- :class:`DaskExecutor`: the items as tasks on a Dask distributed cluster (``Client(address)``, or a
+  ``LocalCluster`` of N single-threaded worker processes for ``local:N``); the function and items must
+  pickle. Studies send their replicates this way (:func:`study_executor`).
+
+``map(fn, items, progress)``: ``progress(n)``, when given, is called as items finish (forked children
+report each finished item through a pipe of their own).
 """
 
 from __future__ import annotations
@@ -22,21 +28,29 @@ from typing import Any, Protocol
 MIN_FORK_WORK = 2000
 
 
+Progress = Callable[[int], None]
+
+
 class Executor(Protocol):
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]: ...
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]: ...
 
 
 class SerialExecutor:
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        return [fn(x) for x in items]
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+        out = []
+        for x in items:
+            out.append(fn(x))
+            if progress is not None:
+                progress(1)
+        return out
 
 
 class ForkExecutor:
     def __init__(self, jobs: int):
         self.jobs = max(1, int(jobs))
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        return fork_map(fn, list(items), self.jobs)
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+        return fork_map(fn, list(items), self.jobs, progress)
 
 
 def executor_for(jobs: int, n_items: int, work: int) -> Executor:
@@ -67,15 +81,22 @@ class _Queue:
         os.close(self.r)
 
 
-def _child(fn, items: list, tasks: Iterable[int], w: int) -> None:
-    """In a forked child: compute, send ``(index, result)`` pairs, leave without running any of the parent's
-    code."""
+def _child(fn, items: list, tasks: Iterable[int], w: int, tick: int | None) -> None:
+    """In a forked child: compute (writing a byte to ``tick`` per finished item), send ``(index, result)``
+    pairs, leave without running any of the parent's code."""
     code = 0
     try:
         try:
-            payload = ("ok", [(i, fn(items[i])) for i in tasks])
+            done = []
+            for i in tasks:
+                done.append((i, fn(items[i])))
+                if tick is not None:
+                    os.write(tick, b".")
+            payload = ("ok", done)
         except BaseException as exc:  # noqa: BLE001 - sent to the parent and raised there
             payload = ("error", exc)
+        if tick is not None:  # before the results: the parent reads ticks until every child closed its end
+            os.close(tick)
         with os.fdopen(w, "wb") as fh:
             pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException:  # noqa: BLE001
@@ -104,12 +125,45 @@ def _collect(children, out: list, error: BaseException | None) -> BaseException 
     return error
 
 
-def fork_map(fn: Callable[[Any], Any], items: list, jobs: int) -> list:
+class _Ticks:
+    """The children's finished-item bytes, read by the parent between its own items and at the end."""
+
+    def __init__(self, progress: Progress | None):
+        self.progress = progress
+        self.r, self.w = os.pipe() if progress is not None else (None, None)
+        if self.r is not None:
+            os.set_blocking(self.r, False)
+
+    def drain(self, until_closed: bool = False) -> None:
+        if self.r is None:
+            return
+        if until_closed:
+            os.set_blocking(self.r, True)
+        while True:
+            try:
+                data = os.read(self.r, 4096)
+            except BlockingIOError:
+                return
+            if not data:
+                return
+            self.progress(len(data))
+
+    def close(self) -> None:
+        for fd in (self.r, self.w):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def fork_map(fn: Callable[[Any], Any], items: list, jobs: int, progress: Progress | None = None) -> list:
     """``[fn(x) for x in items]`` split over ``jobs`` processes: this one and ``jobs - 1`` forked children,
     each taking the next item when it is free (round robin when there are more than :data:`MAX_QUEUED`)."""
     jobs = min(jobs, len(items))
     queue = _Queue(len(items)) if len(items) <= MAX_QUEUED else None
     groups = [range(j, len(items), jobs) for j in range(jobs)]
+    ticks = _Ticks(progress)
     children = []
     try:
         for g in groups[1:]:
@@ -117,20 +171,82 @@ def fork_map(fn: Callable[[Any], Any], items: list, jobs: int) -> list:
             pid = os.fork()
             if pid == 0:
                 os.close(r)
-                _child(fn, items, queue.take() if queue else g, w)
+                if ticks.r is not None:
+                    os.close(ticks.r)
+                _child(fn, items, queue.take() if queue else g, w, ticks.w)
             os.close(w)
             children.append((pid, r))
+        if ticks.w is not None:
+            os.close(ticks.w)
+            ticks.w = None
         out: list = [None] * len(items)
         error = None
         try:
             for i in queue.take() if queue else groups[0]:
                 out[i] = fn(items[i])
+                if progress is not None:
+                    progress(1)
+                    ticks.drain()
+            ticks.drain(until_closed=True)
         except BaseException as exc:  # noqa: BLE001 - reap the children first
             error = exc
         error = _collect(children, out, error)
     finally:
+        ticks.close()
         if queue:
             queue.close()
     if error is not None:
         raise error
     return out
+
+
+class DaskExecutor:
+    """Items as tasks on a Dask distributed cluster: ``address`` of a running scheduler, or ``local:N`` for a
+    ``LocalCluster`` of N single-threaded worker processes started here (and closed by :meth:`close`)."""
+
+    def __init__(self, address: str):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError as exc:
+            from mtsig.errors import InputError
+
+            raise InputError("--dask needs Dask distributed: pip install 'mtsig[dask]'") from exc
+        self.cluster = None
+        if address.startswith("local:"):
+            n = _workers(address)
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            self.client = Client(self.cluster)
+        else:
+            self.client = Client(address)
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+        from dask.distributed import as_completed
+
+        futures = self.client.map(fn, list(items), pure=False)
+        try:
+            for _ in as_completed(futures):
+                if progress is not None:
+                    progress(1)
+            return self.client.gather(futures)
+        finally:
+            self.client.cancel(futures)
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _workers(address: str) -> int:
+    from mtsig.errors import InputError
+
+    n = address.split(":", 1)[1]
+    if not n.isdigit() or int(n) < 1:
+        raise InputError(f"--dask local:N needs a number of workers of at least 1, got {address!r}")
+    return int(n)

@@ -35,7 +35,7 @@ import numpy as np
 from mtsig.errors import InputError
 
 DEFAULT_SEED = 12345
-KINDS = {"bootstrap": 1, "randomization": 2, "stratified": 3}
+KINDS = {"bootstrap": 1, "randomization": 2, "stratified": 3, "permutation": 4}
 #: bytes of weights one chunk may hold (a small buffer stays cheap to touch and fits the caches better)
 DEFAULT_CHUNK_BYTES = 16 * 2**20
 #: the first spawn-key element of a non-default stream (keeps stream keys apart from the default keys)
@@ -250,6 +250,64 @@ class Plan:
         for start in range(0, self.n_resamples, per_chunk):
             rows = min(per_chunk, self.n_resamples - start)
             yield self._chunk_into(start, buf[:rows])
+
+
+@lru_cache(maxsize=8)
+def orders(k: int) -> np.ndarray:
+    """All k! orders of k items, ``(k!, k)``: row p sends item q to place ``orders(k)[p, q]``."""
+    return np.array(list(itertools.permutations(range(k))), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class PermutationPlan:
+    """Joint randomization of k systems: per resample and segment, the segment's k outputs dealt to the k
+    pseudo-systems in one of the k! orders, every order equally likely (the null that all k systems are
+    exchangeable segment by segment; for k = 2 it is approximate randomization). Drawn block by block from
+    streams of the seed like :class:`Plan`."""
+
+    n_segments: int
+    n_resamples: int
+    k: int
+    seed: int = DEFAULT_SEED
+    stream: tuple[int, ...] = ()
+    kind: str = "permutation"
+
+    def __post_init__(self):
+        if not 2 <= self.k <= 8:
+            raise InputError(f"a joint randomization deals 2 to 8 systems at a time, got {self.k}")
+        if self.n_resamples < 1 or self.n_segments < 1:
+            raise InputError("a joint randomization needs at least one resample and one segment")
+
+    @property
+    def block(self) -> int:
+        return block_size(self.n_segments * self.k)
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """``(rows, N)`` row indices into :func:`orders` (k), ``n_resamples`` rows in all."""
+        for b in range(-(-self.n_resamples // self.block)):
+            rows = min(self.block, self.n_resamples - b * self.block)
+            key = (KINDS["permutation"], self.k, b)
+            ss = np.random.SeedSequence(self.seed, spawn_key=(_STREAM_TAG, *self.stream, *key) if self.stream else key)
+            yield np.random.Generator(np.random.PCG64(ss)).integers(0, math.factorial(self.k), (rows, self.n_segments))
+
+    def totals(self, S: np.ndarray) -> Iterator[np.ndarray]:
+        """Per block, the pseudo-systems' totals ``(rows, k, d)`` from the systems' statistics ``S (N, k, d)``."""
+        N, k, d = S.shape
+        flat = S.reshape(N * k, d)
+        dtype = np.float32 if float32_is_exact(self, flat) else np.float64
+        flat = flat.astype(dtype)
+        place = orders(k)
+        # per pseudo-system j, the 0/1 weights of one segment's k outputs under each order, as one opaque item
+        items = [np.ascontiguousarray((place == j).astype(dtype)).view(np.dtype((np.void, k * flat.itemsize)))
+                 for j in range(k - 1)]  # fmt: skip
+        total = flat.sum(axis=0, dtype=np.float64)
+        for idx in self.blocks():
+            out = np.empty((idx.shape[0], k, d))
+            for j in range(k - 1):
+                W = np.take(items[j].ravel(), idx).view(dtype).reshape(idx.shape[0], N * k)
+                out[:, j] = W @ flat
+            out[:, k - 1] = total - out[:, : k - 1].sum(axis=1)  # every output goes somewhere
+            yield out
 
 
 def float32_is_exact(plan: Plan, S: np.ndarray) -> bool:

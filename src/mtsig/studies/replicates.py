@@ -1,0 +1,62 @@
+"""Replicates of a study through the executor seam.
+
+A study's replicates are independent: replicate ``r`` draws only from streams keyed by ``r`` (never from a
+generator shared with other replicates), so it can run anywhere. :class:`Runner` cuts them into tasks of
+consecutive replicates and maps the tasks over an executor (serial, forked processes or Dask); results come
+back in replicate order, so the same seed gives the same bytes whatever the executor or worker count.
+
+A job is any picklable object with ``replicate(r)`` (Dask ships it to its workers).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mtsig.executor import DaskExecutor, Executor, ForkExecutor, SerialExecutor
+from mtsig.resample import ProgressFactory
+
+#: replicates per task: large enough to amortize shipping a job, small enough to balance workers
+PER_TASK = 25
+
+
+class Job(Protocol):
+    def replicate(self, r: int) -> Any: ...
+
+
+def _task(item: tuple[Job, int, int]) -> list:
+    job, start, stop = item
+    return [job.replicate(r) for r in range(start, stop)]
+
+
+@dataclass
+class Runner:
+    """Where a study's replicates run, and how progress is shown (``progress(label, total)``)."""
+
+    executor: Executor = field(default_factory=SerialExecutor)
+    progress: ProgressFactory | None = None
+
+    def replicates(self, label: str, job: Job, n: int, per_task: int = PER_TASK) -> list:
+        items = [(job, s, min(s + per_task, n)) for s in range(0, n, per_task)]
+        tick = self.progress(label, n) if self.progress is not None else None
+        sizes = [stop - start for _, start, stop in items]
+        done = iter(sizes)
+
+        def advance(k: int) -> None:  # tasks finish in any order; the bar counts replicates
+            if tick is not None:
+                for _ in range(k):
+                    tick(next(done, 0))
+
+        out = self.executor.map(_task, items, advance if tick is not None else None)
+        return [x for part in out for x in part]
+
+
+def runner(jobs: int = 1, dask: str | None = None, progress: ProgressFactory | None = None) -> Runner:
+    """Serial for ``jobs <= 1``, forked processes for more (where ``fork`` exists), or Dask for ``dask``
+    (a scheduler address or ``local:N``). Close a Dask runner's executor when done."""
+    if dask:
+        return Runner(DaskExecutor(dask), progress)
+    if jobs > 1 and hasattr(os, "fork"):
+        return Runner(ForkExecutor(jobs), progress)
+    return Runner(SerialExecutor(), progress)
