@@ -203,6 +203,11 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
 
 
 STUDIES = {
+    "type1": "Riezler & Maxwell Table 2, 4.3: equivalent systems, and rejection rates of every test under exact nulls",
+    "multiplicity": "Riezler & Maxwell 4.4: experimentwise error of all pairs, uncorrected and corrected",
+    "sensitivity": "Riezler & Maxwell 3: significant differences found by each metric, and where they disagree",
+    "runs": "Clark et al. Table 2, Figs. 1-2: p-values and differences by the number of optimizer runs",
+    "power": "power of each test and the detectable difference by test-set size, from a pilot pair",
     "sampling": "Koehn Figs. 2-4: blocks of consecutive segments against broad samples",
     "coverage": "Koehn Fig. 6: coverage of bootstrap intervals (percentile, t, BCa) on samples",
     "testsize": "Koehn Table 3: conclusions and their correctness by test-set size",
@@ -211,6 +216,7 @@ STUDIES = {
 
 
 def _study_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.stats.multiple import P_CORRECTIONS
     from mtsig.stats.paired import TESTS
 
     p.add_argument("study", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
@@ -225,14 +231,34 @@ def _study_args(p: argparse.ArgumentParser) -> None:
                    help="testsize, levels: sample sizes (100 300 600 and the largest that fits)")  # fmt: skip
     s.add_argument("--sampling", choices=["broad", "random"], default=None,
                    help="how samples are cut (coverage: random; testsize, levels: broad)")  # fmt: skip
-    s.add_argument("--test", default="paired-bootstrap", choices=[t for t in TESTS if t != "stratified-ar"],
-                   help="testsize, levels: the test (paired-bootstrap)")  # fmt: skip
-    s.add_argument("--pairs", nargs="+", metavar="A:B", default=None, help="pairs of systems (default: all pairs)")
-    s.add_argument("--alpha", type=float, default=0.05, help="testsize: significance level (0.05)")
+    s.add_argument("--test", default=None, choices=[t for t in TESTS if t != "stratified-ar"],
+                   help="testsize, levels: the test (paired-bootstrap); sensitivity: (ar)")  # fmt: skip
+    s.add_argument("--pairs", nargs="+", metavar="A:B", default=None,
+                   help="pairs of systems (default: all pairs); type1, multiplicity: the two real systems the "
+                   "exact nulls are built from (default: the first two)")  # fmt: skip
+    s.add_argument("--alpha", type=float, default=0.05, help="testsize, sensitivity: significance level (0.05)")
+    s.add_argument("--alphas", type=float, nargs="+", default=None,
+                   help="type1, multiplicity: significance levels (0.01 0.05 0.1)")  # fmt: skip
+    s.add_argument("--replicates", type=int, default=None,
+                   help="type1: null pairs (1000); multiplicity: null families (1000); runs: draws per number of "
+                   "runs (250); power: test sets per size (200)")  # fmt: skip
+    s.add_argument("--power", type=float, default=0.8, help="power: the power wanted (0.8)")
+    s.add_argument("--target", type=float, default=None, help="power: the difference to detect (the pilot's)")
+    s.add_argument("--null-systems", type=int, default=5, help="multiplicity: exact-null systems per family (5)")
+    s.add_argument("--correction", default="holm", choices=P_CORRECTIONS, help="sensitivity: correction (holm)")
     s.add_argument("--confidence", type=float, default=0.95, help="coverage: interval level (0.95)")
-    s.add_argument("--n-bootstrap", type=int, default=1000, help="coverage: bootstrap resamples per sample (1000)")
-    s.add_argument("--n-resamples", type=int, default=1000, help="testsize, levels: resamples per test (1000)")
+    s.add_argument("--n-bootstrap", type=int, default=1000,
+                   help="coverage: bootstrap resamples per sample; type1: per null pair (1000)")  # fmt: skip
+    s.add_argument(
+        "--n-resamples",
+        type=int,
+        default=None,
+        help="resamples per test: testsize, levels 1000; type1 10000 shuffles; multiplicity 1000",
+    )
     s.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    s.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
+                   "worker processes (type1, multiplicity; pip install 'mtsig[dask]')")  # fmt: skip
     o = p.add_argument_group("output")
     o.add_argument("--format", "-f", default="text", choices=("text", "json", "csv", "markdown", "latex"))
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
@@ -240,27 +266,65 @@ def _study_args(p: argparse.ArgumentParser) -> None:
     o.add_argument("--plot", default=None, metavar="FILE", help="also draw the study's figure (.png, .svg, .pdf)")
 
 
-def _study(a: argparse.Namespace, table) -> None:
+def _pairs_arg(a: argparse.Namespace):
     from mtsig.errors import InputError
-    from mtsig.resample import DEFAULT_SEED
-    from mtsig.studies import koehn
-    from mtsig.studies.result import render_study
 
-    pairs = None
-    if a.pairs:
-        if any(x.count(":") != 1 for x in a.pairs):
-            raise InputError("--pairs: give each pair as A:B (system names)")
-        pairs = [tuple(x.split(":")) for x in a.pairs]
+    if not a.pairs:
+        return None
+    if any(x.count(":") != 1 for x in a.pairs):
+        raise InputError("--pairs: give each pair as A:B (system names)")
+    return tuple(tuple(x.split(":")) for x in a.pairs)
+
+
+def _run_study(a: argparse.Namespace, table, prog):
+    from mtsig.resample import DEFAULT_SEED, Resampling
+    from mtsig.studies import koehn, riezler
+    from mtsig.studies.replicates import runner
+
+    pairs = _pairs_arg(a)
     seed = DEFAULT_SEED if a.seed is None else a.seed
     if a.study == "sampling":
-        res = koehn.sampling(table, a.metric, a.samples or 10, pairs)
-    else:
+        return koehn.sampling(table, a.metric, a.samples or 10, pairs)
+    if a.study == "sensitivity":
+        res = Resampling.of(a.n_resamples, seed, progress=prog)
+        return riezler.sensitivity(table, a.test or "ar", a.alpha, a.correction, res)
+    if a.study in ("type1", "multiplicity", "runs", "power"):
+        run = runner(a.jobs, a.dask, prog)
+        try:
+            return _replicated(a, table, run, pairs, seed)
+        finally:
+            if hasattr(run.executor, "close"):
+                run.executor.close()
+    sizes = tuple(a.sizes) if a.sizes else None
+    design = koehn.Design(a.sampling, a.samples, a.size, sizes, a.test or "paired-bootstrap", a.alpha, a.confidence,
+                          a.n_bootstrap, a.n_resamples or 1000, seed, pairs)  # fmt: skip
+    return {"coverage": koehn.coverage, "testsize": koehn.testsize, "levels": koehn.levels}[a.study](
+        table, a.metric, design
+    )
+
+
+def _replicated(a: argparse.Namespace, table, run, pairs, seed: int):
+    from mtsig.studies import clark, riezler
+
+    if a.study == "runs":
+        design = clark.RunsDesign(a.replicates or 250, a.n_resamples or 1000, a.alpha, seed, pairs)
+        return clark.runs(table, a.metric, design, run)
+    if a.study == "power":
         sizes = tuple(a.sizes) if a.sizes else None
-        design = koehn.Design(a.sampling, a.samples, a.size, sizes, a.test, a.alpha, a.confidence, a.n_bootstrap,
-                              a.n_resamples, seed, tuple(pairs) if pairs else None)  # fmt: skip
-        res = {"coverage": koehn.coverage, "testsize": koehn.testsize, "levels": koehn.levels}[a.study](
-            table, a.metric, design
-        )
+        design = clark.PowerDesign(sizes, a.replicates or 200, a.n_resamples or 1000, a.alpha, a.power, a.target, seed,
+                                   pairs[0] if pairs else None)  # fmt: skip
+        return clark.power(table, a.metric, design, run)
+    alphas = tuple(a.alphas) if a.alphas else (0.01, 0.05, 0.1)
+    design = riezler.NullDesign(a.replicates or 1000, a.n_resamples, a.n_bootstrap, alphas, seed,
+                                pairs[0] if pairs else None, a.null_systems)  # fmt: skip
+    return getattr(riezler, a.study)(table, a.metric, design, run)
+
+
+def _study(a: argparse.Namespace, table) -> None:
+    from mtsig.studies.result import render_study
+
+    with _progress_factory(not a.quiet) as prog:
+        res = _run_study(a, table, prog)
     if a.plot:
         from mtsig.report.plots import save
         from mtsig.studies.plots import plot_study
@@ -551,6 +615,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("mtsig: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

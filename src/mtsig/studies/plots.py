@@ -66,12 +66,110 @@ def _levels(fig, res: StudyResult) -> None:
     ax.set(ylabel="correct conclusions %", ylim=(0, 110), title="conclusions by the significance level they reach")
 
 
-_DRAW = {"sampling": _sampling, "coverage": _coverage, "testsize": _testsize, "levels": _levels}
+def _type1(fig, res: StudyResult) -> None:
+    ax1, ax2 = fig.subplots(1, 2)
+    labels = res.data["labels"]
+    for k, (test, ps) in enumerate(res.data["pvalues"].items()):
+        p = np.asarray(ps)
+        ax1.plot(p, np.arange(1, p.size + 1) / p.size, color=f"C{k}", lw=1.2, label=labels[test])
+    ax1.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax1.set(xlabel="p-value", ylabel="share of null pairs with a smaller p-value", xlim=(0, 1), ylim=(0, 1),
+            title="P-P plot under exact nulls (dashed: calibrated)")  # fmt: skip
+    ax1.legend(fontsize=6)
+    rates = [r for r in res.data["rates"] if abs(r[1] - 0.05) < 1e-12] or res.data["rates"]
+    alpha = rates[0][1]
+    y = np.arange(len(rates))
+    ax2.errorbar([r[2] for r in rates], y, xerr=[[r[2] - r[3] for r in rates], [r[4] - r[2] for r in rates]],
+                 fmt="o", color="C0", capsize=3)  # fmt: skip
+    ax2.axvline(100 * alpha, color="C3", lw=1, ls="--")
+    ax2.set_yticks(y, [r[0] for r in rates], fontsize=7)
+    ax2.set(xlabel="rejection % (95% interval)", title=f"rejections at α = {alpha:g} (red: α)")
+
+
+def _multiplicity(fig, res: StudyResult) -> None:
+    ax = fig.subplots()
+    rows = [r for r in res.data["rates"] if r[0].startswith("any")]
+    alphas = sorted({r[1] for r in rows})
+    methods = list(dict.fromkeys(r[0].removeprefix("any of the pairs, ") for r in rows))
+    width = 0.8 / len(alphas)
+    for i, al in enumerate(alphas):
+        sel = [r for r in rows if r[1] == al]
+        x = np.arange(len(sel)) + (i - (len(alphas) - 1) / 2) * width
+        ax.bar(x, [r[2] for r in sel], width, yerr=[[r[2] - r[3] for r in sel], [r[4] - r[2] for r in sel]],
+               color=f"C{i}", capsize=2, label=f"α = {al:g}")  # fmt: skip
+        ax.hlines([100 * al, sel[0][5]], x.min() - width, x.max() + width, colors=f"C{i}", lw=0.8, ls=["--", ":"])
+    ax.set_xticks(range(len(methods)), methods, rotation=30, ha="right", fontsize=7)
+    ax.set(ylabel="experimentwise error % (95% interval)",
+           title=f"{res.data['pairs']} pairs of exact-null systems (dashed: α; dotted: 1-(1-α)^K)")  # fmt: skip
+    ax.legend(fontsize=7)
+
+
+def _sensitivity(fig, res: StudyResult) -> None:
+    ax = fig.subplots()
+    p = np.asarray(res.data["p_adjusted"], dtype=float)
+    im = ax.imshow(-np.log10(np.maximum(p, 1e-6)), aspect="auto", cmap="viridis")
+    for (i, j), v in np.ndenumerate(p):
+        ax.text(j, i, f"{v:.3g}" + (" *" if v <= res.data["alpha"] else ""), ha="center", va="center", fontsize=7,
+                color="white")  # fmt: skip
+    ax.set_xticks(range(len(res.data["metrics"])), res.data["metrics"])
+    ax.set_yticks(range(len(res.data["pairs"])), res.data["pairs"], fontsize=7)
+    fig.colorbar(im, ax=ax, label="-log10 adjusted p")
+    ax.set_title(f"adjusted p-values by metric (* significant at α = {res.data['alpha']:g})")
+
+
+def _runs(fig, res: StudyResult) -> None:
+    ax1, ax2, ax3 = fig.subplots(1, 3)
+    for k, (name, v) in enumerate(res.data["run_scores"].items()):
+        ax1.hist(v, bins=max(3, min(20, len(v))), alpha=0.6, color=f"C{k}", label=name)
+    ax1.set(xlabel=f"{res.settings['metric']} of one run", ylabel="runs", title="run scores (Fig. 1)")
+    ax1.legend(fontsize=6)
+    label, per_n = next(iter(res.data["deltas"].items()))
+    ns = list(per_n)
+    ax2.boxplot([per_n[n] for n in ns], tick_labels=ns)
+    ax2.axhline(0, color="grey", lw=0.6)
+    ax2.set(xlabel="runs per system", ylabel="Δ", title=f"{label}: Δ by runs (Fig. 2)")
+    for k, (lab, pts) in enumerate(res.data["p_intervals"].items()):
+        p = np.asarray(pts, dtype=float)
+        ax3.vlines(p[:, 0] + 0.05 * k, p[:, 1], p[:, 2], color=f"C{k}", lw=2, label=lab)
+        ax3.plot(p[:, 0] + 0.05 * k, p[:, 3], "o", color=f"C{k}", ms=4)
+    ax3.axhline(res.settings["alpha"], color="C3", lw=0.8, ls="--")
+    ax3.set(yscale="log", xlabel="runs per system", ylabel="stratified AR p (95% interval, median)",
+            title="p-values by runs (Table 2)")  # fmt: skip
+    ax3.legend(fontsize=6)
+
+
+def _power(fig, res: StudyResult) -> None:
+    ax1, ax2 = fig.subplots(1, 2)
+    for k, (test, pts) in enumerate(res.data["curves"].items()):
+        p = np.asarray(pts, dtype=float)
+        ax1.plot(p[:, 0], p[:, 1], "o-", color=f"C{k}", label=test)
+    ax1.axhline(100 * res.settings["power"], color="grey", lw=0.8, ls="--")
+    ax1.set(xscale="log", xlabel="test-set size (segments)", ylabel="power %", ylim=(-2, 102),
+            title=f"power to find the pilot's Δ = {res.data['pilot']:.2f}")  # fmt: skip
+    ax1.legend(fontsize=7)
+    p = np.asarray(res.data["detectable"], dtype=float)
+    ax2.plot(p[:, 0], p[:, 1], "o-", color="C0")
+    ax2.axhline(abs(res.data["target"]), color="C3", lw=0.8, ls="--")
+    ax2.set(xscale="log", yscale="log", xlabel="test-set size (segments)", ylabel="detectable |Δ|",
+            title="smallest detectable difference (red: target)")  # fmt: skip
+
+
+_DRAW = {
+    "runs": _runs,
+    "power": _power,
+    "sampling": _sampling,
+    "coverage": _coverage,
+    "testsize": _testsize,
+    "levels": _levels,
+    "type1": _type1,
+    "multiplicity": _multiplicity,
+    "sensitivity": _sensitivity,
+}
 
 
 def plot_study(res: StudyResult):
     Figure = _figure_class()
-    wide = res.study in ("sampling", "coverage")
+    wide = res.study in ("sampling", "coverage", "type1", "runs", "power")
     fig = Figure(figsize=(11 if wide else 7, 4.2), layout="constrained")
     _DRAW[res.study](fig, res)
     return fig

@@ -26,8 +26,12 @@ class Job(Protocol):
 
 
 def _task(item: tuple[Job, int, int]) -> list:
+    """Replicates ``start .. stop - 1`` of a job, with one BLAS thread (the workers are the parallelism)."""
+    from threadpoolctl import threadpool_limits
+
     job, start, stop = item
-    return [job.replicate(r) for r in range(start, stop)]
+    with threadpool_limits(1, user_api="blas"):
+        return [job.replicate(r) for r in range(start, stop)]
 
 
 @dataclass

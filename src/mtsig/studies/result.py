@@ -82,7 +82,7 @@ def render_study(res: StudyResult, fmt: str = "text") -> str:
     if fmt == "markdown":
         out = [f"**mtsig study {res.study}** ({settings})", ""]
         for t in res.tables:
-            out += [f"*{t.title}*", "", *markdown(_layout(t)), ""]
+            out += [f"*{t.title}*", "", *markdown(_layout(t, lambda x: x.replace("|", "\\|"))), ""]
         return "\n".join(out + [f"- {n}" for n in res.notes]) + "\n"
     if fmt == "latex":
         return "".join(

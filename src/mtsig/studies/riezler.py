@@ -23,9 +23,9 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import DEFAULT_SEED, Resampling, resampled_totals
+from mtsig.resample import DEFAULT_SEED, PermutationPlan, Resampling, resampled_totals
 from mtsig.stats.engines import ar_counts, bootstrap_many
-from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, maxt, studentized_ranges
+from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
 from mtsig.stats.paired import count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
@@ -33,9 +33,14 @@ from mtsig.studies.result import StudyResult, StudyTable
 
 #: every test the type-I study measures; ``bootstrap-abs`` is the seed's Fig. 2 as printed
 TYPE1_TESTS = ("ar", "bootstrap", "bootstrap-abs", "paired-bootstrap", "ttest", "wilcoxon")
-_LABEL = {"ar": "approx. randomization", "bootstrap": "bootstrap (centred shift)",
-          "bootstrap-abs": "bootstrap (Fig. 2 as printed: |Δ*| shifted)", "paired-bootstrap": "paired bootstrap",
-          "ttest": "paired t-test", "wilcoxon": "Wilcoxon"}  # fmt: skip
+_LABEL = {
+    "ar": "approx. randomization",
+    "bootstrap": "bootstrap (centred shift)",
+    "bootstrap-abs": "bootstrap (Fig. 2 as printed: |Δ*| shifted)",
+    "paired-bootstrap": "paired bootstrap",
+    "ttest": "paired t-test",
+    "wilcoxon": "Wilcoxon",
+}
 _KEY = {"type1": 51, "multiplicity": 52}
 #: max-T single-step and step-down reject some pair in the same families (the same first step): one row
 MULTIPLICITY_METHODS = (*(c for c in P_CORRECTIONS if c != "none"), "maxt", "tukey-hsd")
@@ -159,23 +164,43 @@ def type1(table, metric: str | None = None, design: NullDesign | None = None, ru
     a, b = _null_pair(table, g.pair)
     R = g.n_resamples or 10_000
     tables = [_equivalents(name, m, stats, g, table.system_names)]
-    job = SwapJob(m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), R,
-                  g.n_bootstrap, g.seed)  # fmt: skip
+    job = SwapJob(
+        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), R, g.n_bootstrap, g.seed
+    )
     reps = run.replicates("type1: null pairs", job, g.replicates)
     ps = {t: np.array([x[t] for x in reps]) for t in TYPE1_TESTS}
     rows = [_rate_row(_LABEL[t], al, int(np.sum(ps[t] <= al)), len(reps), al) for t in TYPE1_TESTS for al in g.alphas]
     head = ["test", "α", "rejected", "null pairs", "rejection %", "95% CI low", "95% CI high", "nominal %"]
-    tables.append(StudyTable(f"{name}: rejections under {g.replicates} exact nulls from {a} and {b} (outputs swapped "
-                             "per segment with probability 1/2)", head, rows, [None, None, None, None, 1, 1, 1, 1]))  # fmt: skip
-    data = {"pvalues": {t: np.sort(ps[t]).tolist() for t in TYPE1_TESTS}, "labels": _LABEL,
-            "rates": [[r[0], r[1], r[4], r[5], r[6]] for r in rows], "deltas": [x["delta"] for x in reps]}  # fmt: skip
-    settings = {"metric": name, "null from": f"{a}, {b}", "null pairs": g.replicates, "shuffles": R,
-                "bootstrap": g.n_bootstrap, "alphas": list(g.alphas), "seed": g.seed, "segments": table.n_segments}  # fmt: skip
+    tables.append(
+        StudyTable(
+            f"{name}: rejections under {g.replicates} exact nulls from {a} and {b} (outputs swapped "
+            "per segment with probability 1/2)",
+            head,
+            rows,
+            [None, None, None, None, 1, 1, 1, 1],
+        )
+    )
+    data = {
+        "pvalues": {t: np.sort(ps[t]).tolist() for t in TYPE1_TESTS},
+        "labels": _LABEL,
+        "rates": [[r[0], r[1], r[4], r[5], r[6]] for r in rows],
+        "deltas": [x["delta"] for x in reps],
+    }
+    settings = {
+        "metric": name,
+        "null from": f"{a}, {b}",
+        "null pairs": g.replicates,
+        "shuffles": R,
+        "bootstrap": g.n_bootstrap,
+        "alphas": list(g.alphas),
+        "seed": g.seed,
+        "segments": table.n_segments,
+    }
     notes = [
         "Under an exact null a calibrated test rejects at level α in α of the null pairs (within the binomial "
         "interval). The seed's Fig. 2 compares |Δ*| - mean|Δ*| with |Δ|, which is not centred at the null: it "
         "rejects about twice as often as it should; mtsig's bootstrap test centres Δ* itself.",
-        "Part (a) calls the systems equivalent because you do; small p-values there are type-I errors only if they are.",
+        "Part (a) calls the systems equivalent because you do: its small p-values are type-I errors only if they are.",
     ]
     return StudyResult("type1", settings, tables, data, notes)
 
@@ -194,6 +219,8 @@ class FamilyJob:
     k: int
     n_resamples: int
     seed: int
+    #: max-T: stop counting once the count exceeds this (no level studied can be reached any more)
+    stop_above: int
 
     def replicate(self, r: int) -> dict:
         pick = _rng(self.seed, _KEY["multiplicity"], r).random((self.A.shape[0], self.k)) < 0.5
@@ -201,18 +228,43 @@ class FamilyJob:
         pairs = list(combinations(range(self.k), 2))
         res = Resampling(self.n_resamples, self.seed, stream=(_KEY["multiplicity"], r))
         counts = ar_counts(X, self.metric, pairs, res)
-        mt = maxt(X, self.metric, pairs, res, step_down=False)
         sents = np.where(pick, self.sent_b[:, None], self.sent_a[:, None])
         q = studentized_ranges(sents, pairs)[0]
-        return {"p": [p_from_count(counts[p], self.n_resamples) for p in pairs], "maxt": mt["single-step"].tolist(),
-                "q_max": float(q.max())}  # fmt: skip
+        return {
+            "p": [p_from_count(counts[p], self.n_resamples) for p in pairs],
+            "maxt": top_pair_count(X, self.metric, pairs, res, self.stop_above),
+            "q_max": float(q.max()),
+        }
 
 
-def _family_rejects(rep: dict, method: str, alpha: float, q_crit: float) -> bool:
+def top_pair_count(X: dict, metric, pairs: list, resampling: Resampling, stop_above: int) -> int:
+    """Max-T's first step: how many joint randomizations (of ``resampling.n_resamples``) give a largest
+    pairwise |Δ| at least the largest observed one, counted only up to just above ``stop_above``. Some pair is
+    rejected at level α (single-step or step-down alike) exactly when ``(count + 1) / (R + 1) <= α``; a count
+    that passes ``stop_above`` rejects at no level studied, so the rest need not be drawn. Equal to
+    :func:`~mtsig.stats.multiple.maxt`'s smallest single-step count (tested)."""
+    S = np.stack([X[j] for j in range(len(X))], axis=1)
+    ia, ib = np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
+    full = np.asarray(metric.score(S.sum(axis=0)), dtype=np.float64)
+    top = float(np.abs(full[ib] - full[ia]).max())
+    cut = top - 1e-12 * max(1.0, top)  # ties counted, as count_extreme
+    plan = PermutationPlan(
+        S.shape[0], resampling.count(1000), len(X), resampling.seed, (*resampling.stream, 2 ** len(X) - 1)
+    )
+    c = 0
+    for tot in plan.totals(S):
+        sc = np.asarray(metric.score(tot), dtype=np.float64)
+        c += int(np.count_nonzero(np.abs(sc[:, ib] - sc[:, ia]).max(axis=1) >= cut))
+        if c > stop_above:
+            break
+    return c
+
+
+def _family_rejects(rep: dict, method: str, alpha: float, q_crit: float, R: int) -> bool:
     if method == "tukey-hsd":
         return rep["q_max"] >= q_crit
-    if method.startswith("maxt"):
-        return min(rep[method]) <= alpha
+    if method == "maxt":
+        return p_from_count(rep["maxt"], R) <= alpha
     return bool(adjust(rep["p"], method).min() <= alpha)
 
 
@@ -227,8 +279,10 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
     name, m, stats = _metric_stats(table, metric)
     a, b = _null_pair(table, g.pair)
     R = g.n_resamples or 1000
-    job = FamilyJob(m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.systems, R,
-                    g.seed)  # fmt: skip
+    stop = int(np.floor(max(g.alphas) * (R + 1))) - 1  # a count above this is above every level
+    job = FamilyJob(
+        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.systems, R, g.seed, stop
+    )
     reps = run.replicates("multiplicity: null families", job, g.replicates)
     K = g.systems * (g.systems - 1) // 2
     df = (table.n_segments - 1) * (g.systems - 1)
@@ -236,21 +290,53 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
     for al in g.alphas:
         per_pair = sum(int(np.sum(np.asarray(x["p"]) <= al)) for x in reps)
         lo, hi = binomial_interval(per_pair, n * K)
-        rows.append(["each comparison (uncorrected)", al, per_pair, n * K, 100 * per_pair / (n * K), 100 * lo,
-                     100 * hi, 100 * al])  # fmt: skip
+        rows.append(
+            [
+                "each comparison (uncorrected)",
+                al,
+                per_pair,
+                n * K,
+                100 * per_pair / (n * K),
+                100 * lo,
+                100 * hi,
+                100 * al,
+            ]
+        )
         unc = sum(min(x["p"]) <= al for x in reps)
         rows.append(_rate_row("any of the pairs, uncorrected", al, unc, n, experimentwise_error(al, K)))
         crit = float(studentized_range.isf(al, g.systems, df))
         for meth in MULTIPLICITY_METHODS:
-            k = sum(_family_rejects(x, meth, al, crit) for x in reps)
+            k = sum(_family_rejects(x, meth, al, crit, R) for x in reps)
             label = "maxt (single-step = step-down)" if meth == "maxt" else meth
             rows.append(_rate_row(f"any of the pairs, {label}", al, k, n, al))
-    head = ["rejections", "α", "rejected", "out of", "rate %", "95% CI low", "95% CI high", "expected % (≤ for corrected)"]
-    t = StudyTable(f"{name}: {g.replicates} families of {g.systems} exact-null systems ({K} pairs) from {a} and {b}",
-                   head, rows, [None, None, None, None, 1, 1, 1, 1])  # fmt: skip
+    head = [
+        "rejections",
+        "α",
+        "rejected",
+        "out of",
+        "rate %",
+        "95% CI low",
+        "95% CI high",
+        "expected % (≤ for corrected)",
+    ]
+    t = StudyTable(
+        f"{name}: {g.replicates} families of {g.systems} exact-null systems ({K} pairs) from {a} and {b}",
+        head,
+        rows,
+        [None, None, None, None, 1, 1, 1, 1],
+    )
     data = {"rates": [[r[0], r[1], r[4], r[5], r[6], r[7]] for r in rows], "pairs": K}
-    settings = {"metric": name, "null from": f"{a}, {b}", "systems": g.systems, "pairs": K, "families": g.replicates,
-                "shuffles": R, "alphas": list(g.alphas), "seed": g.seed, "segments": table.n_segments}  # fmt: skip
+    settings = {
+        "metric": name,
+        "null from": f"{a}, {b}",
+        "systems": g.systems,
+        "pairs": K,
+        "families": g.replicates,
+        "shuffles": R,
+        "alphas": list(g.alphas),
+        "seed": g.seed,
+        "segments": table.n_segments,
+    }
     notes = [
         f"1 - (1 - α)^{K} is the experimentwise error of {K} independent comparisons; comparisons sharing systems "
         "are positively dependent, so the uncorrected error lies below it but far above α.",
@@ -276,8 +362,12 @@ def sensitivity(table, test: str = "ar", alpha: float = 0.05, correction: str = 
     for mn in metrics:
         sig = sum(by[(mn, p)].significant for p in pairs)
         rows1.append([mn, sig, len(pairs), 100 * sig / len(pairs)])
-    t1 = StudyTable(f"significant differences by metric ({test}, α = {alpha:g}, {correction})",
-                    ["metric", "significant", "pairs", "%"], rows1, [None, None, None, 1])  # fmt: skip
+    t1 = StudyTable(
+        f"significant differences by metric ({test}, α = {alpha:g}, {correction})",
+        ["metric", "significant", "pairs", "%"],
+        rows1,
+        [None, None, None, 1],
+    )
     rows2, grid = [], []
     for p in pairs:
         marks = [by[(mn, p)].significant for mn in metrics]
@@ -291,8 +381,16 @@ def sensitivity(table, test: str = "ar", alpha: float = 0.05, correction: str = 
     dec2 = [None, *(x for mn in metrics for x in (res.decimals.get(mn, 2), 4)), None]
     t2 = StudyTable("per pair: difference and adjusted p-value under each metric", head2, rows2, dec2)
     data = {"metrics": metrics, "pairs": [f"{a} -> {b}" for a, b in pairs], "p_adjusted": grid, "alpha": alpha}
-    settings = {"test": test, "alpha": alpha, "correction": correction, "metrics": metrics, "seed": res.settings.seed,
-                "segments": table.n_segments}  # fmt: skip
-    notes = ["The seed found NIST more sensitive than BLEU and the dependency F-score on small differences: a metric"
-             " that finds more significant differences among systems of similar quality discriminates better."]  # fmt: skip
+    settings = {
+        "test": test,
+        "alpha": alpha,
+        "correction": correction,
+        "metrics": metrics,
+        "seed": res.settings.seed,
+        "segments": table.n_segments,
+    }
+    notes = [
+        "The seed found NIST more sensitive than BLEU and the dependency F-score on small differences: a metric"
+        " that finds more significant differences among systems of similar quality discriminates better."
+    ]
     return StudyResult("sensitivity", settings, [t1, t2], data, notes)
