@@ -258,7 +258,7 @@ def _study_args(p: argparse.ArgumentParser) -> None:
     s.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     s.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
-                   "worker processes (type1, multiplicity; pip install 'mtsig[dask]')")  # fmt: skip
+                   "worker processes (all studies but sampling, sensitivity; pip install 'mtsig[dask]')")  # fmt: skip
     o = p.add_argument_group("output")
     o.add_argument("--format", "-f", default="text", choices=("text", "json", "csv", "markdown", "latex"))
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
@@ -288,32 +288,29 @@ def _run_study(a: argparse.Namespace, table, prog):
     if a.study == "sensitivity":
         res = Resampling.of(a.n_resamples, seed, progress=prog)
         return riezler.sensitivity(table, a.test or "ar", a.alpha, a.correction, res)
-    if a.study in ("type1", "multiplicity", "runs", "power"):
-        run = runner(a.jobs, a.dask, prog)
-        try:
-            return _replicated(a, table, run, pairs, seed)
-        finally:
-            if hasattr(run.executor, "close"):
-                run.executor.close()
-    sizes = tuple(a.sizes) if a.sizes else None
-    design = koehn.Design(a.sampling, a.samples, a.size, sizes, a.test or "paired-bootstrap", a.alpha, a.confidence,
-                          a.n_bootstrap, a.n_resamples or 1000, seed, pairs)  # fmt: skip
-    return {"coverage": koehn.coverage, "testsize": koehn.testsize, "levels": koehn.levels}[a.study](
-        table, a.metric, design
-    )
+    run = runner(a.jobs, a.dask, prog)
+    try:
+        return _replicated(a, table, run, pairs, seed)
+    finally:
+        if hasattr(run.executor, "close"):
+            run.executor.close()
 
 
 def _replicated(a: argparse.Namespace, table, run, pairs, seed: int):
-    from mtsig.studies import clark, riezler
+    from mtsig.studies import clark, koehn, riezler
 
     if a.study == "runs":
         design = clark.RunsDesign(a.replicates or 250, a.n_resamples or 1000, a.alpha, seed, pairs)
         return clark.runs(table, a.metric, design, run)
+    sizes = tuple(a.sizes) if a.sizes else None
     if a.study == "power":
-        sizes = tuple(a.sizes) if a.sizes else None
         design = clark.PowerDesign(sizes, a.replicates or 200, a.n_resamples or 1000, a.alpha, a.power, a.target, seed,
                                    pairs[0] if pairs else None)  # fmt: skip
         return clark.power(table, a.metric, design, run)
+    if a.study in ("coverage", "testsize", "levels"):
+        design = koehn.Design(a.sampling, a.samples, a.size, sizes, a.test or "paired-bootstrap", a.alpha,
+                              a.confidence, a.n_bootstrap, a.n_resamples or 1000, seed, pairs)  # fmt: skip
+        return getattr(koehn, a.study)(table, a.metric, design, run)
     alphas = tuple(a.alphas) if a.alphas else (0.01, 0.05, 0.1)
     design = riezler.NullDesign(a.replicates or 1000, a.n_resamples, a.n_bootstrap, alphas, seed,
                                 pairs[0] if pairs else None, a.null_systems)  # fmt: skip

@@ -31,9 +31,7 @@ def _systems(k: int, N: int = 300, seed: int = 0, shift: float = 0.0) -> dict[st
 
 
 def test_every_order_is_a_permutation_and_the_plan_keeps_each_output_once():
-    assert sorted(map(tuple, orders(3))) == sorted(
-        {(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)}
-    )
+    assert sorted(map(tuple, orders(3))) == sorted({(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)})
     S = np.stack(list(_systems(4, N=50).values()), axis=1)  # (N, k, d)
     plan = PermutationPlan(50, 300, 4, seed=3)
     tots = np.concatenate(list(plan.totals(S)))

@@ -20,8 +20,18 @@ from mtsig.studies import clark, riezler
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import runner
 from mtsig.studies.result import render_study
-from tests.data import MULTEVAL, MULTEVAL_SYSTEMS, WMT, WMT_SYSTEMS, multeval_ref, multeval_runs, need, unavailable
-from tests.data import wmt_hyp, wmt_ref
+from tests.data import (
+    MULTEVAL,
+    MULTEVAL_SYSTEMS,
+    WMT,
+    WMT_SYSTEMS,
+    multeval_ref,
+    multeval_runs,
+    need,
+    unavailable,
+    wmt_hyp,
+    wmt_ref,
+)
 
 PAIR = ("JDExploreAcademy", "Online-B")
 

@@ -23,6 +23,7 @@ from mtsig.errors import InputError
 from mtsig.resample import DEFAULT_SEED, Resampling
 from mtsig.stats.engines import stratified_ar_many
 from mtsig.stats.paired import p_from_count, paired_test
+from mtsig.studies.inputs import metric_of, pair_of
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 
@@ -110,13 +111,33 @@ def _scenarios(metric, A, B, R: int, seed: int) -> list[list]:
     return rows
 
 
+def _drawn_rows(m, systems: tuple, pair: tuple[int, str], g: RunsDesign, run: Runner, data: dict) -> list[list]:
+    """Per n = 1 ... pool size: n runs of each system ``(A, B)`` drawn (or every choice), the p-values' 95%
+    interval, the distribution of Δ; ``pair``: (number, label); the draws go to ``data``."""
+    (A, B), (k, label) = systems, pair
+    rows = []
+    data["deltas"][label], data["p_intervals"][label] = {}, []
+    for n in range(1, min(A.shape[0], B.shape[0]) + 1):
+        subsets = _all_subsets(A.shape[0], B.shape[0], n, g.draws)
+        count = len(subsets) if subsets is not None else g.draws
+        out = np.array(
+            run.replicates(f"runs: {label}, n = {n}", RunsJob(m, A, B, n, g.n_resamples, g.seed, k, subsets), count)
+        )
+        delta, p = out[:, 0], out[:, 1]
+        lo, hi, med = (float(x) for x in np.quantile(p, [0.025, 0.975, 0.5]))
+        sd = float(delta.std(ddof=1)) if delta.size > 1 else 0.0
+        shown = f"all {count}" if subsets is not None else count
+        rows.append([label, n, shown, lo, hi, med, 100 * float(np.mean(p <= g.alpha)), float(delta.mean()), sd,
+                     100 * float(np.mean(delta <= 0))])  # fmt: skip
+        data["deltas"][label][str(n)] = delta.tolist()
+        data["p_intervals"][label].append([n, lo, hi, med])
+    return rows
+
+
 def runs(table, metric: str | None = None, design: RunsDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Clark et al.'s Table 2 and Figs. 1-2 on the user's systems with optimizer runs."""
     g, run = design or RunsDesign(), run or Runner()
-    name = metric or next(iter(table.metrics))
-    if name not in table.metrics:
-        raise InputError(f"metric {name!r} was not computed; computed: {', '.join(table.metrics)}", param="metric")
-    m = table.metrics[name]
+    name, m = metric_of(table, metric)
     S = {s: np.asarray(table.stats[name][s], dtype=np.float64) for s in table.system_names}
     if min(x.shape[0] for x in S.values()) < 2:
         raise InputError("the runs study needs at least two optimizer runs per system (-s NAME=run1,run2,...)")
@@ -126,75 +147,21 @@ def runs(table, metric: str | None = None, design: RunsDesign | None = None, run
         data["run_scores"][s] = [_pooled_score(m, X[i : i + 1]) for i in range(X.shape[0])]
     for k, (a, b) in enumerate(_run_pairs(table, g.pairs)):
         label = f"{a} -> {b}"
-        for sc in _scenarios(m, S[a], S[b], g.n_resamples, g.seed):
-            rows_s.append([label, 1, *sc])
-        pool = min(S[a].shape[0], S[b].shape[0])
-        data["deltas"][label], data["p_intervals"][label] = {}, []
-        for n in range(1, pool + 1):
-            subsets = _all_subsets(S[a].shape[0], S[b].shape[0], n, g.draws)
-            job = RunsJob(m, S[a], S[b], n, g.n_resamples, g.seed, k, subsets)
-            count = len(subsets) if subsets is not None else g.draws
-            out = np.array(run.replicates(f"runs: {label}, n = {n}", job, count))
-            delta, p = out[:, 0], out[:, 1]
-            lo, hi = np.quantile(p, [0.025, 0.975])
-            rows_n.append(
-                [
-                    label,
-                    n,
-                    f"all {count}" if subsets is not None else count,
-                    float(lo),
-                    float(hi),
-                    float(np.median(p)),
-                    100 * float(np.mean(p <= g.alpha)),
-                    float(delta.mean()),
-                    float(delta.std(ddof=1)) if delta.size > 1 else 0.0,
-                    100 * float(np.mean(delta <= 0)),
-                ]
-            )
-            data["deltas"][label][str(n)] = delta.tolist()
-            data["p_intervals"][label].append([n, float(lo), float(hi), float(np.median(p))])
-    t1 = StudyTable(
-        f"{name}: single runs (Clark et al.'s Table 2, first rows)",
-        ["pair (B - A)", "n", "A's run", "B's run", "Δ", "p (stratified AR)"],
-        rows_s,
-        [None, None, None, None, d, 4],
-    )
-    head = [
-        "pair (B - A)",
-        "n runs each",
-        "draws (or all choices)",
-        "p 2.5%",
-        "p 97.5%",
-        "median p",
-        f"p <= {g.alpha:g} %",
-        "mean Δ",
-        "sd Δ",
-        "Δ <= 0 %",
-    ]
-    t2 = StudyTable(
-        f"{name}: n runs drawn at random from each pool (95% interval of the p-values)",
-        head,
-        rows_n,
-        [None, None, None, 4, 4, 4, 1, d, d, 1],
-    )
-    rows_r = [
-        [s, len(v), float(np.mean(v)), float(np.std(v, ddof=1)), float(np.min(v)), float(np.max(v))]
-        for s, v in data["run_scores"].items()
-    ]
-    t3 = StudyTable(
-        f"{name}: test-set score of every run",
-        ["system", "runs", "mean", "sd", "min", "max"],
-        rows_r,
-        [None, None, d, d, d, d],
-    )
-    settings = {
-        "metric": name,
-        "draws per n": g.draws,
-        "shuffles": g.n_resamples,
-        "alpha": g.alpha,
-        "seed": g.seed,
-        "segments": table.n_segments,
-    }
+        rows_s += [[label, 1, *sc] for sc in _scenarios(m, S[a], S[b], g.n_resamples, g.seed)]
+        rows_n += _drawn_rows(m, (S[a], S[b]), (k, label), g, run, data)
+    t1 = StudyTable(f"{name}: single runs (Clark et al.'s Table 2, first rows)",
+                    ["pair (B - A)", "n", "A's run", "B's run", "Δ", "p (stratified AR)"], rows_s,
+                    [None, None, None, None, d, 4])  # fmt: skip
+    head = ["pair (B - A)", "n runs each", "draws (or all choices)", "p 2.5%", "p 97.5%", "median p",
+            f"p <= {g.alpha:g} %", "mean Δ", "sd Δ", "Δ <= 0 %"]  # fmt: skip
+    t2 = StudyTable(f"{name}: n runs drawn at random from each pool (95% interval of the p-values)", head, rows_n,
+                    [None, None, None, 4, 4, 4, 1, d, d, 1])  # fmt: skip
+    rows_r = [[s, len(v), float(np.mean(v)), float(np.std(v, ddof=1)), float(np.min(v)), float(np.max(v))]
+              for s, v in data["run_scores"].items()]  # fmt: skip
+    t3 = StudyTable(f"{name}: test-set score of every run", ["system", "runs", "mean", "sd", "min", "max"], rows_r,
+                    [None, None, d, d, d, d])  # fmt: skip
+    settings = {"metric": name, "draws per n": g.draws, "shuffles": g.n_resamples, "alpha": g.alpha, "seed": g.seed,
+                "segments": table.n_segments}  # fmt: skip
     notes = [
         'When a pool holds no more choices of n runs than draws, every choice is tested once ("all k"): the'
         " spread then shows which runs one happens to have, as Clark et al.'s pool of 300 did by sampling. More"
@@ -246,34 +213,13 @@ def _power_sizes(N: int, sizes) -> list[int]:
     return chosen
 
 
-def power(
-    table, metric: str | None = None, design: PowerDesign | None = None, run: Runner | None = None
-) -> StudyResult:
-    """Power of each test and the smallest detectable difference by test-set size, from a pilot pair."""
-    from scipy.stats import norm
-
-    g, run = design or PowerDesign(), run or Runner()
-    name = metric or next(iter(table.metrics))
-    if name not in table.metrics:
-        raise InputError(f"metric {name!r} was not computed; computed: {', '.join(table.metrics)}", param="metric")
-    m = table.metrics[name]
-    names = table.system_names
-    if len(names) < 2:
-        raise InputError("the power study needs a pilot pair: give at least two systems")
-    a, b = g.pair or (names[0], names[1])
-    for s in (a, b):
-        if s not in names:
-            raise InputError(f"no system {s!r}; systems: {', '.join(names)}", param="pairs")
-    A = np.asarray(table.stats[name][a].sum(axis=0), dtype=np.float64)
-    B = np.asarray(table.stats[name][b].sum(axis=0), dtype=np.float64)
-    N = A.shape[0]
+def _power_rows(m, A, B, g: PowerDesign, run: Runner, z: float) -> tuple[list, dict, dict]:
+    """Per test-set size: Δ's mean and sd over the drawn test sets, the detectable Δ, each test's power."""
     pilot = float(m.score(B.sum(axis=0)) - m.score(A.sum(axis=0)))
-    z = float(norm.ppf(1 - g.alpha / 2) + norm.ppf(g.power))
     rows, curves, se = [], {t: [] for t in g.tests}, {}
-    for size in _power_sizes(N, g.sizes):
-        out = np.array(
-            run.replicates(f"power: {size} segments", PowerJob(m, A, B, size, g.tests, g.n_resamples, g.seed), g.draws)
-        )
+    for size in _power_sizes(A.shape[0], g.sizes):
+        job = PowerJob(m, A, B, size, g.tests, g.n_resamples, g.seed)
+        out = np.array(run.replicates(f"power: {size} segments", job, g.draws))
         delta = out[:, 0]
         se[size] = float(delta.std(ddof=1))
         found = []
@@ -282,41 +228,37 @@ def power(
             found.append(100 * float(hit.mean()))
             curves[t].append([size, found[-1]])
         rows.append([size, g.draws, float(delta.mean()), se[size], z * se[size], *found])
-    head = [
-        "test-set size",
-        "draws",
-        "mean Δ",
-        "sd Δ",
-        f"detectable Δ (α {g.alpha:g}, power {g.power:g})",
-        *(f"power % {t}" for t in g.tests),
-    ]
+    return rows, curves, se
+
+
+def power(
+    table, metric: str | None = None, design: PowerDesign | None = None, run: Runner | None = None
+) -> StudyResult:
+    """Power of each test and the smallest detectable difference by test-set size, from a pilot pair."""
+    from scipy.stats import norm
+
+    g, run = design or PowerDesign(), run or Runner()
+    name, m = metric_of(table, metric)
+    a, b = pair_of(table, g.pair, "a pilot pair")
+    A = np.asarray(table.stats[name][a].sum(axis=0), dtype=np.float64)
+    B = np.asarray(table.stats[name][b].sum(axis=0), dtype=np.float64)
+    pilot = float(m.score(B.sum(axis=0)) - m.score(A.sum(axis=0)))
+    z = float(norm.ppf(1 - g.alpha / 2) + norm.ppf(g.power))
+    rows, curves, se = _power_rows(m, A, B, g, run, z)
+    head = ["test-set size", "draws", "mean Δ", "sd Δ", f"detectable Δ (α {g.alpha:g}, power {g.power:g})",
+            *(f"power % {t}" for t in g.tests)]  # fmt: skip
     d = m.decimals
-    t1 = StudyTable(
-        f"{name}: power to find {a} -> {b} (pilot Δ {pilot:.{d}f}) by test-set size",
-        head,
-        rows,
-        [None, None, d, d, d, *([1] * len(g.tests))],
-    )
+    t1 = StudyTable(f"{name}: power to find {a} -> {b} (pilot Δ {pilot:.{d}f}) by test-set size", head, rows,
+                    [None, None, d, d, d, *([1] * len(g.tests))])  # fmt: skip
     target = g.target if g.target is not None else pilot
     largest = max(se)
     need = int(np.ceil(largest * (z * se[largest] / abs(target)) ** 2)) if target else None
-    t2 = StudyTable(
-        f"{name}: segments needed for Δ = {abs(target):.{d}f} at α = {g.alpha:g} with power {g.power:g}",
-        ["target Δ", "segments needed (normal approximation, sd ∝ 1/√n)"],
-        [[abs(target), need]],
-        [d, None],
-    )
+    t2 = StudyTable(f"{name}: segments needed for Δ = {abs(target):.{d}f} at α = {g.alpha:g} with power {g.power:g}",
+                    ["target Δ", "segments needed (normal approximation, sd ∝ 1/√n)"], [[abs(target), need]],
+                    [d, None])  # fmt: skip
     data = {"curves": curves, "detectable": [[s, z * v] for s, v in se.items()], "pilot": pilot, "target": target}
-    settings = {
-        "metric": name,
-        "pilot": f"{a} -> {b}",
-        "draws per size": g.draws,
-        "resamples": g.n_resamples,
-        "alpha": g.alpha,
-        "power": g.power,
-        "seed": g.seed,
-        "segments": N,
-    }
+    settings = {"metric": name, "pilot": f"{a} -> {b}", "draws per size": g.draws, "resamples": g.n_resamples,
+                "alpha": g.alpha, "power": g.power, "seed": g.seed, "segments": A.shape[0]}  # fmt: skip
     notes = [
         "Test sets are drawn with replacement from the pilot's segments (the pilot stands for the population);"
         " power: the share of draws on which the test is significant in the pilot's direction."

@@ -22,7 +22,9 @@ import numpy as np
 from mtsig.errors import InputError, unknown_name
 from mtsig.resample import DEFAULT_SEED, Resampling
 from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
+from mtsig.studies.inputs import metric_of
 from mtsig.studies.nulls import binomial_interval
+from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 
 SAMPLINGS = ("broad", "random")
@@ -97,10 +99,7 @@ def samples_of(kind: str, n_segments: int, size: int, count: int, seed: int, key
 # ------------------------------------------------------------------------------------------------ inputs
 def _inputs(table, metric: str | None):
     """(metric name, metric, ``{system: pooled statistics (N, d)}``, full-set scores)."""
-    name = metric or next(iter(table.metrics))
-    if name not in table.metrics:
-        raise InputError(f"metric {name!r} was not computed; computed: {', '.join(table.metrics)}", param="metric")
-    m = table.metrics[name]
+    name, m = metric_of(table, metric)
     stats = {s: table.stats[name][s].sum(axis=0) for s in table.system_names}
     full = {s: float(m.score(x.sum(axis=0))) for s, x in stats.items()}
     return name, m, stats, full
@@ -164,33 +163,48 @@ def sampling(table, metric: str | None = None, k: int = 10, pairs=None) -> Study
 
 
 # ------------------------------------------------------------------------------------------------ coverage
-def coverage(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
+@dataclass(frozen=True)
+class CoverageJob:
+    """Sample c: bootstrap intervals of every system by every method, and whether they cover the full set."""
+
+    metric: object
+    stats: dict
+    full: dict
+    samples: np.ndarray
+    n_bootstrap: int
+    confidence: float
+    seed: int
+
+    def replicate(self, c: int) -> dict:
+        from mtsig.stats.engines import bootstrap_many
+
+        m, rows = self.metric, self.samples[c]
+        sub = {s: X[rows] for s, X in self.stats.items()}
+        r = Resampling(self.n_bootstrap, self.seed, stream=(_KEY["coverage"], rows.size, c))
+        boot = bootstrap_many({s: (m, x) for s, x in sub.items()}, r)
+        out = {}
+        for s, x in sub.items():
+            obs, jack = float(m.score(x.sum(axis=0))), jackknife_scores(m, x)
+            ivs = {meth: interval(boot[s], meth, self.confidence, observed=obs, jackknife=jack) for meth in CI_METHODS}
+            out[s] = ({meth: bool(iv.low <= self.full[s] <= iv.high) for meth, iv in ivs.items()},
+                      [ivs["percentile"].low, ivs["percentile"].high])  # fmt: skip
+        return out
+
+
+def coverage(table, metric: str | None = None, design: Design | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Fig. 6: bootstrap intervals (percentile, t, BCa) from samples of ``design.size`` segments, checked
     against the full-set score; the coverage rate per method with its binomial interval."""
     from scipy.stats import norm
 
-    from mtsig.stats.engines import bootstrap_many
-
-    g = design or Design()
+    g, run = design or Design(), run or Runner()
     size, kind, count, seed = g.size, g.sampling or "random", g.count or 200, g.seed
     n_bootstrap, confidence = g.n_bootstrap, g.confidence
     name, m, stats, full = _inputs(table, metric)
     N = table.n_segments
     idx = samples_of(kind, N, size, count, seed, (_KEY["coverage"],))
-    hits = {(s, meth): [] for s in stats for meth in CI_METHODS}
-    bounds = {s: [] for s in stats}
-    for c, rows in enumerate(idx):
-        sub = {s: X[rows] for s, X in stats.items()}
-        r = Resampling(n_bootstrap, seed, stream=(_KEY["coverage"], size, c))
-        boot = bootstrap_many({s: (m, x) for s, x in sub.items()}, r)
-        for s, x in sub.items():
-            obs = float(m.score(x.sum(axis=0)))
-            jack = jackknife_scores(m, x)
-            for meth in CI_METHODS:
-                iv = interval(boot[s], meth, confidence, observed=obs, jackknife=jack)
-                hits[(s, meth)].append(iv.low <= full[s] <= iv.high)
-                if meth == "percentile":
-                    bounds[s].append([iv.low, iv.high])
+    per = run.replicates("coverage: samples", CoverageJob(m, stats, full, idx, n_bootstrap, confidence, seed), len(idx))
+    hits = {(s, meth): [p[s][0][meth] for p in per] for s in stats for meth in CI_METHODS}
+    bounds = {s: [p[s][1] for p in per] for s in stats}
     share = size / N
     z = norm.ppf(0.5 + confidence / 2)
     expected = float(2 * norm.cdf(z / np.sqrt(1 - share)) - 1) if kind == "random" and share < 1 else confidence
@@ -220,27 +234,47 @@ def coverage(table, metric: str | None = None, design: Design | None = None) -> 
 
 
 # ------------------------------------------------------------------------------------------------ test size
-def _conclusions(table, metric: str | None, sizes: list[int], g: Design) -> tuple[str, list[dict]]:
+@dataclass(frozen=True)
+class ConclusionJob:
+    """Sample ``(size, c)`` (flattened): every pair tested on it."""
+
+    metric: object
+    stats: dict
+    full: dict
+    samples: tuple  # (size, sample number, segment indices) per replicate
+    pairs: tuple
+    test: str
+    n_resamples: int
+    seed: int
+
+    def replicate(self, i: int) -> list[dict]:
+        from mtsig.stats.paired import paired_test
+
+        size, c, rows = self.samples[i]
+        r = Resampling(self.n_resamples, self.seed, stream=(_KEY["testsize"], size, c))
+        out = []
+        for a, b in self.pairs:
+            res = paired_test(self.test, self.stats[a][rows], self.stats[b][rows], self.metric, resampling=r)
+            out.append({"pair": f"{a} -> {b}", "size": int(size), "sample": c, "delta": res.delta, "p": res.p_value,
+                        "full": self.full[b] - self.full[a]})  # fmt: skip
+        return out
+
+
+def _conclusions(table, metric: str | None, sizes: list[int], g: Design, run: Runner) -> tuple[str, list[dict]]:
     """Every sample's test of every pair at every size: dicts of pair, size, sample, Δ, p, full-set Δ."""
-    from mtsig.stats.paired import get_test, paired_test
+    from mtsig.stats.paired import get_test
 
     name, m, stats, full = _inputs(table, metric)
-    kind, count, test, n_resamples, seed = g.sampling or "broad", g.count or 100, g.test, g.n_resamples, g.seed
-    spec = get_test(test)
-    if spec.kind == "stratified":
+    kind, count = g.sampling or "broad", g.count or 100
+    if get_test(g.test).kind == "stratified":
         raise InputError("the test-size study tests single outputs: use ar, bootstrap, paired-bootstrap, t-test ...")
-    N = table.n_segments
-    prs = _pairs(table, g.pairs)
-    out = []
-    for size in sizes:
-        idx = samples_of(kind, N, size, count, seed, (_KEY["testsize"],))
-        for c, rows in enumerate(idx):
-            r = Resampling(n_resamples, seed, stream=(_KEY["testsize"], size, c))
-            for a, b in prs:
-                res = paired_test(test, stats[a][rows], stats[b][rows], m, resampling=r)
-                out.append({"pair": f"{a} -> {b}", "size": int(size), "sample": c, "delta": res.delta,
-                            "p": res.p_value, "full": full[b] - full[a]})  # fmt: skip
-    return name, out
+    key = (_KEY["testsize"],)
+    samples = tuple((size, c, rows) for size in sizes
+                    for c, rows in enumerate(samples_of(kind, table.n_segments, size, count, g.seed, key)))  # fmt: skip
+    job = ConclusionJob(m, stats, full, samples, tuple(_pairs(table, g.pairs)), g.test, g.n_resamples, g.seed)
+    per = run.replicates("test sets", job, len(samples))
+    # by size, then sample, then pair
+    return name, [c for part in per for c in part]
 
 
 def _sizes(N: int, sizes: Sequence[int] | None, kind: str) -> list[int]:
@@ -260,13 +294,13 @@ def _verdict(c: dict, alpha: float) -> str:
     return "correct" if np.sign(c["delta"]) == np.sign(c["full"]) else "wrong"
 
 
-def testsize(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
+def testsize(table, metric: str | None = None, design: Design | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Table 3: how often a test at level ``alpha`` concludes a difference on samples of each size, and
     how often that conclusion agrees with the full set (correct) or not (wrong)."""
     g = design or Design()
     kind, test, alpha = g.sampling or "broad", g.test, g.alpha
     sizes = _sizes(table.n_segments, g.sizes, kind)
-    name, cs = _conclusions(table, metric, sizes, g)
+    name, cs = _conclusions(table, metric, sizes, g, run or Runner())
     d = table.metrics[name].decimals
     rows, curves = [], {}
     for pair in dict.fromkeys(c["pair"] for c in cs):
@@ -291,13 +325,13 @@ def _level(c: dict) -> float:
     return 100 * (1 - c["p"] / 2)
 
 
-def levels(table, metric: str | None = None, design: Design | None = None) -> StudyResult:
+def levels(table, metric: str | None = None, design: Design | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Table 4: every sample's conclusion binned by the significance level it reaches (one-sided, in the
     direction the sample shows: ``1 - p/2``), with the share that agrees with the full set."""
     g = design or Design()
     kind, test = g.sampling or "broad", g.test
     sizes = _sizes(table.n_segments, g.sizes, kind)
-    name, cs = _conclusions(table, metric, sizes, g)
+    name, cs = _conclusions(table, metric, sizes, g, run or Runner())
     rows, bars = [], []
     upper = 100.0
     for low in LEVEL_BINS:

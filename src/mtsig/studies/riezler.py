@@ -27,6 +27,7 @@ from mtsig.resample import DEFAULT_SEED, PermutationPlan, Resampling, resampled_
 from mtsig.stats.engines import ar_counts, bootstrap_many
 from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
 from mtsig.stats.paired import count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
+from mtsig.studies.inputs import metric_of, pair_of
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
@@ -117,23 +118,9 @@ class SwapJob:
 
 # ------------------------------------------------------------------------------------------------ inputs
 def _metric_stats(table, metric: str | None):
-    name = metric or next(iter(table.metrics))
-    if name not in table.metrics:
-        raise InputError(f"metric {name!r} was not computed; computed: {', '.join(table.metrics)}", param="metric")
-    m = table.metrics[name]
+    name, m = metric_of(table, metric)
     stats = {s: np.asarray(table.stats[name][s].sum(axis=0), dtype=np.float64) for s in table.system_names}
     return name, m, stats
-
-
-def _null_pair(table, pair: tuple[str, str] | None) -> tuple[str, str]:
-    names = table.system_names
-    if len(names) < 2:
-        raise InputError("the null studies build pseudo-systems from two real systems: give at least two")
-    a, b = pair or (names[0], names[1])
-    for s in (a, b):
-        if s not in names:
-            raise InputError(f"no system {s!r}; systems: {', '.join(names)}", param="pairs")
-    return a, b
 
 
 def _rate_row(label: str, alpha: float, k: int, n: int, expected: float) -> list:
@@ -161,7 +148,7 @@ def type1(table, metric: str | None = None, design: NullDesign | None = None, ru
     """Riezler & Maxwell's type-I error experiments: see the module's description."""
     g, run = design or NullDesign(), run or Runner()
     name, m, stats = _metric_stats(table, metric)
-    a, b = _null_pair(table, g.pair)
+    a, b = pair_of(table, g.pair, "two real systems to build exact nulls from")
     R = g.n_resamples or 10_000
     tables = [_equivalents(name, m, stats, g, table.system_names)]
     job = SwapJob(
@@ -268,40 +255,15 @@ def _family_rejects(rep: dict, method: str, alpha: float, q_crit: float, R: int)
     return bool(adjust(rep["p"], method).min() <= alpha)
 
 
-def multiplicity(table, metric: str | None = None, design: NullDesign | None = None, run: Runner | None = None):
-    """Riezler & Maxwell section 4.4: the experimentwise error of k-fold pairwise comparisons under an exact
-    null, uncorrected and with every correction."""
+def _family_rows(reps: list[dict], g: NullDesign, K: int, df: int, R: int) -> list[list]:
+    """Per level: rejections of each comparison alone, of any pair uncorrected, and with every method."""
     from scipy.stats import studentized_range
 
-    g, run = design or NullDesign(), run or Runner()
-    if not 3 <= g.systems <= 8:
-        raise InputError(f"the multiplicity study needs 3 to 8 pseudo-systems, got {g.systems}", param="systems")
-    name, m, stats = _metric_stats(table, metric)
-    a, b = _null_pair(table, g.pair)
-    R = g.n_resamples or 1000
-    stop = int(np.floor(max(g.alphas) * (R + 1))) - 1  # a count above this is above every level
-    job = FamilyJob(
-        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.systems, R, g.seed, stop
-    )
-    reps = run.replicates("multiplicity: null families", job, g.replicates)
-    K = g.systems * (g.systems - 1) // 2
-    df = (table.n_segments - 1) * (g.systems - 1)
     rows, n = [], len(reps)
     for al in g.alphas:
         per_pair = sum(int(np.sum(np.asarray(x["p"]) <= al)) for x in reps)
-        lo, hi = binomial_interval(per_pair, n * K)
-        rows.append(
-            [
-                "each comparison (uncorrected)",
-                al,
-                per_pair,
-                n * K,
-                100 * per_pair / (n * K),
-                100 * lo,
-                100 * hi,
-                100 * al,
-            ]
-        )
+        row = _rate_row("each comparison (uncorrected)", al, per_pair, n * K, al)
+        rows.append(row)
         unc = sum(min(x["p"]) <= al for x in reps)
         rows.append(_rate_row("any of the pairs, uncorrected", al, unc, n, experimentwise_error(al, K)))
         crit = float(studentized_range.isf(al, g.systems, df))
@@ -309,6 +271,25 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
             k = sum(_family_rejects(x, meth, al, crit, R) for x in reps)
             label = "maxt (single-step = step-down)" if meth == "maxt" else meth
             rows.append(_rate_row(f"any of the pairs, {label}", al, k, n, al))
+    return rows
+
+
+def multiplicity(table, metric: str | None = None, design: NullDesign | None = None, run: Runner | None = None):
+    """Riezler & Maxwell section 4.4: the experimentwise error of k-fold pairwise comparisons under an exact
+    null, uncorrected and with every correction."""
+    g, run = design or NullDesign(), run or Runner()
+    if not 3 <= g.systems <= 8:
+        raise InputError(f"the multiplicity study needs 3 to 8 pseudo-systems, got {g.systems}", param="systems")
+    name, m, stats = _metric_stats(table, metric)
+    a, b = pair_of(table, g.pair, "two real systems to build exact nulls from")
+    R = g.n_resamples or 1000
+    stop = int(np.floor(max(g.alphas) * (R + 1))) - 1  # a count above this is above every level
+    job = FamilyJob(
+        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.systems, R, g.seed, stop
+    )
+    reps = run.replicates("multiplicity: null families", job, g.replicates)
+    K = g.systems * (g.systems - 1) // 2
+    rows = _family_rows(reps, g, K, (table.n_segments - 1) * (g.systems - 1), R)
     head = [
         "rejections",
         "α",
