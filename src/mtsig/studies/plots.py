@@ -107,10 +107,12 @@ def _multiplicity(fig, res: StudyResult) -> None:
 def _sensitivity(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     p = np.asarray(res.data["p_adjusted"], dtype=float)
-    im = ax.imshow(-np.log10(np.maximum(p, 1e-6)), aspect="auto", cmap="viridis")
+    z = -np.log10(np.maximum(p, 1e-6))
+    im = ax.imshow(z, aspect="auto", cmap="viridis")
+    bright = z > (z.min() + z.max()) / 2  # viridis is light at the top: dark text there
     for (i, j), v in np.ndenumerate(p):
-        ax.text(j, i, f"{v:.3g}" + (" *" if v <= res.data["alpha"] else ""), ha="center", va="center", fontsize=7,
-                color="white")  # fmt: skip
+        star = " *" if v <= res.data["alpha"] else ""
+        ax.text(j, i, f"{v:.3g}{star}", ha="center", va="center", fontsize=7, color="k" if bright[i, j] else "w")
     ax.set_xticks(range(len(res.data["metrics"])), res.data["metrics"])
     ax.set_yticks(range(len(res.data["pairs"])), res.data["pairs"], fontsize=7)
     fig.colorbar(im, ax=ax, label="-log10 adjusted p")
