@@ -260,7 +260,9 @@ class ConclusionJob:
         return out
 
 
-def _conclusions(table, metric: str | None, sizes: list[int], g: Design, run: Runner) -> tuple[str, list[dict]]:
+def _conclusions(
+    table, metric: str | None, sizes: list[int], g: Design, run: Runner | None = None
+) -> tuple[str, list[dict]]:
     """Every sample's test of every pair at every size: dicts of pair, size, sample, Δ, p, full-set Δ."""
     from mtsig.stats.paired import get_test
 
@@ -272,7 +274,7 @@ def _conclusions(table, metric: str | None, sizes: list[int], g: Design, run: Ru
     samples = tuple((size, c, rows) for size in sizes
                     for c, rows in enumerate(samples_of(kind, table.n_segments, size, count, g.seed, key)))  # fmt: skip
     job = ConclusionJob(m, stats, full, samples, tuple(_pairs(table, g.pairs)), g.test, g.n_resamples, g.seed)
-    per = run.replicates("test sets", job, len(samples))
+    per = (run or Runner()).replicates("test sets", job, len(samples))
     # by size, then sample, then pair
     return name, [c for part in per for c in part]
 
@@ -300,7 +302,7 @@ def testsize(table, metric: str | None = None, design: Design | None = None, run
     g = design or Design()
     kind, test, alpha = g.sampling or "broad", g.test, g.alpha
     sizes = _sizes(table.n_segments, g.sizes, kind)
-    name, cs = _conclusions(table, metric, sizes, g, run or Runner())
+    name, cs = _conclusions(table, metric, sizes, g, run)
     d = table.metrics[name].decimals
     rows, curves = [], {}
     for pair in dict.fromkeys(c["pair"] for c in cs):
@@ -331,7 +333,7 @@ def levels(table, metric: str | None = None, design: Design | None = None, run: 
     g = design or Design()
     kind, test = g.sampling or "broad", g.test
     sizes = _sizes(table.n_segments, g.sizes, kind)
-    name, cs = _conclusions(table, metric, sizes, g, run or Runner())
+    name, cs = _conclusions(table, metric, sizes, g, run)
     rows, bars = [], []
     upper = 100.0
     for low in LEVEL_BINS:
