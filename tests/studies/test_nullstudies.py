@@ -101,6 +101,8 @@ def test_multiplicity_uncorrected_error_grows_and_corrections_hold_alpha(wmt):
     unc = rows["any of the pairs, uncorrected"]
     assert unc[2] / n > 3 * 0.05  # far above alpha ...
     assert binomial_interval(unc[2], n, 0.99)[0] <= 1 - 0.95**10  # ... and not above the independent case
+    ind = rows["any of 10 independent comparisons, uncorrected"]  # the seed's formula, where it applies
+    assert ind[3] == n // 10 and _holds(ind[2], ind[3], 1 - 0.95**10)
     for label, r in rows.items():
         if label.startswith("any of the pairs,") and "uncorrected" not in label:
             assert binomial_interval(r[2], n, 0.99)[0] <= 0.05, label

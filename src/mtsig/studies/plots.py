@@ -90,7 +90,8 @@ def _multiplicity(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     rows = [r for r in res.data["rates"] if r[0].startswith("any")]
     alphas = sorted({r[1] for r in rows})
-    methods = list(dict.fromkeys(r[0].removeprefix("any of the pairs, ") for r in rows))
+    short = [r[0].removeprefix("any of the pairs, ").removeprefix("any of ").replace(" comparisons", "") for r in rows]
+    methods = list(dict.fromkeys(short))
     width = 0.8 / len(alphas)
     for i, al in enumerate(alphas):
         sel = [r for r in rows if r[1] == al]

@@ -266,6 +266,10 @@ def _family_rows(reps: list[dict], g: NullDesign, K: int, df: int, R: int) -> li
         rows.append(row)
         unc = sum(min(x["p"]) <= al for x in reps)
         rows.append(_rate_row("any of the pairs, uncorrected", al, unc, n, experimentwise_error(al, K)))
+        if n >= K:  # K independent comparisons: pair j from family j of each run of K families (disjoint)
+            ind = sum(any(reps[i * K + j]["p"][j] <= al for j in range(K)) for i in range(n // K))
+            label = f"any of {K} independent comparisons, uncorrected"
+            rows.append(_rate_row(label, al, ind, n // K, experimentwise_error(al, K)))
         crit = float(studentized_range.isf(al, g.systems, df))
         for meth in MULTIPLICITY_METHODS:
             k = sum(_family_rejects(x, meth, al, crit, R) for x in reps)
@@ -319,8 +323,9 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
         "segments": table.n_segments,
     }
     notes = [
-        f"1 - (1 - α)^{K} is the experimentwise error of {K} independent comparisons; comparisons sharing systems "
-        "are positively dependent, so the uncorrected error lies below it but far above α.",
+        f"1 - (1 - α)^{K} is the experimentwise error of {K} independent comparisons (checked on pair j of family j"
+        f" of every {K} families); all pairs of {g.systems} systems share systems and are positively dependent,"
+        " so their uncorrected error lies below it, but far above α.",
         "Corrected: at most α (within the interval) for holm, bonferroni, sidak, max-T and Tukey's HSD; bh controls "
         "the false discovery rate, which equals the experimentwise error when every null is true.",
     ]
