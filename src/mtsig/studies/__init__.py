@@ -1,7 +1,11 @@
-"""Simulations over statistics (never text): pseudo-systems under exact nulls and rejection rates.
+"""The seeds' validation experiments as simulations over statistics (never text): ``mtsig study NAME``.
 
-The seeds validate their methods by such experiments (Riezler & Maxwell's type-I error, Clark et al.'s
-runs); the building blocks live here so that tests, benchmarks and the ``mtsig study`` commands share them.
+- :mod:`~mtsig.studies.riezler`: ``type1``, ``multiplicity``, ``sensitivity`` (Riezler & Maxwell 2005);
+- :mod:`~mtsig.studies.koehn`: ``sampling``, ``coverage``, ``testsize``, ``levels`` (Koehn 2004);
+- :mod:`~mtsig.studies.clark`: ``runs`` (Clark et al. 2011) and ``power``;
+- :mod:`~mtsig.studies.replicates`: replicates as seeded streams through an executor (serial, forked, Dask);
+- :mod:`~mtsig.studies.nulls`, :mod:`~mtsig.studies.calibration`: exact nulls built from real systems and
+  rejection rates (shared with the calibration tests); :mod:`~mtsig.studies.result`: results and rendering.
 """
 
 from mtsig.studies.nulls import (
