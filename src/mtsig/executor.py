@@ -213,8 +213,18 @@ class DaskExecutor:
             raise InputError("--dask needs Dask distributed: pip install 'mtsig[dask]'") from exc
         self.cluster = None
         if address.startswith("local:"):
+            import logging
+            import signal
+
             n = _workers(address)
-            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            # the workers start with Ctrl-C ignored (a terminal sends it to the whole group): this process stops
+            # them when it is interrupted, without a traceback from each of them
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:  # silence_logs: not a warning per task that Ctrl-C stops
+                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                            silence_logs=logging.ERROR)  # fmt: skip
+            finally:
+                signal.signal(signal.SIGINT, old)
             self.client = Client(self.cluster)
         else:
             self.client = Client(address)
@@ -223,13 +233,10 @@ class DaskExecutor:
         from dask.distributed import as_completed
 
         futures = self.client.map(fn, list(items), pure=False)
-        try:
-            for _ in as_completed(futures):
-                if progress is not None:
-                    progress(1)
-            return self.client.gather(futures)
-        finally:
-            self.client.cancel(futures)
+        for _ in as_completed(futures):  # interrupted: close() stops the workers
+            if progress is not None:
+                progress(1)
+        return self.client.gather(futures)
 
     def close(self) -> None:
         self.client.close()

@@ -237,12 +237,19 @@ def test_cli_runs_study_and_its_errors(tmp_path, capsys):
     assert "3 to 8" in capsys.readouterr().err
 
 
-def test_ctrl_c_stops_a_study_without_a_traceback(tmp_path):
+@pytest.mark.parametrize("where", ["forked", pytest.param("dask", marks=pytest.mark.slow)])
+def test_ctrl_c_stops_a_study_without_a_traceback(tmp_path, where):
     d = need(WMT)
     cmd = [sys.executable, "-m", "mtsig", "study", "type1", *_wmt_args(d), "--replicates", "100000", "-q"]
+    if where == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            unavailable("Dask distributed is not installed (pip install 'mtsig[dask]')")
+        cmd += ["--dask", "local:2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
-    time.sleep(6)
+    time.sleep(6 if where == "forked" else 15)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole foreground group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert "interrupted" in err and "Traceback" not in err and "WARNING" not in err
