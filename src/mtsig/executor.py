@@ -11,7 +11,7 @@ they can go through the same seam. Results never depend on the executor.
   back through pipes; errors in a child are raised here. Only where ``os.fork`` exists.
 - :class:`DaskExecutor`: the items as tasks on a Dask distributed cluster (``Client(address)``, or a
   ``LocalCluster`` of N single-threaded worker processes for ``local:N``); the function and items must
-  pickle. Studies send their replicates this way (:func:`study_executor`).
+  pickle. Studies send their replicates this way (:func:`mtsig.studies.replicates.runner`).
 
 ``map(fn, items, progress)``: ``progress(n)``, when given, is called as items finish (forked children
 report each finished item through a pipe of their own).
