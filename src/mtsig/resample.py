@@ -252,6 +252,11 @@ class Plan:
             yield self._chunk_into(start, buf[:rows])
 
 
+def stream_rng(seed: int, *key: int) -> np.random.Generator:
+    """The generator of stream ``key`` of ``seed``: a study's replicate, sample or draw draws from its own."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+
+
 @lru_cache(maxsize=8)
 def orders(k: int) -> np.ndarray:
     """All k! orders of k items, ``(k!, k)``: row p sends item q to place ``orders(k)[p, q]``."""
@@ -287,8 +292,8 @@ class PermutationPlan:
         for b in range(-(-self.n_resamples // self.block)):
             rows = min(self.block, self.n_resamples - b * self.block)
             key = (KINDS["permutation"], self.k, b)
-            ss = np.random.SeedSequence(self.seed, spawn_key=(_STREAM_TAG, *self.stream, *key) if self.stream else key)
-            yield np.random.Generator(np.random.PCG64(ss)).integers(0, math.factorial(self.k), (rows, self.n_segments))
+            rng = stream_rng(self.seed, *((_STREAM_TAG, *self.stream, *key) if self.stream else key))
+            yield rng.integers(0, math.factorial(self.k), (rows, self.n_segments))
 
     def totals(self, S: np.ndarray) -> Iterator[np.ndarray]:
         """Per block, the pseudo-systems' totals ``(rows, k, d)`` from the systems' statistics ``S (N, k, d)``."""

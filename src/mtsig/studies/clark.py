@@ -20,10 +20,10 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import DEFAULT_SEED, Resampling
+from mtsig.resample import DEFAULT_SEED, Resampling, stream_rng
 from mtsig.stats.engines import stratified_ar_many
 from mtsig.stats.paired import p_from_count, paired_test
-from mtsig.studies.inputs import metric_of, pair_of
+from mtsig.studies.inputs import metric_of, pair_of, pooled_stats
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 
@@ -64,7 +64,7 @@ class RunsJob:
         if self.subsets is not None:
             ia, ib = self.subsets[r]
         else:
-            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=key)))
+            rng = stream_rng(self.seed, *key)
             ia = np.sort(rng.choice(self.A.shape[0], self.n, replace=False))
             ib = np.sort(rng.choice(self.B.shape[0], self.n, replace=False))
         a, b = self.A[list(ia)], self.B[list(ib)]
@@ -98,16 +98,14 @@ def _scenarios(metric, A, B, R: int, seed: int) -> list[list]:
     sb = [_pooled_score(metric, B[i : i + 1]) for i in range(B.shape[0])]
     oa, ob = np.argsort(sa, kind="stable"), np.argsort(sb, kind="stable")
     rows = []
-    for label, ia, ib in (
-        ("high", oa[-1], ob[0]),
-        ("median", oa[len(oa) // 2], ob[len(ob) // 2]),
-        ("low", oa[0], ob[-1]),
+    mid_a, mid_b = oa[len(oa) // 2], ob[len(ob) // 2]
+    for la, lb, ia, ib in (
+        ("high", "low", oa[-1], ob[0]),
+        ("median", "median", mid_a, mid_b),
+        ("low", "high", oa[0], ob[-1]),
     ):
-        a, b = A[ia : ia + 1], B[ib : ib + 1]
-        c = stratified_ar_many({0: (metric, a, b)}, Resampling(R, seed))[0]
-        rows.append(
-            [label, {"high": "low", "median": "median", "low": "high"}[label], sb[ib] - sa[ia], p_from_count(c, R)]
-        )
+        c = stratified_ar_many({0: (metric, A[ia : ia + 1], B[ib : ib + 1])}, Resampling(R, seed))[0]
+        rows.append([la, lb, sb[ib] - sa[ia], p_from_count(c, R)])
     return rows
 
 
@@ -198,8 +196,7 @@ class PowerJob:
 
     def replicate(self, r: int) -> list[float]:
         key = (_KEY["power"], self.size, r)
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=key)))
-        rows = rng.integers(0, self.A.shape[0], self.size)
+        rows = stream_rng(self.seed, *key).integers(0, self.A.shape[0], self.size)
         a, b = self.A[rows], self.B[rows]
         res = Resampling(self.n_resamples, self.seed, stream=key)
         out = [float(self.metric.score(b.sum(axis=0)) - self.metric.score(a.sum(axis=0)))]
@@ -238,10 +235,9 @@ def power(
     from scipy.stats import norm
 
     g, run = design or PowerDesign(), run or Runner()
-    name, m = metric_of(table, metric)
+    name, m, stats = pooled_stats(table, metric)
     a, b = pair_of(table, g.pair, "a pilot pair")
-    A = np.asarray(table.stats[name][a].sum(axis=0), dtype=np.float64)
-    B = np.asarray(table.stats[name][b].sum(axis=0), dtype=np.float64)
+    A, B = stats[a], stats[b]
     pilot = float(m.score(B.sum(axis=0)) - m.score(A.sum(axis=0)))
     z = float(norm.ppf(1 - g.alpha / 2) + norm.ppf(g.power))
     rows, curves, se = _power_rows(m, A, B, g, run, z)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from mtsig.errors import InputError
 
 
@@ -11,6 +13,13 @@ def metric_of(table, metric: str | None):
     if name not in table.metrics:
         raise InputError(f"metric {name!r} was not computed; computed: {', '.join(table.metrics)}", param="metric")
     return name, table.metrics[name]
+
+
+def pooled_stats(table, metric: str | None):
+    """``(name, metric, {system: statistics (N, d)})``: each system's optimizer runs pooled segment by segment
+    (a single output is its own pool)."""
+    name, m = metric_of(table, metric)
+    return name, m, {s: np.asarray(table.stats[name][s].sum(axis=0), dtype=np.float64) for s in table.system_names}
 
 
 def pair_of(table, pair: tuple[str, str] | None, role: str) -> tuple[str, str]:

@@ -20,9 +20,9 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError, unknown_name
-from mtsig.resample import DEFAULT_SEED, Resampling
+from mtsig.resample import DEFAULT_SEED, Resampling, stream_rng
 from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
-from mtsig.studies.inputs import metric_of
+from mtsig.studies.inputs import pooled_stats
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
@@ -76,8 +76,7 @@ def random_samples(n_segments: int, size: int, count: int, seed: int, key: tuple
         raise InputError(f"a sample of {size} segments does not fit a test set of {n_segments}")
     out = np.empty((count, size), dtype=np.int64)
     for c in range(count):
-        ss = np.random.SeedSequence(seed, spawn_key=(_KEY["random"], *key, size, c))
-        out[c] = np.sort(np.random.Generator(np.random.PCG64(ss)).choice(n_segments, size, replace=False))
+        out[c] = np.sort(stream_rng(seed, _KEY["random"], *key, size, c).choice(n_segments, size, replace=False))
     return out
 
 
@@ -99,8 +98,7 @@ def samples_of(kind: str, n_segments: int, size: int, count: int, seed: int, key
 # ------------------------------------------------------------------------------------------------ inputs
 def _inputs(table, metric: str | None):
     """(metric name, metric, ``{system: pooled statistics (N, d)}``, full-set scores)."""
-    name, m = metric_of(table, metric)
-    stats = {s: table.stats[name][s].sum(axis=0) for s in table.system_names}
+    name, m, stats = pooled_stats(table, metric)
     full = {s: float(m.score(x.sum(axis=0))) for s, x in stats.items()}
     return name, m, stats, full
 

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mtsig.resample import stream_rng
 from mtsig.stats.paired import count_extreme, p_from_count
 
 
 def _rng(seed: int, replicate: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(replicate,))))
+    return stream_rng(seed, replicate)
 
 
 def swapped_pairs(sx: np.ndarray, sy: np.ndarray, n: int, seed: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:

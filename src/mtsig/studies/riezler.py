@@ -23,11 +23,11 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import DEFAULT_SEED, PermutationPlan, Resampling, resampled_totals
+from mtsig.resample import DEFAULT_SEED, PermutationPlan, Resampling, resampled_totals, stream_rng
 from mtsig.stats.engines import ar_counts, bootstrap_many
 from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
-from mtsig.stats.paired import count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
-from mtsig.studies.inputs import metric_of, pair_of
+from mtsig.stats.paired import _tol, count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
+from mtsig.studies.inputs import pair_of, pooled_stats
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
@@ -60,10 +60,6 @@ class NullDesign:
     seed: int = DEFAULT_SEED
     pair: tuple[str, str] | None = None
     systems: int = 5
-
-
-def _rng(seed: int, key: int, r: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(key, r))))
 
 
 def ar_p(metric, a: np.ndarray, b: np.ndarray, resampling: Resampling, alternative: str = "two-sided") -> float:
@@ -109,7 +105,7 @@ class SwapJob:
     seed: int
 
     def replicate(self, r: int) -> dict:
-        swap = _rng(self.seed, _KEY["type1"], r).random(self.A.shape[0]) < 0.5
+        swap = stream_rng(self.seed, _KEY["type1"], r).random(self.A.shape[0]) < 0.5
         a, b = np.where(swap[:, None], self.B, self.A), np.where(swap[:, None], self.A, self.B)
         sents = (np.where(swap, self.sent_b, self.sent_a), np.where(swap, self.sent_a, self.sent_b))
         res = Resampling(self.n_resamples, self.seed, stream=(_KEY["type1"], r))
@@ -117,12 +113,6 @@ class SwapJob:
 
 
 # ------------------------------------------------------------------------------------------------ inputs
-def _metric_stats(table, metric: str | None):
-    name, m = metric_of(table, metric)
-    stats = {s: np.asarray(table.stats[name][s].sum(axis=0), dtype=np.float64) for s in table.system_names}
-    return name, m, stats
-
-
 def _rate_row(label: str, alpha: float, k: int, n: int, expected: float) -> list:
     lo, hi = binomial_interval(k, n)
     return [label, alpha, k, n, 100 * k / n, 100 * lo, 100 * hi, 100 * expected]
@@ -132,10 +122,10 @@ def _rate_row(label: str, alpha: float, k: int, n: int, expected: float) -> list
 def _equivalents(name, m, stats, g: NullDesign, names: list[str]) -> StudyTable:
     """Part (a): the first system against each other one, every test (the seed's Table 2)."""
     first = names[0]
+    sent_first, res = m.sentence_scores(stats[first]), Resampling(g.n_resamples or 10_000, g.seed)
     cols = {}
     for other in names[1:]:
-        sents = (m.sentence_scores(stats[first]), m.sentence_scores(stats[other]))
-        res = Resampling(g.n_resamples or 10_000, g.seed)
+        sents = (sent_first, m.sentence_scores(stats[other]))
         cols[other] = every_test(m, stats[first], stats[other], sents, res, g.n_bootstrap)
     head = ["", *(f"{first} : {o}" for o in cols)]
     rows = [[f"{name} difference", *(c["delta"] for c in cols.values())]]
@@ -147,7 +137,7 @@ def _equivalents(name, m, stats, g: NullDesign, names: list[str]) -> StudyTable:
 def type1(table, metric: str | None = None, design: NullDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Riezler & Maxwell's type-I error experiments: see the module's description."""
     g, run = design or NullDesign(), run or Runner()
-    name, m, stats = _metric_stats(table, metric)
+    name, m, stats = pooled_stats(table, metric)
     a, b = pair_of(table, g.pair, "two real systems to build exact nulls from")
     R = g.n_resamples or 10_000
     tables = [_equivalents(name, m, stats, g, table.system_names)]
@@ -210,7 +200,7 @@ class FamilyJob:
     stop_above: int
 
     def replicate(self, r: int) -> dict:
-        pick = _rng(self.seed, _KEY["multiplicity"], r).random((self.A.shape[0], self.k)) < 0.5
+        pick = stream_rng(self.seed, _KEY["multiplicity"], r).random((self.A.shape[0], self.k)) < 0.5
         X = {j: np.where(pick[:, j, None], self.B, self.A) for j in range(self.k)}
         pairs = list(combinations(range(self.k), 2))
         res = Resampling(self.n_resamples, self.seed, stream=(_KEY["multiplicity"], r))
@@ -234,7 +224,7 @@ def top_pair_count(X: dict, metric, pairs: list, resampling: Resampling, stop_ab
     ia, ib = np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
     full = np.asarray(metric.score(S.sum(axis=0)), dtype=np.float64)
     top = float(np.abs(full[ib] - full[ia]).max())
-    cut = top - 1e-12 * max(1.0, top)  # ties counted, as count_extreme
+    cut = top - _tol(top)  # ties counted, as count_extreme
     plan = PermutationPlan(
         S.shape[0], resampling.count(1000), len(X), resampling.seed, (*resampling.stream, 2 ** len(X) - 1)
     )
@@ -284,7 +274,7 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
     g, run = design or NullDesign(), run or Runner()
     if not 3 <= g.systems <= 8:
         raise InputError(f"the multiplicity study needs 3 to 8 pseudo-systems, got {g.systems}", param="systems")
-    name, m, stats = _metric_stats(table, metric)
+    name, m, stats = pooled_stats(table, metric)
     a, b = pair_of(table, g.pair, "two real systems to build exact nulls from")
     R = g.n_resamples or 1000
     stop = int(np.floor(max(g.alphas) * (R + 1))) - 1  # a count above this is above every level
