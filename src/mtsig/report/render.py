@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mtsig.errors import unknown_name
-from mtsig.report.table import Table, console, csv_text, latex, markdown, print_rich
+from mtsig.report.table import Table, TextOut, csv_text, latex, markdown
 from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
 from mtsig.stats.paired import PAIRED_TESTS
 
@@ -153,15 +153,13 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
         tex = Table(["System", *(_tex(a.upper()) for a in arrows)], [[_tex(c) for c in r] for r in t.rows])
         caption = " ".join([*notes, "Signatures:", "; ".join(f"{m}: {sigs[m]}" for m in metrics)])
         return latex(tex, "l" + "r" * len(metrics), _tex(caption))
-    from rich.text import Text
-
-    con = console(width)
-    print_rich(con, Table([t.header[0], *arrows], t.rows))
+    out = TextOut(width)
+    out.table(Table([t.header[0], *arrows], t.rows))
     for n in notes:
-        con.print(Text(n), soft_wrap=True)
+        out.line(n)
     for m in metrics:
-        con.print(Text(f"{m}: {sigs[m]}"), soft_wrap=True)
-    return con.file.getvalue()
+        out.line(f"{m}: {sigs[m]}")
+    return out.getvalue()
 
 
 # ------------------------------------------------------------------------------------------- compare
@@ -238,23 +236,20 @@ def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes:
 
 
 def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str], width) -> str:
-    from rich.text import Text
-
-    con = console(width)
+    out = TextOut(width)
     if runs is not None:
-        print_rich(con, runs[0])
-        con.print(Text(runs[1]), soft_wrap=True)
-        con.print()
-
+        out.table(runs[0])
+        out.line(runs[1])
+        out.line()
     for m in res.metrics:
-        print_rich(con, _compare_text_table(res, m))
+        out.table(_compare_text_table(res, m))
         if res.clusters.get(m):
             ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
-            con.print(Text(f"clusters (best first, by {res.settings.cluster_test}): {ranks}"), soft_wrap=True)
-        con.print()
+            out.line(f"clusters (best first, by {res.settings.cluster_test}): {ranks}")
+        out.line()
     for n in notes:
-        con.print(Text(n), soft_wrap=True)
-    return con.file.getvalue()
+        out.line(n)
+    return out.getvalue()
 
 
 def render_compare(res: CompareResult, fmt: str = "text", width: int | None = None) -> str:

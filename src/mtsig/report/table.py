@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 
 
@@ -24,7 +25,7 @@ def console(width: int | None = None):
     """A Rich console that records plain text (no colour, no terminal codes)."""
     from rich.console import Console
 
-    return Console(file=io.StringIO(), width=width or 250, force_terminal=False, color_system=None)
+    return Console(file=io.StringIO(), width=width or DEFAULT_WIDTH, force_terminal=False, color_system=None)
 
 
 def print_rich(con, t: Table) -> None:
@@ -35,10 +36,96 @@ def print_rich(con, t: Table) -> None:
     kw = {"title": Text(t.title), "title_justify": "left"} if t.title is not None else {}
     rt = RichTable(show_edge=False, header_style="bold", **kw)
     for i, h in enumerate(t.header):
-        rt.add_column(h, justify=t.align[i] if t.align else ("left" if i == 0 else "right"))
+        rt.add_column(h, justify=_align(t, i))
     for r in t.rows:
         rt.add_row(*(Text(x) for x in r))
     con.print(rt)
+
+
+#: the width of text output (``console``'s width when none is given)
+DEFAULT_WIDTH = 250
+
+#: characters a terminal cell holds one of (printable ASCII and Latin-1, Latin Extended, Greek, Cyrillic,
+#: general punctuation, arrows, mathematical operators; no combining, zero-width or wide characters): text
+#: made of them is laid out by counting characters. tests/report/test_text_layout.py checks each against
+#: Rich's cell widths.
+_ONE_CELL = re.compile(
+    "[\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482\u048a-\u04ff\u2010-\u2027\u2030-\u205e"
+    "\u2190-\u21ff\u2200-\u22ff]*"
+)
+
+
+def one_cell_chars(text: str) -> bool:
+    """True when every character of ``text`` takes one terminal cell (and none is a control character)."""
+    return _ONE_CELL.fullmatch(text) is not None
+
+
+def _plain_cell(text: str) -> bool:
+    """A cell laid out by counting: one-cell characters, no space at either end (Rich trims those as it
+    justifies)."""
+    return one_cell_chars(text) and text == text.strip(" ")
+
+
+def _align(t: Table, i: int) -> str:
+    return t.align[i] if t.align else ("left" if i == 0 else "right")
+
+
+def plain_table(t: Table, width: int = DEFAULT_WIDTH) -> str | None:
+    """``t`` as :func:`print_rich` prints it on a console ``width`` cells wide, without Rich; None when the
+    layout needs Rich (wider than ``width``, a title longer than the table, characters of other widths)."""
+    rows = [t.header, *t.rows]
+    n = len(t.header)
+    if n == 0 or any(len(r) != n for r in rows) or not all(_plain_cell(x) for r in rows for x in r):
+        return None
+    if any(c in h for h in t.header for c in "[:\\"):  # Rich reads markup and emoji codes in a header
+        return None
+    widths = [max(len(r[i]) for r in rows) for i in range(n)]
+    total = sum(widths) + 3 * n - 1  # one space each side of a cell, one rule between columns
+    title = t.title or ""
+    if total > width or len(title) > total or not _plain_cell(title):
+        return None
+    left = [_align(t, i) == "left" for i in range(n)]
+
+    def line(r: list[str], rule: str) -> str:
+        return rule.join(f" {x.ljust(w) if lj else x.rjust(w)} " for x, w, lj in zip(r, widths, left))
+
+    out = [title.ljust(total)] if title else []
+    out += [line(t.header, "┃"), "╇".join("━" * (w + 2) for w in widths), *(line(r, "│") for r in t.rows)]
+    return "\n".join(out) + "\n"
+
+
+class TextOut:
+    """Text written as the console of :func:`console` prints it (tables by :func:`print_rich`, lines as
+    ``print(Text(line), soft_wrap=True)``), without importing Rich (a tenth of a second at start-up) when no
+    table or line needs its layout; the rest goes through Rich, in order."""
+
+    def __init__(self, width: int | None = None):
+        self.width = width or DEFAULT_WIDTH
+        self.parts: list[str] = []
+
+    def table(self, t: Table) -> None:
+        text = plain_table(t, self.width)
+        self.parts.append(text if text is not None else self._rich(lambda con: print_rich(con, t)))
+
+    def line(self, text: str = "") -> None:
+        if one_cell_chars(text):
+            self.parts.append(text + "\n")
+            return
+
+        def show(con):
+            from rich.text import Text
+
+            con.print(Text(text), soft_wrap=True)
+
+        self.parts.append(self._rich(show))
+
+    def _rich(self, draw) -> str:
+        con = console(self.width)
+        draw(con)
+        return con.file.getvalue()
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
 
 
 def markdown(t: Table) -> list[str]:
