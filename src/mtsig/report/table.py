@@ -50,8 +50,7 @@ DEFAULT_WIDTH = 250
 #: made of them is laid out by counting characters. tests/report/test_text_layout.py checks each against
 #: Rich's cell widths.
 _ONE_CELL = re.compile(
-    "[\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482\u048a-\u04ff\u2010-\u2027\u2030-\u205e"
-    "\u2190-\u21ff\u2200-\u22ff]*"
+    "[\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482\u048a-\u04ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2200-\u22ff]*"
 )
 
 
