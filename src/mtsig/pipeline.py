@@ -70,6 +70,8 @@ def _stats_of_chunk(refs: RefSet, runs: list[list], metrics: dict[str, Metric], 
         m.warm()  # reference-side work once, largest n-gram order first
     tasks = [(si, ri) for si, r in enumerate(runs) for ri in range(len(r))]
     unique, same_as = _distinct(tasks, runs)
+    for m in ms:  # work shared across outputs, in this process, on threads (forked workers inherit it)
+        m.warm_runs([runs[si][ri] for si, ri in unique], getattr(executor, "jobs", 1))
 
     def work(task):
         si, ri = task

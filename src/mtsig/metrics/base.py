@@ -122,6 +122,12 @@ class Metric(ABC):
         """Do the reference-side work now (before systems are scored in parallel processes)."""
         return None
 
+    def warm_runs(self, hyps: list[Segments], threads: int = 1) -> None:
+        """Work shared by the outputs about to be scored (all systems and runs), done once, before they are
+        scored one by one, on up to ``threads`` threads; nothing by default (TER searches each distinct
+        segment output once)."""
+        return None
+
     #: highest n-gram order the metric needs (reference-side work is warmed largest first)
     ngram_order: int = 0
 

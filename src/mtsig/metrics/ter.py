@@ -40,13 +40,32 @@ except ImportError:  # pragma: no cover - only without a C compiler at install t
 
 
 def _select(ids: np.ndarray, off: np.ndarray, rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The token ids and offsets of some segments only."""
-    if len(rows) == len(off) - 1:
+    """The token ids and offsets of the segments ``rows`` (in that order, repeats allowed)."""
+    if len(rows) == len(off) - 1 and np.array_equal(rows, np.arange(len(rows))):
         return ids, off
     parts = [ids[off[i] : off[i + 1]] for i in rows]
     new_off = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([len(p) for p in parts], out=new_off[1:])
     return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)).astype(np.int32), new_off
+
+
+def _coded(toks: list[tuple[str, ...]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Word ids (-1 for words no reference has) and offsets of tokenized segments."""
+    ids = np.fromiter((vocab.get(t, -1) for s in toks for t in s), dtype=np.int32)
+    off = np.zeros(len(toks) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in toks], out=off[1:])
+    return ids, off
+
+
+def _parts(lengths: list[int], n: int) -> list[tuple[int, int]]:
+    """``[a, b)`` ranges cutting the segments into at most ``n`` runs of about equal search work (which
+    grows about with the square of a segment's length)."""
+    if n <= 1 or len(lengths) < 2 * n:
+        return [(0, len(lengths))]
+    work = np.cumsum(np.square(np.asarray(lengths, dtype=np.float64)) + 1.0)
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, n) / n)
+    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < len(lengths)}), len(lengths)]
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 class TER(Metric):
@@ -80,6 +99,18 @@ class TER(Metric):
     def _tokens(self, seg: Segments) -> list[list[str]]:
         return seg.memo(self._key, lambda: [self._tok(s.rstrip()).split() for s in seg.lines])
 
+    def _hyp_keys(self, hyp: Segments) -> list[tuple[int, tuple[str, ...]]]:
+        """``(segment, tokens)`` of every segment of an output, each distinct line tokenized once for all
+        outputs (optimizer runs and systems share most of their lines)."""
+        line_tokens: dict[str, tuple[str, ...]] = self.refs.memo(self._key + ("line-tokens",), dict)
+        keys = []
+        for i, line in enumerate(hyp.lines):
+            t = line_tokens.get(line)
+            if t is None:
+                t = line_tokens[line] = tuple(self._tok(line.rstrip()).split())
+            keys.append((i, t))
+        return keys
+
     def _ref_side(self):
         def make():
             vocab: dict[str, int] = {}
@@ -94,46 +125,81 @@ class TER(Metric):
 
         return self.refs.memo(self._key + ("ids",), make)
 
+    def _edits_cache(self) -> dict[tuple[int, tuple[str, ...]], np.ndarray]:
+        """Edits against each reference of every ``(segment, tokens)`` searched so far: they depend on nothing
+        else, so an output repeated across systems and optimizer runs (often most of them) is searched once."""
+        return self.refs.memo(self._key + ("edits",), dict)
+
     def warm(self) -> None:
         self._ref_side()
 
-    def _stats(self, hyp: Segments) -> np.ndarray:
-        vocab, refs = self._ref_side()
-        toks = self._tokens(hyp)
-        N = len(toks)
-        # edits of a segment depend only on its tokens: outputs repeated across systems and optimizer
-        # runs (often most of them) are searched once per reference set
-        cache: dict[tuple[int, tuple[str, ...]], np.ndarray] = self.refs.memo(self._key + ("edits",), dict)
-        keys = [(i, tuple(t)) for i, t in enumerate(toks)]
-        todo = [i for i, k in enumerate(keys) if k not in cache]
-        if todo:
-            self._check_size(hyp, toks, refs, todo)
-            sub = [toks[i] for i in todo]
-            edits = np.empty((len(refs), len(todo)), dtype=np.int64)
-            if COMPILED:
-                ids = np.fromiter((vocab.get(t, -1) for s in sub for t in s), dtype=np.int32)
-                off = np.zeros(len(sub) + 1, dtype=np.int64)
-                np.cumsum([len(s) for s in sub], out=off[1:])
-                for k, (rids, roff, _) in enumerate(refs):
-                    rsub_ids, rsub_off = _select(rids, roff, todo)
-                    _ter.edits(ids, off, rsub_ids, rsub_off, edits[k])
-            else:  # pragma: no cover
-                from sacrebleu.metrics.lib_ter import translation_edit_rate
+    def warm_runs(self, hyps: list[Segments], threads: int = 1) -> None:
+        """Search every distinct segment output of all ``hyps`` once, on ``threads`` threads (the compiled
+        search releases the GIL), before the outputs are scored one by one."""
+        cache, todo = self._edits_cache(), {}
+        for hyp in hyps:
+            if len(hyp) == self.refs.n_segments:  # a wrong length is reported when the output is scored
+                todo.update((k, hyp) for k in self._hyp_keys(hyp) if k not in cache)
+        by_hyp: dict[int, tuple[Segments, list]] = {}
+        for k, hyp in todo.items():
+            by_hyp.setdefault(id(hyp), (hyp, []))[1].append(k)
+        for hyp, keys in by_hyp.values():
+            self._check_size(hyp, keys)
+        self._search(list(todo), threads)
 
-                warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
-                for k, (_, _, rtoks) in enumerate(refs):
-                    edits[k] = [translation_edit_rate(h, rtoks[i])[0] for h, i in zip(sub, todo)]
-            for j, i in enumerate(todo):
-                cache[keys[i]] = edits[:, j]
+    def _search(self, keys: list[tuple[int, tuple[str, ...]]], threads: int = 1) -> None:
+        """Search ``keys`` against every reference and store their edits in the cache."""
+        if not keys:
+            return
+        vocab, refs = self._ref_side()
+        rows = [i for i, _ in keys]
+        edits = np.empty((len(refs), len(keys)), dtype=np.int64)
+        if COMPILED:
+            parts = _parts([len(t) for _, t in keys], threads)
+            hyp_ids = [_coded([t for _, t in keys[a:b]], vocab) for a, b in parts]
+            ref_ids = [[_select(rids, roff, rows[a:b]) for rids, roff, _ in refs] for a, b in parts]
+
+            def run(p: int) -> None:
+                a, b = parts[p]
+                for k in range(len(refs)):
+                    _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b])
+
+            if len(parts) > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(len(parts)) as pool:
+                    list(pool.map(run, range(len(parts))))
+            else:
+                run(0)
+        else:  # pragma: no cover
+            from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+            warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
+            for k, (_, _, rtoks) in enumerate(refs):
+                edits[k] = [translation_edit_rate(list(t), rtoks[i])[0] for i, t in keys]
+        cache = self._edits_cache()
+        for j, key in enumerate(keys):
+            cache[key] = edits[:, j]
+
+    def _stats(self, hyp: Segments) -> np.ndarray:
+        _, refs = self._ref_side()
+        keys = self._hyp_keys(hyp)
+        cache = self._edits_cache()
+        todo = list(dict.fromkeys(k for k in keys if k not in cache))
+        self._check_size(hyp, todo)
+        self._search(todo)
         best = np.array([cache[k].min() for k in keys], dtype=np.float64)
         lens = np.array([[len(s) for s in r[2]] for r in refs], dtype=np.float64)
-        return np.column_stack([best.reshape(N), lens.mean(axis=0)])
+        return np.column_stack([best.reshape(len(keys)), lens.mean(axis=0)])
 
-    def _check_size(self, hyp: Segments, toks: list[list[str]], refs, todo: list[int]) -> None:
+    def _check_size(self, hyp: Segments, keys: list[tuple[int, tuple[str, ...]]]) -> None:
         """Refuse a segment whose search table would exceed :data:`MAX_CELLS` (memory grows with the product
         of the two lengths), naming it, rather than running out of memory."""
-        h = np.array([len(toks[i]) for i in todo], dtype=np.int64) + 1
-        for k, (_, roff, _) in enumerate(refs):
+        if not keys:
+            return
+        todo = [i for i, _ in keys]
+        h = np.array([len(t) for _, t in keys], dtype=np.int64) + 1
+        for k, (_, roff, _) in enumerate(self._ref_side()[1]):
             r = np.diff(roff)[todo] + 1
             bad = np.flatnonzero(h * r > MAX_CELLS)
             if bad.size:
