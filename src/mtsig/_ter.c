@@ -13,6 +13,13 @@
  *     not applied).
  * Rows of the edit-distance matrix for the unchanged prefix of a candidate are reused from the current
  * hypothesis: the beam of a row depends only on the lengths, so this changes no number.
+ *
+ * Candidates against a reference of at most 64 words are first measured without the beam, bit-parallel
+ * (Myers 1999, in Hyyro's form for the global distance: one machine word per hypothesis word). That
+ * distance d is a lower bound of the beam's; it is the beam's whenever no path of cost d can leave the beam:
+ * a path through cell (i, j) costs at least |i - j| + |(nh - i) - (nr - j)|, so when d is below the least
+ * such bound over the cells outside the beam (computed once per segment), the best path lies inside it. When
+ * d exceeds what the caller needs, so does the beam's distance. Otherwise the beam is computed as before.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,6 +45,12 @@ typedef struct {
     int32_t *cand, *best;
     int32_t *hyp_err, *ref_err, *align;
     uint8_t *trace;
+    /* bit-parallel distance (nr <= 64): per hypothesis word the reference positions holding it, for the
+     * current hypothesis, a candidate and the best candidate; the state after each prefix of the current
+     * hypothesis; the least cost of a path leaving the beam */
+    int bits;
+    uint64_t *mask, *cand_mask, *best_mask, *vp, *vn;
+    int32_t *dist, min_out;
 } Work;
 
 static void beam_params(int nh, int nr, double *ratio, int *bw) {
@@ -146,25 +159,85 @@ static int alignment(Work *w, int nh) {
     return 0;
 }
 
-static void perform_shift(const int32_t *h, int nh, int start, int len, int target, int32_t *out) {
-    int k = 0;
-    if (target < start) {
-        for (int x = 0; x < target; x++) out[k++] = h[x];
-        for (int x = start; x < start + len; x++) out[k++] = h[x];
-        for (int x = target; x < start; x++) out[k++] = h[x];
-        for (int x = start + len; x < nh; x++) out[k++] = h[x];
-    } else if (target > start + len) {
-        for (int x = 0; x < start; x++) out[k++] = h[x];
-        for (int x = start + len; x < target; x++) out[k++] = h[x];
-        for (int x = start; x < start + len; x++) out[k++] = h[x];
-        for (int x = target; x < nh; x++) out[k++] = h[x];
-    } else {
-        int b = len + target < nh ? len + target : nh;
-        for (int x = 0; x < start; x++) out[k++] = h[x];
-        for (int x = start + len; x < b; x++) out[k++] = h[x];
-        for (int x = start; x < start + len; x++) out[k++] = h[x];
-        for (int x = len + target; x < nh; x++) out[k++] = h[x];
+/* The hypothesis with the span [start, start + len) moved before position target, for words and masks. */
+#define DEFINE_SHIFT(NAME, T)                                                              \
+    static void NAME(const T *h, int nh, int start, int len, int target, T *out) {        \
+        int k = 0;                                                                         \
+        if (target < start) {                                                              \
+            for (int x = 0; x < target; x++) out[k++] = h[x];                              \
+            for (int x = start; x < start + len; x++) out[k++] = h[x];                     \
+            for (int x = target; x < start; x++) out[k++] = h[x];                          \
+            for (int x = start + len; x < nh; x++) out[k++] = h[x];                        \
+        } else if (target > start + len) {                                                 \
+            for (int x = 0; x < start; x++) out[k++] = h[x];                               \
+            for (int x = start + len; x < target; x++) out[k++] = h[x];                    \
+            for (int x = start; x < start + len; x++) out[k++] = h[x];                     \
+            for (int x = target; x < nh; x++) out[k++] = h[x];                             \
+        } else {                                                                           \
+            int b = len + target < nh ? len + target : nh;                                 \
+            for (int x = 0; x < start; x++) out[k++] = h[x];                               \
+            for (int x = start + len; x < b; x++) out[k++] = h[x];                         \
+            for (int x = start; x < start + len; x++) out[k++] = h[x];                     \
+            for (int x = len + target; x < nh; x++) out[k++] = h[x];                       \
+        }                                                                                  \
     }
+DEFINE_SHIFT(perform_shift, int32_t)
+DEFINE_SHIFT(shift_masks, uint64_t)
+
+/* One hypothesis word of the bit-parallel distance: reference positions `eq` holding it; vp/vn the vertical
+ * +1/-1 differences down the reference, *d the distance of the whole reference to the prefix so far. */
+static inline void bp_step(uint64_t eq, uint64_t top, uint64_t all, uint64_t *vp, uint64_t *vn, int32_t *d) {
+    uint64_t xv = eq | *vn;
+    uint64_t xh = (((eq & *vp) + *vp) ^ *vp) | eq;
+    uint64_t hp = *vn | ~(xh | *vp);
+    uint64_t hn = *vp & xh;
+    if (hp & top) (*d)++;
+    else if (hn & top) (*d)--;
+    hp = (hp << 1) | 1; /* the first row is 0, 1, 2, ...: its horizontal differences are +1 */
+    hn <<= 1;
+    *vp = (hn | ~(xv | hp)) & all;
+    *vn = (hp & xv) & all;
+}
+
+static uint64_t all_bits(int nr) { return nr == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nr) - 1); }
+
+/* The state of the bit-parallel distance after every prefix of the current hypothesis. */
+static void bp_prefixes(Work *w, int nh) {
+    uint64_t all = all_bits(w->nr), top = (uint64_t)1 << (w->nr - 1), vp = all, vn = 0;
+    int32_t d = w->nr;
+    w->vp[0] = vp; w->vn[0] = vn; w->dist[0] = d;
+    for (int x = 0; x < nh; x++) {
+        bp_step(w->mask[x], top, all, &vp, &vn, &d);
+        w->vp[x + 1] = vp; w->vn[x + 1] = vn; w->dist[x + 1] = d;
+    }
+}
+
+/* The least cost of a path through a cell outside the beam (INF when the beam holds every cell). */
+static int32_t least_outside(int nh, int nr) {
+    int lo, hi, bw;
+    double ratio;
+    int32_t least = INF;
+    beam_params(nh, nr, &ratio, &bw);
+    for (int i = 1; i <= nh; i++) {
+        row_range(i, nh, nr, ratio, bw, &lo, &hi);
+        for (int j = 0; j <= nr; j++) {
+            if (j >= lo && j < hi) continue;
+            int32_t c = abs(i - j) + abs((nh - i) - (nr - j));
+            if (c < least) least = c;
+        }
+    }
+    return least;
+}
+
+/* The beam distance of the candidate in w->cand (first p words those of the current hypothesis), exact when
+ * at most `limit`, and some value above `limit` otherwise (see cand_ed). */
+static int candidate_distance(Work *w, int nh, int p, int limit) {
+    if (!w->bits || p >= nh) return cand_ed(w, w->cand, nh, p, limit);
+    uint64_t all = all_bits(w->nr), top = (uint64_t)1 << (w->nr - 1), vp = w->vp[p], vn = w->vn[p];
+    int32_t d = w->dist[p];
+    for (int x = p; x < nh; x++) bp_step(w->cand_mask[x], top, all, &vp, &vn, &d);
+    if (d < w->min_out || d > limit) return d; /* the beam's distance, or both above the limit */
+    return cand_ed(w, w->cand, nh, p, limit);
 }
 
 /* TER edits of hypothesis h against the reference in w; -1 on an internal error. */
@@ -174,11 +247,20 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
     int32_t *cur = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
     if (!cur) return -2;
     memcpy(cur, h0, sizeof(int32_t) * nh);
+    if (w->bits) {
+        for (int x = 0; x < nh; x++) {
+            uint64_t m = 0;
+            for (int j = 0; j < nr; j++) m |= (uint64_t)(h0[x] == w->ref[j]) << j;
+            w->mask[x] = m;
+        }
+        w->min_out = least_outside(nh, nr);
+    }
     int64_t shifts = 0;
     int checked = 0, score;
     for (;;) {
         score = full_ed(w, cur, nh);
         if (alignment(w, nh) < 0) { free(cur); return -1; }
+        if (w->bits) bp_prefixes(w, nh);
         int found = 0, b_gain = 0, b_len = 0, b_start = 0, b_idx = 0;
         int stop = 0;
         for (int sh = 0; sh < nh && !stop; sh++) {
@@ -206,15 +288,17 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
                             if (idx == prev_idx) continue;
                             prev_idx = idx;
                             perform_shift(cur, nh, sh, len, idx, w->cand);
+                            if (w->bits) shift_masks(w->mask, nh, sh, len, idx, w->cand_mask);
                             int p = idx < sh ? idx : sh;
                             int ties_win = len > b_len || (len == b_len && (sh < b_start || (sh == b_start && idx < b_idx)));
                             /* the largest distance at which this candidate would replace the best so far */
                             int limit = !found ? INF : (ties_win ? score - b_gain : score - b_gain - 1);
-                            int gain = score - cand_ed(w, w->cand, nh, p, limit);
+                            int gain = score - candidate_distance(w, nh, p, limit);
                             checked++;
                             if (!found || gain > b_gain || (gain == b_gain && ties_win)) {
                                 found = 1; b_gain = gain; b_len = len; b_start = sh; b_idx = idx;
                                 memcpy(w->best, w->cand, sizeof(int32_t) * nh);
+                                if (w->bits) memcpy(w->best_mask, w->cand_mask, sizeof(uint64_t) * nh);
                             }
                         }
                         if (checked >= MAX_CANDIDATES) stop = 1;
@@ -228,12 +312,13 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
         if (!found || b_gain <= 0) break;
         shifts++;
         memcpy(cur, w->best, sizeof(int32_t) * nh);
+        if (w->bits) memcpy(w->mask, w->best_mask, sizeof(uint64_t) * nh);
     }
     free(cur);
     return shifts + score;
 }
 
-static int work_init(Work *w, const int32_t *ref, int nr, int nh) {
+static int work_init(Work *w, const int32_t *ref, int nr, int nh, int bit_parallel) {
     memset(w, 0, sizeof(*w));
     w->nr = nr; w->ref = ref;
     size_t cells = (size_t)(nh + 1) * (nr + 1);
@@ -247,13 +332,25 @@ static int work_init(Work *w, const int32_t *ref, int nr, int nh) {
     w->ref_err = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
     w->align = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
     w->trace = (uint8_t *)malloc(nh + nr + 2);
-    return w->cost && w->op && w->row_a && w->row_b && w->cand && w->best && w->hyp_err && w->ref_err &&
-           w->align && w->trace;
+    int ok = w->cost && w->op && w->row_a && w->row_b && w->cand && w->best && w->hyp_err && w->ref_err &&
+             w->align && w->trace;
+    w->bits = bit_parallel && nr >= 1 && nr <= 64;
+    if (w->bits) {
+        w->mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
+        w->cand_mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
+        w->best_mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
+        w->vp = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
+        w->vn = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
+        w->dist = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
+        ok = ok && w->mask && w->cand_mask && w->best_mask && w->vp && w->vn && w->dist;
+    }
+    return ok;
 }
 
 static void work_free(Work *w) {
     free(w->cost); free(w->op); free(w->row_a); free(w->row_b); free(w->cand); free(w->best);
     free(w->hyp_err); free(w->ref_err); free(w->align); free(w->trace);
+    free(w->mask); free(w->cand_mask); free(w->best_mask); free(w->vp); free(w->vn); free(w->dist);
 }
 
 static int get_buf(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writable, const char *name) {
@@ -267,10 +364,11 @@ static int get_buf(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writ
     return 0;
 }
 
-/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64) */
+/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64, bit_parallel=1) */
 static PyObject *py_edits(PyObject *self, PyObject *args) {
     PyObject *oh, *ohoff, *or_, *oroff, *oout;
-    if (!PyArg_ParseTuple(args, "OOOOO", &oh, &ohoff, &or_, &oroff, &oout)) return NULL;
+    int bit_parallel = 1;
+    if (!PyArg_ParseTuple(args, "OOOOO|p", &oh, &ohoff, &or_, &oroff, &oout, &bit_parallel)) return NULL;
     Py_buffer bh, bho, br, bro, bo;
     if (get_buf(oh, &bh, 4, 0, "hyp_ids") < 0) return NULL;
     if (get_buf(ohoff, &bho, 8, 0, "hyp_offsets") < 0) { PyBuffer_Release(&bh); return NULL; }
@@ -292,7 +390,7 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
         for (Py_ssize_t s = 0; s < n && !err; s++) {
             int nh = (int)(HO[s + 1] - HO[s]), nr = (int)(RO[s + 1] - RO[s]);
             Work w;
-            if (!work_init(&w, R + RO[s], nr, nh)) { work_free(&w); err = 2; break; }
+            if (!work_init(&w, R + RO[s], nr, nh, bit_parallel)) { work_free(&w); err = 2; break; }
             int64_t e = ter_edits(&w, H + HO[s], nh);
             work_free(&w);
             if (e < 0) { err = e == -2 ? 2 : 3; break; }
@@ -310,7 +408,8 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"edits", py_edits, METH_VARARGS,
-     "edits(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out): TER edits of every segment (int64 out)."},
+     "edits(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out, bit_parallel=True): TER edits of every segment "
+     "(int64 out); bit_parallel=False measures every candidate in the beam (the same numbers, slower)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ter", "Compiled TER search.", -1, methods};

@@ -183,3 +183,58 @@ def test_ter_refuses_a_pair_beyond_its_memory_cap_naming_the_segment(tmp_path, c
     assert main(["score", "-r", str(tmp_path / "r"), "-s", str(tmp_path / "h"), "-m", "ter", "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mtsig: error: TER: segment 2 of ") and err.count("\n") == 1
+
+
+def _random_pairs(rng: np.random.Generator, n: int, longest: int, vocab: int):
+    """Hypotheses made from their references by moved blocks, substitutions, cuts and additions (shifts
+    found), or drawn at random; word ids from a small vocabulary (many matches), -1 for unknown words."""
+    hyps, refs = [], []
+    for _ in range(n):
+        r = rng.integers(0, vocab, rng.integers(0, longest)).astype(np.int32)
+        h = r.copy() if r.size and rng.random() < 0.7 else rng.integers(-1, vocab, rng.integers(0, longest))
+        if h.size:
+            for _ in range(rng.integers(0, 4)):
+                i, j = sorted(rng.integers(0, h.size, 2))
+                h = np.concatenate([h[j:], h[i:j], h[:i]])
+            h[rng.random(h.size) < 0.2] = rng.integers(-1, vocab)
+            h = np.concatenate([h[: rng.integers(0, h.size + 1)], rng.integers(0, vocab, rng.integers(0, 8))])
+        hyps.append(h.astype(np.int32))
+        refs.append(r)
+
+    def packed(xs):
+        ids = np.concatenate(xs).astype(np.int32) if xs else np.zeros(0, np.int32)
+        return ids, np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
+
+    return (*packed(hyps), *packed(refs))
+
+
+@pytest.mark.parametrize("longest,vocab", [(8, 3), (30, 4), (66, 8), (70, 20), (40, 2)])
+def test_ter_bit_parallel_candidates_equal_the_beam(longest, vocab):
+    """Candidates measured bit-parallel (references up to 64 words) give the edits of the beam search."""
+    from mtsig import _ter
+
+    args = _random_pairs(np.random.default_rng(longest * 100 + vocab), 1500, longest, vocab)
+    fast, beam = np.empty(1500, np.int64), np.empty(1500, np.int64)
+    _ter.edits(*args, fast)
+    _ter.edits(*args, beam, False)
+    assert np.array_equal(fast, beam)
+    assert (beam > 0).mean() > 0.5
+
+
+def test_ter_distinct_outputs_searched_once_any_threads(wmt_text):
+    """Runs sharing segments, searched on 1 or 2 threads, give the statistics of each run scored alone."""
+    refs, hyps = wmt_text
+    ref = refs["A"][:400]
+    a, b = hyps["LT22"][:400], hyps["PROMT"][:400]
+    mixed = [x if i % 3 else y for i, (x, y) in enumerate(zip(a, b))]
+    alone = [get_metric("ter").stats(h, [ref]) for h in (a, b, mixed)]
+    for threads in (1, 2):
+        m = get_metric("ter")
+        refset = m.prepare([ref])
+        from mtsig.io.segments import Segments
+
+        runs = [Segments.of(h) for h in (a, b, mixed)]
+        m.warm()
+        m.warm_runs(runs, threads)
+        assert len(m._edits_cache()) == len({(i, tuple(x.split())) for h in (a, b, mixed) for i, x in enumerate(h)})
+        assert all(np.array_equal(m.stats(r, refset), s) for r, s in zip(runs, alone))
