@@ -178,12 +178,12 @@ static PyObject *code_words(PyObject *self, PyObject *args) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyList_Check(t)) {
+        if (!PyList_Check(t) && !PyTuple_Check(t)) {
             Py_DECREF(seq);
-            PyErr_SetString(PyExc_TypeError, "code_words: token lists must be lists");
+            PyErr_SetString(PyExc_TypeError, "code_words: token lists must be lists or tuples");
             return NULL;
         }
-        total += PyList_GET_SIZE(t);
+        total += PySequence_Fast_GET_SIZE(t);
     }
     PyObject *ids = PyBytes_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(int64_t));
     PyObject *lens = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
@@ -192,10 +192,10 @@ static PyObject *code_words(PyObject *self, PyObject *args) {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
-        Py_ssize_t m = PyList_GET_SIZE(t);
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(t);
         pl[i] = m;
         for (Py_ssize_t j = 0; j < m; j++) {
-            PyObject *word = PyList_GET_ITEM(t, j);
+            PyObject *word = PySequence_Fast_GET_ITEM(t, j);
             PyObject *v = PyDict_GetItemWithError(vocab, word);
             if (v) {
                 pi[k++] = PyLong_AsLongLong(v);

@@ -25,6 +25,7 @@ from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
 from mtsig.metrics.options import Option
+from mtsig.tokenize import code_words
 
 #: the search keeps a table of (hypothesis words + 1) x (reference words + 1) cells of 5 bytes: a pair beyond
 #: this many cells (about 500 MB; e.g. 10,000 x 10,000 words) is refused with an error naming the segment
@@ -51,10 +52,10 @@ def _select(ids: np.ndarray, off: np.ndarray, rows: list[int]) -> tuple[np.ndarr
 
 def _coded(toks: list[tuple[str, ...]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """Word ids (-1 for words no reference has) and offsets of tokenized segments."""
-    ids = np.fromiter((vocab.get(t, -1) for s in toks for t in s), dtype=np.int32)
+    ids, lens = code_words(toks, vocab, grow=False)
     off = np.zeros(len(toks) + 1, dtype=np.int64)
-    np.cumsum([len(s) for s in toks], out=off[1:])
-    return ids, off
+    np.cumsum(lens, out=off[1:])
+    return ids.astype(np.int32), off
 
 
 def _parts(lengths: list[int], n: int) -> list[tuple[int, int]]:
@@ -117,10 +118,10 @@ class TER(Metric):
             arrays = []
             for r in self.refs:
                 toks = self._tokens(r)
-                ids = np.fromiter((vocab.setdefault(t, len(vocab)) for s in toks for t in s), dtype=np.int32)
+                ids, lens = code_words(toks, vocab, grow=True)
                 off = np.zeros(len(toks) + 1, dtype=np.int64)
-                np.cumsum([len(s) for s in toks], out=off[1:])
-                arrays.append((ids, off, toks))
+                np.cumsum(lens, out=off[1:])
+                arrays.append((ids.astype(np.int32), off, toks))
             return vocab, arrays
 
         return self.refs.memo(self._key + ("ids",), make)
