@@ -305,3 +305,19 @@ def test_version_imports_nothing_heavy():
     from mtsig._version import __version__
 
     assert p.returncode == 0 and p.stdout.splitlines() == [f"mtsig {__version__}", "[]"], p.stdout + p.stderr
+
+
+def test_command_ends_at_once_with_its_output_flushed_and_its_exit_status(tmp_path):
+    """`python -m mtsig` (like the console script) flushes and leaves with os._exit: the whole output reaches a
+    pipe and a file, errors keep status 2 and their message, a reader that stops early is no error."""
+    base = [sys.executable, "-m", "mtsig", "compare", "-r", *REFS, "-s", *SYS, "-m", "bleu", "chrf", "-q"]
+    full = subprocess.run([*base, "-f", "json"], capture_output=True, text=True)
+    assert full.returncode == 0, full.stderr
+    assert len(json.loads(full.stdout)["comparisons"]) == 2
+    out = tmp_path / "c.json"
+    p = subprocess.run([*base, "-f", "json", "-o", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0 and json.loads(out.read_text()) == json.loads(full.stdout)
+    bad = subprocess.run([*base, "-m", "nosuchmetric"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("mtsig: error: ") and "nosuchmetric" in bad.stderr
+    head = subprocess.run(f"{' '.join(base)} -f json | head -c 5", shell=True, capture_output=True, text=True)
+    assert head.stdout == full.stdout[:5] and "Traceback" not in head.stderr

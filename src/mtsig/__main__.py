@@ -1,7 +1,5 @@
 """``python -m mtsig``: the command line."""
 
-import sys
+from mtsig.cli import run
 
-from mtsig.cli import main
-
-sys.exit(main())
+run()
