@@ -238,6 +238,9 @@ class Tokenizer:
 
 
 _PERL_WS_NO_NL = re.compile(f"[{_PERL_WS.replace(chr(10), '')}]+")
+# whitespace other than a single space between words: what the substitution above changes (searching for it
+# is one scan; substituting every single space between words costs a match each)
+_PERL_WS_NOT_SPACE = re.compile(f"[{_PERL_WS.replace(chr(10), '').replace(' ', '')}]")
 _PY_ONLY_WS = re.compile("[\x1c-\x1f]")
 
 
@@ -258,7 +261,9 @@ def _batch_13a(lines: list[str], mteval: bool, lowercase: bool) -> list[list[str
         return [f(ln) for ln in lines]
     if mteval:
         text = "\n".join(lines)
-        text = _PERL_WS_NO_NL.sub(" ", text).replace("<skipped>", "")
+        if "  " in text or _PERL_WS_NOT_SPACE.search(text):
+            text = _PERL_WS_NO_NL.sub(" ", text)
+        text = text.replace("<skipped>", "")
         text = _mteval_entities(text, apos=False)
         if lowercase:
             text = text.translate(_ASCII_LOWER)

@@ -104,6 +104,24 @@ _SEG_START = re.compile(r"<\s*seg[\s>]", re.I)
 _SEG_TAIL = re.compile(r"([^<]*)<\s*/\s*seg\s*>", re.I)
 
 
+# a document's segments in the form the NIST tools write (one exact tag shape, text without "<"), up to its
+# exact closing tag: read in one pass of the regular expression engine, not tag by tag
+_PLAIN_SEGS = re.compile(r'(?:\s*<seg id="[^"<>]*">[^<]*</seg>)*\s*(?=</doc>)')
+_PLAIN_SEG = re.compile(r'<seg id="([^"<>]*)">([^<]*)</seg>')
+
+
+def _collapse_all(texts: list[str]) -> list[str] | None:
+    """:func:`_collapse` of every text, in one substitution over them all (None when a text holds the NUL
+    character that separates them)."""
+    flat = "".join(texts)
+    if "  " not in flat and flat.isprintable():  # nothing to collapse (as in _collapse)
+        return [t.strip(" ") for t in texts]
+    joined = "\x00".join(texts)
+    if joined.count("\x00") != len(texts) - 1:
+        return None
+    return [t.strip(" ") for t in _WS.sub(" ", joined).split("\x00")]
+
+
 class _SgmlReader:
     """A pass over the tags of a NIST SGML file, one method per element (set, doc, seg)."""
 
@@ -124,6 +142,8 @@ class _SgmlReader:
                 self._set_tag(tag, closing, rest, m.start(), where)
             elif tag == "doc":
                 self._doc_tag(closing, rest, m.start(), where)
+                if not closing:
+                    pos = self.plain_segments(pos)
             elif tag == "seg":
                 pos = self._seg(closing, rest, pos, where)
         return self._finish()
@@ -177,6 +197,24 @@ class _SgmlReader:
             raise InputError(f"{where}: document {docid!r} appears twice for {sysid!r}")
         owner.docs[docid] = {}
         self.cur_doc = (owner, docid, start)
+
+    def plain_segments(self, pos: int) -> int:
+        """At ``pos``, just inside a document: read its segments at once when they all have the plain form
+        (distinct, non-empty ids) and return the position of its ``</doc>``; otherwise read nothing and
+        return ``pos`` (the tag-by-tag reading then finds the same segments, or says what is wrong)."""
+        m = _PLAIN_SEGS.match(self.text, pos)
+        if m is None:
+            return pos
+        pairs = _PLAIN_SEG.findall(self.text, pos, m.end())
+        ids = [i for i, _ in pairs]
+        if not all(ids) or len(set(ids)) != len(ids):
+            return pos
+        texts = _collapse_all([t for _, t in pairs])
+        if texts is None:
+            return pos
+        owner, docid, _ = self.cur_doc
+        owner.docs[docid] = dict(zip(ids, texts))
+        return m.end()
 
     def _seg(self, closing: bool, rest: str, pos: int, where: _Where) -> int:
         """Read one segment's text; returns the position after its ``</seg>``."""

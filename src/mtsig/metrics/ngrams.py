@@ -124,6 +124,11 @@ class NgramIndex:
             self._info = info
         return self._info
 
+    @property
+    def has_info(self) -> bool:
+        """True once the NIST weights have been computed (:meth:`nist_info`)."""
+        return self._info is not None
+
     # ------------------------------------------------------------------ hypothesis side
     def match(self, hyp_tokens: list[list[str]], max_n: int | None = None, info: bool = False):
         """Clipped n-gram matches of each hypothesis segment.
@@ -219,6 +224,9 @@ def ngram_match(metric: Metric, tokenizer: Tokenizer, hyp: Segments, max_n: int,
     idx = ngram_index(metric, tokenizer, max_n)
     res = hyp.peek(("ngram-match", tokenizer.key, idx, True))
     if res is None:
+        # once NIST's weights are there (NIST is among the metrics), the information is gathered in the same
+        # pass, whichever metric asks first, so that BLEU and NIST share one pass
+        info = info or idx.has_info
         res = hyp.memo(
             ("ngram-match", tokenizer.key, idx, info), lambda: idx.match(tokenizer.tokenize_all(hyp), info=info)
         )
