@@ -83,6 +83,85 @@ static Py_ssize_t rule(int which, const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *d) {
     return k;
 }
 
+/* Tokens already made in this call, by their characters: a repeated token is the same str object, made
+ * once (its hash, computed once, then serves every dictionary lookup of code_words). Open addressing, at
+ * most half full; a token is looked up by an FNV-1a hash of its characters and compared in full. */
+typedef struct {
+    PyObject **slot;
+    uint64_t *hash;
+    size_t mask, used;
+} Interned;
+
+static uint64_t chars_hash(const Py_UCS4 *c, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t k = 0; k < n; k++) h = (h ^ c[k]) * 1099511628211ULL;
+    return h;
+}
+
+static int same_chars(PyObject *t, const Py_UCS4 *c, Py_ssize_t n) {
+    if (PyUnicode_GET_LENGTH(t) != n) return 0;
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyUnicode_READ(kind, data, k) != c[k]) return 0;
+    return 1;
+}
+
+static int interned_grow(Interned *t) {
+    size_t cap = t->slot ? 2 * (t->mask + 1) : 4096;
+    PyObject **slot = PyMem_Calloc(cap, sizeof(PyObject *));
+    uint64_t *hash = PyMem_Calloc(cap, sizeof(uint64_t));
+    if (!slot || !hash) {
+        PyMem_Free(slot);
+        PyMem_Free(hash);
+        return -1;
+    }
+    for (size_t i = 0; t->slot && i <= t->mask; i++) {
+        if (!t->slot[i]) continue;
+        size_t j = (size_t)t->hash[i] & (cap - 1);
+        while (slot[j]) j = (j + 1) & (cap - 1);
+        slot[j] = t->slot[i];
+        hash[j] = t->hash[i];
+    }
+    PyMem_Free(t->slot);
+    PyMem_Free(t->hash);
+    t->slot = slot;
+    t->hash = hash;
+    t->mask = cap - 1;
+    return 0;
+}
+
+static void interned_free(Interned *t) {
+    for (size_t i = 0; t->slot && i <= t->mask; i++) Py_XDECREF(t->slot[i]);
+    PyMem_Free(t->slot);
+    PyMem_Free(t->hash);
+}
+
+static PyObject *make_str(const Py_UCS4 *c, Py_ssize_t n);
+
+/* a new reference to the token of characters c[0..n), made or found in t */
+static PyObject *interned_str(Interned *t, const Py_UCS4 *c, Py_ssize_t n) {
+    if (!t->slot || 2 * (t->used + 1) > t->mask + 1) {
+        if (interned_grow(t) < 0) return PyErr_NoMemory();
+    }
+    uint64_t h = chars_hash(c, n);
+    size_t j = (size_t)h & t->mask;
+    while (t->slot[j]) {
+        if (t->hash[j] == h && same_chars(t->slot[j], c, n)) {
+            Py_INCREF(t->slot[j]);
+            return t->slot[j];
+        }
+        j = (j + 1) & t->mask;
+    }
+    PyObject *s = make_str(c, n);
+    if (!s) return NULL;
+    Py_INCREF(s);
+    t->slot[j] = s;
+    t->hash[j] = h;
+    t->used++;
+    return s;
+}
+
 /* a str of n characters: ASCII tokens (most of them) are written byte by byte, others converted */
 static PyObject *make_str(const Py_UCS4 *c, Py_ssize_t n) {
     Py_UCS4 max = 0;
@@ -95,7 +174,7 @@ static PyObject *make_str(const Py_UCS4 *c, Py_ssize_t n) {
     return t;
 }
 
-static PyObject *tokens_of(PyObject *line, Buf *w, int perl) {
+static PyObject *tokens_of(PyObject *line, Buf *w, Interned *seen, int perl) {
     if (!PyUnicode_Check(line)) {
         PyErr_SetString(PyExc_TypeError, "rules_13a: lines must be str");
         return NULL;
@@ -129,7 +208,7 @@ static PyObject *tokens_of(PyObject *line, Buf *w, int perl) {
         Py_ssize_t j = i;
         while (j < m && !is_ws(b[j], perl)) j++;
         if (j > i) {
-            PyObject *t = make_str(b + i, j - i);
+            PyObject *t = interned_str(seen, b + i, j - i);
             if (!t || PyList_Append(out, t) < 0) {
                 Py_XDECREF(t);
                 Py_DECREF(out);
@@ -151,19 +230,22 @@ static PyObject *rules_13a(PyObject *self, PyObject *args) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject *out = PyList_New(n);
     Buf w = {NULL, NULL, 0};
+    Interned seen = {NULL, NULL, 0, 0};
     if (!out) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *toks = tokens_of(PySequence_Fast_GET_ITEM(seq, i), &w, perl);
+        PyObject *toks = tokens_of(PySequence_Fast_GET_ITEM(seq, i), &w, &seen, perl);
         if (!toks) goto fail;
         PyList_SET_ITEM(out, i, toks);
     }
     PyMem_Free(w.a);
     PyMem_Free(w.b);
+    interned_free(&seen);
     Py_DECREF(seq);
     return out;
 fail:
     PyMem_Free(w.a);
     PyMem_Free(w.b);
+    interned_free(&seen);
     Py_XDECREF(out);
     Py_DECREF(seq);
     return NULL;

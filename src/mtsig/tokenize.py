@@ -256,11 +256,12 @@ def _batch_13a(lines: list[str], mteval: bool, lowercase: bool) -> list[list[str
     """
     if not lines:
         return []
-    if any("\n" in ln for ln in lines):  # never from our readers; keep exact semantics anyway
+    joined = "\n".join(lines)
+    if joined.count("\n") != len(lines) - 1:  # a line holding "\n": never from our readers; exact semantics
         f = (lambda x: mteval_13a(x, lowercase)) if mteval else Tokenizer("13a", lowercase).function()
         return [f(ln) for ln in lines]
     if mteval:
-        text = "\n".join(lines)
+        text = joined
         if "  " in text or _PERL_WS_NOT_SPACE.search(text):
             text = _PERL_WS_NO_NL.sub(" ", text)
         text = text.replace("<skipped>", "")

@@ -69,7 +69,7 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [_drop_cr(ln) for ln in lines]
+    return [_drop_cr(ln) for ln in lines] if "\r" in text else lines
 
 
 def _drop_cr(line: str) -> str:
