@@ -93,3 +93,14 @@ def test_code_words_compiled_equals_python(lists, known, grow):
     assert v1 == v2
     if not grow:
         assert all((i == -1) == (w not in known) for i, w in zip(ids.tolist(), [w for t in lists for w in t]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(RULE_CHARS), max_size=40), max_size=30), st.booleans())
+def test_compiled_split_equals_str_split(lines, lowercase):
+    """The "none" tokenizer (each line split on whitespace, repeated tokens interned) equals str.split."""
+    from mtsig.io.segments import Segments
+
+    want = [(ln.lower() if lowercase else ln).split() for ln in lines]
+    assert tk.Tokenizer("none", lowercase).tokenize_all(Segments.of(lines)) == want
+    assert tk._tok.rules_13a(lines, False, False) == [ln.split() for ln in lines]

@@ -1,7 +1,8 @@
 /*
  * mtsig._tok: the 13a tokenization rules and word coding, in C.
  *
- * rules_13a(lines, perl_ws) -> list of token lists. Each line is framed by one space and rewritten by the
+ * rules_13a(lines, perl_ws, rules=True) -> list of token lists (rules=False: str.split of each line, the same
+ * tokens, repeated ones interned as below). Each line is framed by one space and rewritten by the
  * four rules of mteval-v13a's default tokenization, in order, each as a left-to-right scan that replaces
  * non-overlapping two-character matches exactly as Perl's s///g and Python's re.sub do:
  *   1. every character of  { | } ~  [ \ ] ^ _ `  space ! " # $ % &  ( ) * +  : ; < = > ? @  /  is padded
@@ -174,7 +175,7 @@ static PyObject *make_str(const Py_UCS4 *c, Py_ssize_t n) {
     return t;
 }
 
-static PyObject *tokens_of(PyObject *line, Buf *w, Interned *seen, int perl) {
+static PyObject *tokens_of(PyObject *line, Buf *w, Interned *seen, int perl, int rules) {
     if (!PyUnicode_Check(line)) {
         PyErr_SetString(PyExc_TypeError, "rules_13a: lines must be str");
         return NULL;
@@ -185,21 +186,25 @@ static PyObject *tokens_of(PyObject *line, Buf *w, Interned *seen, int perl) {
     const void *data = PyUnicode_DATA(line);
     Py_UCS4 *a = w->a, *b = w->b;
     Py_ssize_t m = 0;
-    a[m++] = ' ';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (is_pad(c)) {
-            a[m++] = ' ';
-            a[m++] = c;
-            a[m++] = ' ';
-        } else {
-            a[m++] = c;
+    if (!rules) { /* the line as it is, split on whitespace */
+        for (Py_ssize_t i = 0; i < n; i++) b[m++] = PyUnicode_READ(kind, data, i);
+    } else {
+        a[m++] = ' ';
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (is_pad(c)) {
+                a[m++] = ' ';
+                a[m++] = c;
+                a[m++] = ' ';
+            } else {
+                a[m++] = c;
+            }
         }
+        a[m++] = ' ';
+        m = rule(2, a, m, b);
+        m = rule(3, b, m, a);
+        m = rule(4, a, m, b);
     }
-    a[m++] = ' ';
-    m = rule(2, a, m, b);
-    m = rule(3, b, m, a);
-    m = rule(4, a, m, b);
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
     Py_ssize_t i = 0;
@@ -223,8 +228,8 @@ static PyObject *tokens_of(PyObject *line, Buf *w, Interned *seen, int perl) {
 
 static PyObject *rules_13a(PyObject *self, PyObject *args) {
     PyObject *lines;
-    int perl;
-    if (!PyArg_ParseTuple(args, "Op", &lines, &perl)) return NULL;
+    int perl, rules = 1;
+    if (!PyArg_ParseTuple(args, "Op|p", &lines, &perl, &rules)) return NULL;
     PyObject *seq = PySequence_Fast(lines, "rules_13a: lines must be a sequence");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -233,7 +238,7 @@ static PyObject *rules_13a(PyObject *self, PyObject *args) {
     Interned seen = {NULL, NULL, 0, 0};
     if (!out) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *toks = tokens_of(PySequence_Fast_GET_ITEM(seq, i), &w, &seen, perl);
+        PyObject *toks = tokens_of(PySequence_Fast_GET_ITEM(seq, i), &w, &seen, perl, rules);
         if (!toks) goto fail;
         PyList_SET_ITEM(out, i, toks);
     }
@@ -307,7 +312,9 @@ fail:
 }
 
 static PyMethodDef methods[] = {
-    {"rules_13a", rules_13a, METH_VARARGS, "13a rules on each line (framed by spaces), split on whitespace."},
+    {"rules_13a", rules_13a, METH_VARARGS,
+     "rules_13a(lines, perl_ws, rules=True): 13a rules on each line (framed by spaces), split on whitespace; "
+     "rules=False: each line split on whitespace only (str.split)."},
     {"code_words", code_words, METH_VARARGS, "ids of every token in a vocabulary dict, and the list lengths."},
     {NULL, NULL, 0, NULL},
 };

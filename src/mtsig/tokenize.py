@@ -231,6 +231,9 @@ class Tokenizer:
         def make():
             if self.name in ("13a", "mteval-13a"):
                 return _batch_13a(segments.lines, self.name == "mteval-13a", self.lowercase)
+            if self.name == "none" and _tok is not None:  # str.split of each line, in C
+                return _tok.rules_13a([s.lower() for s in segments.lines] if self.lowercase else segments.lines,
+                                      False, False)  # fmt: skip
             f = self.function()
             return [f(s) for s in segments.lines]
 
