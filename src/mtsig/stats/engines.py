@@ -58,10 +58,14 @@ def ar_counts(
     counts = dict.fromkeys(pairs, 0)
     nulls: dict[tuple[str, str], list[np.ndarray]] = {p: [] for p in pairs}
     progress = resampling.advance(f"{metric.name}: randomization", plan.n_resamples)
-    for P in resampled_totals(plan, [stats[n] for n in names], progress):
-        Pn = dict(zip(names, P))
+    # W @ (B - A) per pair, or W @ S per system (fewer columns wins); with integer statistics both give the
+    # exact integers, so the choice changes no number (fractional ones keep the per-system products)
+    by_pair = len(pairs) < len(names) and all(np.array_equal(stats[n], np.round(stats[n])) for n in names)
+    arrays = [stats[b] - stats[a] for a, b in pairs] if by_pair else [stats[n] for n in names]
+    for P in resampled_totals(plan, arrays, progress):
+        Pn = dict(zip(pairs if by_pair else names, P))
         for a, b in pairs:
-            move = Pn[b] - Pn[a]  # W @ (B - A)
+            move = Pn[(a, b)] if by_pair else Pn[b] - Pn[a]  # W @ (B - A)
             null = metric.score(totals[b] - move) - metric.score(totals[a] + move)
             counts[(a, b)] += count_extreme(null, observed[(a, b)], alternative)
             if keep:
