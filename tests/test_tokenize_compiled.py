@@ -104,3 +104,19 @@ def test_compiled_split_equals_str_split(lines, lowercase):
     want = [(ln.lower() if lowercase else ln).split() for ln in lines]
     assert tk.Tokenizer("none", lowercase).tokenize_all(Segments.of(lines)) == want
     assert tk._tok.rules_13a(lines, False, False) == [ln.split() for ln in lines]
+
+
+def test_pair_codes_equal_a_search_of_the_whole_table():
+    """The n-gram lookup within one prefix's entries finds what a search of the whole sorted table finds."""
+    rng = np.random.default_rng(0)
+    for V, C in [(5, 3), (50, 40), (1000, 3000), (1, 1)]:
+        table = np.unique(rng.integers(0, C, 5000) * V + rng.integers(0, V, 5000))
+        starts = np.searchsorted(table, np.arange(C + 1) * V)
+        prev, nxt = rng.integers(-1, C, 20_000), rng.integers(-1, V, 20_000)
+        out = np.empty(20_000, np.int64)
+        tk._tok.pair_codes(table, starts, prev, nxt, V, out)
+        q = prev * V + nxt
+        pos = np.searchsorted(table, q)
+        pos[pos == table.size] = 0
+        want = np.where((table[pos] == q) & (prev >= 0) & (nxt >= 0), pos, -1)
+        assert np.array_equal(out, want) and (out >= 0).any()

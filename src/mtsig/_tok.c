@@ -15,6 +15,8 @@
  * the rules (entities, case, <skipped>, whitespace runs) stays in Python; mtsig.tokenize keeps the same rules
  * as regular expressions, the reference these functions are tested against.
  *
+ * pair_codes(...): the n-gram lookup of mtsig.metrics.ngrams, each search within one prefix's entries.
+ *
  * code_words(token_lists, vocab, grow) -> (ids bytes of int64, lengths bytes of int64): the id of every
  * token in vocab (a dict str -> int); unknown tokens get the next id when grow is true, -1 otherwise.
  */
@@ -311,7 +313,49 @@ fail:
     return NULL;
 }
 
+/* pair_codes(table int64, starts int64, prev int64, nxt int64, V, out int64): for each i, the position in
+ * the sorted table of prev[i] * V + nxt[i], or -1 when it is absent. The entries with prefix p are
+ * table[starts[p]:starts[p + 1]], so each search runs within the few entries of one prefix. */
+static PyObject *pair_codes(PyObject *self, PyObject *args) {
+    Py_buffer bt, bs, bp, bn, bo;
+    long long V;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*Lw*", &bt, &bs, &bp, &bn, &V, &bo)) return NULL;
+    Py_ssize_t nt = bt.len / 8, ns = bs.len / 8, nq = bp.len / 8;
+    int ok = bn.len / 8 == nq && bo.len / 8 == nq && ns >= 1;
+    if (ok) {
+        const int64_t *T = bt.buf, *S = bs.buf, *P = bp.buf, *N = bn.buf;
+        int64_t *O = bo.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < nq; i++) {
+            int64_t p = P[i], w = N[i], r = -1;
+            if (p >= 0 && w >= 0 && p + 1 < ns) {
+                int64_t lo = S[p], hi = S[p + 1], key = p * V + w;
+                if (lo < 0) lo = 0;
+                if (hi > nt) hi = nt;
+                while (lo < hi) {
+                    int64_t mid = lo + (hi - lo) / 2;
+                    if (T[mid] < key) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo < nt && T[lo] == key) r = lo;
+            }
+            O[i] = r;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&bt); PyBuffer_Release(&bs); PyBuffer_Release(&bp); PyBuffer_Release(&bn);
+    PyBuffer_Release(&bo);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "pair_codes: array lengths do not agree");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"pair_codes", pair_codes, METH_VARARGS,
+     "pair_codes(table, starts, prev, nxt, V, out): positions of prev * V + nxt in a sorted int64 table "
+     "(entries of prefix p at starts[p]:starts[p + 1]), -1 when absent."},
     {"rules_13a", rules_13a, METH_VARARGS,
      "rules_13a(lines, perl_ws, rules=True): 13a rules on each line (framed by spaces), split on whitespace; "
      "rules=False: each line split on whitespace only (str.split)."},

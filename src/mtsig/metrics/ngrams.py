@@ -20,7 +20,7 @@ from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
 from mtsig.metrics.options import LOWERCASE, TOKENIZE
-from mtsig.tokenize import Tokenizer, code_words
+from mtsig.tokenize import Tokenizer, _tok, code_words
 
 
 class NgramIndex:
@@ -46,6 +46,7 @@ class NgramIndex:
                 code, starts = self._extend(n, code, ids, unit)
             self._count(code[starts], unit[starts])
         self._info: list[np.ndarray] | None = None
+        self._starts: dict[int, np.ndarray] = {}
         #: counts over the whole corpus when this index holds one chunk of it (see :class:`CorpusNgramCounts`)
         self.corpus_counts: CorpusNgramCounts | None = None
 
@@ -149,7 +150,6 @@ class NgramIndex:
         info_m = np.zeros((N, n_max)) if info else None
         weights = self.nist_info() if info else None
         code = ids
-        V = self.V
         for n in range(1, n_max + 1):
             if n > 1:
                 m = T - n + 1
@@ -160,11 +160,7 @@ class NgramIndex:
                     ok = np.flatnonzero((prev >= 0) & (nxt >= 0) & (seg[:m] == seg[n - 1 : n - 1 + m]))
                     table = self.tables[n - 1]
                     if ok.size and table.size:
-                        packed = prev[ok] * V + nxt[ok]
-                        pos = np.searchsorted(table, packed)
-                        pos[pos == table.size] = 0
-                        hit = table[pos] == packed
-                        new[ok[hit]] = pos[hit]
+                        new[ok] = self._positions(n, prev[ok], nxt[ok])
                 code = new
             valid = np.flatnonzero(code >= 0)
             if valid.size == 0:
@@ -184,6 +180,21 @@ class NgramIndex:
                 w = weights[n - 1][keys[hit] % C]
                 info_m[:, n - 1] = np.bincount(s, weights=clipped * w, minlength=N)
         return lens, matches, totals, info_m
+
+    def _positions(self, n: int, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+        """Position in ``tables[n]`` of each pair (order n - 1 code, word), -1 for pairs no reference has."""
+        table = self.tables[n - 1]
+        if _tok is None:
+            packed = prev * self.V + nxt
+            pos = np.searchsorted(table, packed)
+            pos[pos == table.size] = 0
+            return np.where(table[pos] == packed, pos, -1)
+        starts = self._starts.get(n)
+        if starts is None:  # where each prefix code's entries begin (the table is sorted by prefix, then word)
+            starts = self._starts[n] = np.searchsorted(table, np.arange(self.n_codes[n - 2] + 1) * self.V)
+        out = np.empty(prev.size, dtype=np.int64)
+        _tok.pair_codes(table, starts, np.ascontiguousarray(prev), np.ascontiguousarray(nxt), self.V, out)
+        return out
 
     def closest_ref_length(self, hyp_len: np.ndarray) -> np.ndarray:
         """Per segment, the reference length closest to the hypothesis length (ties: the shorter)."""
