@@ -24,7 +24,12 @@ from mtsig.io.text import read_text
 
 _TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][\w.:-]*)([^>]*)>", re.S)
 _ATTR = re.compile(r"""([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.S)
-_WS = re.compile(r"[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_WS_CHARS = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_WS = re.compile(f"[{_WS_CHARS}]+")
+# the runs _WS.sub(" ", ...) changes: two or more characters, or one that is not a space (substituting only
+# these gives the same text without a replacement at every space between two words)
+_WS_TO_COLLAPSE = re.compile(f"[{_WS_CHARS}]{{2,}}|[{_WS_CHARS.replace(' ', '')}]")
+_WS_NOT_SPACE = re.compile(f"[{_WS_CHARS.replace(' ', '')}]")
 _SETS = ("srcset", "refset", "tstset")
 
 
@@ -114,12 +119,12 @@ def _collapse_all(texts: list[str]) -> list[str] | None:
     """:func:`_collapse` of every text, in one substitution over them all (None when a text holds the NUL
     character that separates them)."""
     flat = "".join(texts)
-    if "  " not in flat and flat.isprintable():  # nothing to collapse (as in _collapse)
+    if "  " not in flat and (flat.isprintable() or not _WS_NOT_SPACE.search(flat)):  # nothing to collapse
         return [t.strip(" ") for t in texts]
     joined = "\x00".join(texts)
     if joined.count("\x00") != len(texts) - 1:
         return None
-    return [t.strip(" ") for t in _WS.sub(" ", joined).split("\x00")]
+    return [t.strip(" ") for t in _WS_TO_COLLAPSE.sub(" ", joined).split("\x00")]
 
 
 class _SgmlReader:
