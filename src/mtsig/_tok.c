@@ -15,7 +15,8 @@
  * the rules (entities, case, <skipped>, whitespace runs) stays in Python; mtsig.tokenize keeps the same rules
  * as regular expressions, the reference these functions are tested against.
  *
- * pair_codes(...): the n-gram lookup of mtsig.metrics.ngrams, each search within one prefix's entries.
+ * pair_codes(...): the n-gram lookup of mtsig.metrics.ngrams, each search within one prefix's entries;
+ * clip_counts(...): its clipped counts per segment.
  *
  * code_words(token_lists, vocab, grow) -> (ids bytes of int64, lengths bytes of int64): the id of every
  * token in vocab (a dict str -> int); unknown tokens get the next id when grow is true, -1 otherwise.
@@ -352,7 +353,91 @@ static PyObject *pair_codes(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_i64(int64_t *v, Py_ssize_t n) {
+    if (n > 32) {
+        qsort(v, (size_t)n, sizeof(int64_t), cmp_i64);
+        return;
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        int64_t x = v[i];
+        Py_ssize_t j = i;
+        while (j > 0 && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
+        v[j] = x;
+    }
+}
+
+/* clip_counts(off, code, C, ref_keys, ref_max, ref_starts, weights or None, matches, info or None): per
+ * segment s (n-grams at off[s]:off[s + 1], code -1 for none), the sum over its distinct n-grams of
+ * min(count, the most any reference segment has), from the sorted keys s * C + code of the references
+ * (those of segment s at ref_starts[s]:ref_starts[s + 1]); with weights, also the sum of min(...) x weight.
+ * Sums run in ascending code order, as np.bincount over the sorted distinct keys adds them. */
+static PyObject *clip_counts(PyObject *self, PyObject *args) {
+    Py_buffer bo, bc, bk, bm, bs, bout;
+    Py_buffer bw = {0}, bi = {0};
+    long long C;
+    PyObject *ow, *oi;
+    if (!PyArg_ParseTuple(args, "y*y*Ly*y*y*Ow*O", &bo, &bc, &C, &bk, &bm, &bs, &ow, &bout, &oi)) return NULL;
+    int has_w = ow != Py_None, has_i = oi != Py_None, err = 0;
+    if (has_w && PyObject_GetBuffer(ow, &bw, PyBUF_C_CONTIGUOUS) < 0) err = 1;
+    if (!err && has_i && PyObject_GetBuffer(oi, &bi, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) err = 1;
+    Py_ssize_t N = bo.len / 8 - 1, T = bc.len / 8;
+    if (!err && (N < 0 || bs.len / 8 != N + 1 || bout.len / 8 != N || bm.len != bk.len || has_w != has_i ||
+                 (has_i && bi.len / 8 != N))) {
+        PyErr_SetString(PyExc_ValueError, "clip_counts: array lengths do not agree");
+        err = 1;
+    }
+    int64_t *buf = NULL;
+    if (!err) {
+        buf = (int64_t *)malloc(sizeof(int64_t) * (size_t)(T > 0 ? T : 1));
+        if (!buf) { PyErr_NoMemory(); err = 1; }
+    }
+    if (!err) {
+        const int64_t *off = bo.buf, *code = bc.buf, *rk = bk.buf, *rmax = bm.buf, *rs = bs.buf;
+        const double *W = has_w ? (const double *)bw.buf : NULL;
+        double *M = bout.buf, *I = has_i ? (double *)bi.buf : NULL;
+        Py_ssize_t nk = bk.len / 8, nw = has_w ? bw.len / 8 : 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t s = 0; s < N; s++) {
+            Py_ssize_t k = 0;
+            for (int64_t t = off[s]; t < off[s + 1] && t < T; t++)
+                if (code[t] >= 0) buf[k++] = code[t];
+            sort_i64(buf, k);
+            int64_t j = rs[s] > 0 ? rs[s] : 0, end = rs[s + 1] < nk ? rs[s + 1] : nk;
+            double m = 0.0, inf = 0.0;
+            for (Py_ssize_t i = 0; i < k; i++) {
+                int64_t c = buf[i], cnt = 1;
+                while (i + 1 < k && buf[i + 1] == c) { cnt++; i++; }
+                int64_t key = (int64_t)s * C + c;
+                while (j < end && rk[j] < key) j++;
+                if (j < end && rk[j] == key) {
+                    int64_t clip = cnt < rmax[j] ? cnt : rmax[j];
+                    m += (double)clip;
+                    if (W && c < nw) inf += (double)clip * W[c];
+                }
+            }
+            M[s] = m;
+            if (I) I[s] = inf;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    free(buf);
+    PyBuffer_Release(&bo); PyBuffer_Release(&bc); PyBuffer_Release(&bk); PyBuffer_Release(&bm);
+    PyBuffer_Release(&bs); PyBuffer_Release(&bout);
+    if (bw.obj) PyBuffer_Release(&bw);
+    if (bi.obj) PyBuffer_Release(&bi);
+    if (err) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"clip_counts", clip_counts, METH_VARARGS,
+     "clip_counts(off, code, C, ref_keys, ref_max, ref_starts, weights, matches, info): clipped n-gram "
+     "matches per segment (and their information with weights), as the n-gram matcher sums them."},
     {"pair_codes", pair_codes, METH_VARARGS,
      "pair_codes(table, starts, prev, nxt, V, out): positions of prev * V + nxt in a sorted int64 table "
      "(entries of prefix p at starts[p]:starts[p + 1]), -1 when absent."},

@@ -47,6 +47,7 @@ class NgramIndex:
             self._count(code[starts], unit[starts])
         self._info: list[np.ndarray] | None = None
         self._starts: dict[int, np.ndarray] = {}
+        self._ref_starts: dict[int, np.ndarray] = {}
         #: counts over the whole corpus when this index holds one chunk of it (see :class:`CorpusNgramCounts`)
         self.corpus_counts: CorpusNgramCounts | None = None
 
@@ -144,6 +145,7 @@ class NgramIndex:
             raise InputError(f"hypothesis has {len(hyp_tokens)} segments, references have {N}")
         ids, lens = code_words(hyp_tokens, self.vocab, grow=False)
         seg = np.repeat(np.arange(N, dtype=np.int64), lens)
+        off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
         T = ids.size
         matches = np.zeros((N, n_max))
         totals = np.maximum(lens[:, None] - np.arange(n_max)[None, :], 0).astype(np.float64)
@@ -162,6 +164,9 @@ class NgramIndex:
                     if ok.size and table.size:
                         new[ok] = self._positions(n, prev[ok], nxt[ok])
                 code = new
+            if _tok is not None:
+                self._clip_counts(n, off, code, matches, info_m, weights)
+                continue
             valid = np.flatnonzero(code >= 0)
             if valid.size == 0:
                 continue
@@ -180,6 +185,23 @@ class NgramIndex:
                 w = weights[n - 1][keys[hit] % C]
                 info_m[:, n - 1] = np.bincount(s, weights=clipped * w, minlength=N)
         return lens, matches, totals, info_m
+
+    def _clip_counts(self, n: int, off: np.ndarray, code: np.ndarray, matches, info_m, weights) -> None:
+        """Order ``n``'s clipped matches (and information) per segment into column n - 1, in C: the numbers of
+        the np.unique / np.searchsorted / np.bincount steps (same sums in the same order)."""
+        rk = self.ref_keys[n - 1]
+        C = self.n_codes[n - 1]
+        starts = self._ref_starts.get(n)
+        if starts is None:  # where each segment's reference keys begin (sorted by segment, then code)
+            starts = self._ref_starts[n] = np.searchsorted(rk, np.arange(self.n_segments + 1) * C)
+        m = np.zeros(self.n_segments)
+        inf = np.zeros(self.n_segments) if info_m is not None else None
+        w = weights[n - 1] if info_m is not None else None
+        _tok.clip_counts(off, np.ascontiguousarray(code), C, rk, np.ascontiguousarray(self.ref_max[n - 1]), starts,
+                         w, m, inf)  # fmt: skip
+        matches[:, n - 1] = m
+        if info_m is not None:
+            info_m[:, n - 1] = inf
 
     def _positions(self, n: int, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:
         """Position in ``tables[n]`` of each pair (order n - 1 code, word), -1 for pairs no reference has."""
