@@ -110,8 +110,7 @@ _SEG_TAIL = re.compile(r"([^<]*)<\s*/\s*seg\s*>", re.I)
 
 
 # a document's segments in the form the NIST tools write (one exact tag shape, text without "<"), up to its
-# exact closing tag: read in one pass of the regular expression engine, not tag by tag
-_PLAIN_SEGS = re.compile(r'(?:\s*<seg id="[^"<>]*">[^<]*</seg>)*\s*(?=</doc>)')
+# exact closing tag: split out in one pass of the regular expression engine, not read tag by tag
 _PLAIN_SEG = re.compile(r'<seg id="([^"<>]*)">([^<]*)</seg>')
 
 
@@ -207,19 +206,20 @@ class _SgmlReader:
         """At ``pos``, just inside a document: read its segments at once when they all have the plain form
         (distinct, non-empty ids) and return the position of its ``</doc>``; otherwise read nothing and
         return ``pos`` (the tag-by-tag reading then finds the same segments, or says what is wrong)."""
-        m = _PLAIN_SEGS.match(self.text, pos)
-        if m is None:
+        end = self.text.find("</doc>", pos)
+        if end < 0:
             return pos
-        pairs = _PLAIN_SEG.findall(self.text, pos, m.end())
-        ids = [i for i, _ in pairs]
-        if not all(ids) or len(set(ids)) != len(ids):
+        parts = _PLAIN_SEG.split(self.text[pos:end])  # between, id, text, between, id, text, ..., between
+        between, ids = parts[0::3], parts[1::3]
+        gaps = "".join(between)
+        if (gaps and not gaps.isspace()) or not all(ids) or len(set(ids)) != len(ids):
             return pos
-        texts = _collapse_all([t for _, t in pairs])
+        texts = _collapse_all(parts[2::3])
         if texts is None:
             return pos
         owner, docid, _ = self.cur_doc
         owner.docs[docid] = dict(zip(ids, texts))
-        return m.end()
+        return end
 
     def _seg(self, closing: bool, rest: str, pos: int, where: _Where) -> int:
         """Read one segment's text; returns the position after its ``</seg>``."""
