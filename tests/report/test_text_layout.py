@@ -40,7 +40,7 @@ def _rich_table(t: Table, width: int) -> str:
     return con.file.getvalue()
 
 
-ALPHABET = list("abcXYZ019 .-_[]{}*%:|/") + ["Δ", "−", "↑", "↓", "±", "é", "ß", "→"]
+ALPHABET = list("abcXYZ019 .-_[]{}*%:|/") + ["Δ", "−", "↑", "↓", "±", "é", "ß", "→", "\xa0"]
 RARE = ["中", "\t", "\u0301", "😀"]  # wide, tab, combining, emoji: Rich lays these out
 
 
@@ -50,7 +50,7 @@ def _text(rng: random.Random, longest: int, clean: bool, header: bool = False) -
     chars = ALPHABET + (RARE if not clean and rng.random() < 0.2 else [])
     text = "".join(rng.choice(chars) for _ in range(rng.randint(0, longest)))
     if clean:
-        text = text.strip(" ")
+        text = text.strip()
     if clean and header:
         text = text.replace("[", "(").replace(":", ";")
     return text

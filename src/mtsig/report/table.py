@@ -60,9 +60,9 @@ def one_cell_chars(text: str) -> bool:
 
 
 def _plain_cell(text: str) -> bool:
-    """A cell laid out by counting: one-cell characters, no space at either end (Rich trims those as it
+    """A cell laid out by counting: one-cell characters, no whitespace at either end (Rich trims it as it
     justifies)."""
-    return one_cell_chars(text) and text == text.strip(" ")
+    return one_cell_chars(text) and text == text.strip()
 
 
 def _align(t: Table, i: int) -> str:
