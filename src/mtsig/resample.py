@@ -336,13 +336,13 @@ def resampled_totals(
     Each array has ``plan.width`` rows. The product runs in float32 only when that is exact (see
     :func:`float32_is_exact`): the same numbers, about twice as fast.
     """
-    S = np.ascontiguousarray(np.hstack(arrays), dtype=np.float64)
-    dtype = np.float32 if float32_is_exact(plan, S) else np.float64
     # an array given twice (a system listed again, runs copied) is multiplied once when the products are
-    # exact integers (then no order of summation can change a digit)
-    first, where = _distinct_arrays(arrays) if np.array_equal(S, np.round(S)) else (arrays, list(range(len(arrays))))
-    if len(first) < len(arrays):
-        S = np.ascontiguousarray(np.hstack(first), dtype=np.float64)
+    # exact integers (then no order of summation can change a digit); a repeated array changes neither the
+    # integers nor the bound of float32_is_exact
+    integral = all(np.array_equal(a, np.round(a)) for a in arrays)
+    first, where = _distinct_arrays(arrays) if integral else (arrays, list(range(len(arrays))))
+    S = np.ascontiguousarray(np.hstack(first), dtype=np.float64)
+    dtype = np.float32 if float32_is_exact(plan, S) else np.float64
     S = S.astype(dtype)
     cuts = np.cumsum([a.shape[1] for a in first])[:-1]
     for W in plan._reused_chunks(dtype):

@@ -140,12 +140,9 @@ class TER(Metric):
         cache, todo = self._edits_cache(), {}
         for hyp in hyps:
             if len(hyp) == self.refs.n_segments:  # a wrong length is reported when the output is scored
-                todo.update((k, hyp) for k in self._hyp_keys(hyp) if k not in cache)
-        by_hyp: dict[int, tuple[Segments, list]] = {}
-        for k, hyp in todo.items():
-            by_hyp.setdefault(id(hyp), (hyp, []))[1].append(k)
-        for hyp, keys in by_hyp.values():
-            self._check_size(hyp, keys)
+                keys = [k for k in self._hyp_keys(hyp) if k not in cache and k not in todo]
+                self._check_size(hyp, keys)
+                todo.update(dict.fromkeys(keys))
         self._search(list(todo), threads)
 
     def _search(self, keys: list[tuple[int, tuple[str, ...]]], threads: int = 1) -> None:
