@@ -14,5 +14,6 @@ setup(
         Extension("mtsig._ter", ["src/mtsig/_ter.c"], optional=True, extra_compile_args=["-O3"]),
         Extension("mtsig._tok", ["src/mtsig/_tok.c"], optional=True, extra_compile_args=["-O3"]),
         Extension("mtsig._meteor", ["src/mtsig/_meteor.c"], optional=True, extra_compile_args=["-O3"]),
+        Extension("mtsig._plan", ["src/mtsig/_plan.c"], optional=True, extra_compile_args=["-O3"]),
     ]
 )

@@ -34,6 +34,11 @@ import numpy as np
 
 from mtsig.errors import InputError
 
+try:  # compiled kernels of the plans (same weights and totals; numpy below is the reference and the fallback)
+    from mtsig import _plan
+except ImportError:  # pragma: no cover - installs without a C compiler
+    _plan = None
+
 DEFAULT_SEED = 12345
 KINDS = {"bootstrap": 1, "randomization": 2, "stratified": 3, "permutation": 4}
 #: bytes of weights one chunk may hold (a small buffer stays cheap to touch and fits the caches better)
@@ -42,6 +47,8 @@ DEFAULT_CHUNK_BYTES = 16 * 2**20
 _STREAM_TAG = 0x5EED
 #: subsets of m outputs tabulated up to this many (beyond: a random permutation per segment)
 _MAX_SUBSETS = 50_000
+#: bytes of the per-segment subset sums that stratified totals may use instead of weight matrices
+_MAX_GROUP_BYTES = 64 * 2**20
 
 #: ``factory(label, total)`` returns a callback ``advance(n)`` (a progress bar), or None for no progress
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
@@ -203,8 +210,11 @@ class Plan:
         rng = self.rng(b)
         if self.kind == "bootstrap":
             idx = rng.integers(0, width, size=(size, width))
-            idx += (np.arange(size) * width)[:, None]
-            out[...] = np.bincount(idx.ravel(), minlength=size * width).reshape(size, width)
+            if _plan is not None and out.flags.c_contiguous and out.dtype in (np.float32, np.float64):
+                _plan.counts(idx, out)
+            else:
+                idx += (np.arange(size) * width)[:, None]
+                out[...] = np.bincount(idx.ravel(), minlength=size * width).reshape(size, width)
         elif self.kind == "randomization":
             bits = np.unpackbits(np.frombuffer(rng.bytes((size * width + 7) // 8), dtype=np.uint8))
             out[...] = bits[: size * width].reshape(size, width)
@@ -212,7 +222,7 @@ class Plan:
             m, k = self.groups
             table = subset_table(m, k)
             if table is not None:
-                pick = rng.integers(0, table.shape[0], size=(size, self.n_segments))
+                pick = self._picks(rng, size)
                 rows = _subset_rows(m, k, out.dtype)
                 if rows is not None and out.flags.c_contiguous:  # whole rows of m weights copied as one item
                     np.take(rows, pick, out=out.view(rows.dtype).reshape(size, self.n_segments))
@@ -221,6 +231,35 @@ class Plan:
             else:
                 ranks = np.argsort(rng.random((size, self.n_segments, m)), axis=-1)
                 out[...] = (ranks < k).reshape(size, width)
+
+    def _picks(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """Stratified plans with a subset table: the subset of each row and segment, ``(size, N)``."""
+        return rng.integers(0, math.comb(*self.groups), size=(size, self.n_segments))
+
+    def group_totals(self, S: np.ndarray) -> Iterator[np.ndarray] | None:
+        """Stratified plans: ``W @ S`` chunk by chunk without the weight matrices, from the subset drawn for
+        each row and segment and the sums of each segment's outputs per subset. Only for float32 statistics
+        that :func:`float32_is_exact` allows (the same integers in any order of summation); None where this
+        does not apply (no compiled kernel, no subset table, too many subsets for the memory budget)."""
+        m, k = self.groups or (0, 0)
+        table = subset_table(m, k) if self.kind == "stratified" else None
+        c = S.shape[1]
+        if _plan is None or table is None or S.dtype != np.float32 or self.n_segments * len(table) * c * 4 > _MAX_GROUP_BYTES:
+            return None
+        G = np.matmul(table.astype(np.float32), S.reshape(self.n_segments, m, c))  # (N, subsets, c)
+        return self._group_chunks(G)
+
+    def _group_chunks(self, G: np.ndarray) -> Iterator[np.ndarray]:
+        per_chunk = max(1, 2**20 // (self.block * 4 * G.shape[2])) * self.block
+        for start in range(0, self.n_resamples, per_chunk):
+            out = np.empty((min(per_chunk, self.n_resamples - start), G.shape[2]), dtype=np.float32)
+            got, b = 0, start // self.block
+            while got < out.shape[0]:
+                size = self.block_rows(b)
+                _plan.group_sums(self._picks(self.rng(b), size), G, out[got : got + size])
+                got += size
+                b += 1
+            yield out
 
     def rows_per_chunk(self, itemsize: int = 8) -> int:
         B = self.block
@@ -345,10 +384,12 @@ def resampled_totals(
     dtype = np.float32 if float32_is_exact(plan, S) else np.float64
     S = S.astype(dtype)
     cuts = np.cumsum([a.shape[1] for a in first])[:-1]
-    for W in plan._reused_chunks(dtype):
-        P = (W @ S).astype(np.float64)
+    grouped = plan.group_totals(S)
+    products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
+    for P in products:
+        P = P.astype(np.float64)
         if progress is not None:
-            progress(W.shape[0])
+            progress(P.shape[0])
         parts = np.split(P, cuts, axis=1)
         yield [parts[j] for j in where]
 

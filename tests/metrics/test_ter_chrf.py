@@ -221,6 +221,34 @@ def test_ter_bit_parallel_candidates_equal_the_beam(longest, vocab):
     assert (beam > 0).mean() > 0.5
 
 
+@pytest.mark.parametrize("bits", range(16))
+def test_ter_words_equal_the_tercom_tokenizer_every_option(wmt_text, bits):
+    """Without normalization or punctuation removal TER splits lines itself (lowercased unless case-sensitive,
+    without importing sacreBLEU): the same words as sacreBLEU's tercom tokenizer, for every option set."""
+    from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+    opts = {k: bool(bits >> j & 1) for j, k in enumerate(_SB_KW)}
+    tok = TercomTokenizer(**{_SB_KW[k]: v for k, v in opts.items()})
+    m = get_metric("ter", **opts)
+    assert (m._tok is None) == (not opts["ter_normalize"] and not opts["ter_no_punct"])
+    refs, hyps = wmt_text
+    odd = ["", " ", "A\u00a0B\u2028C\x1cD", "ÉCOLE ΣΟΦΟΣ İstanbul ß", "  lead\ttab  ", "x\r", "&amp; &lt;a&gt; -\nb"]
+    for line in odd + hyps["LT22"][:300] + refs["B"][:300]:
+        assert m._split(line) == tok(line.rstrip()).split(), line
+
+
+def test_ter_defaults_do_not_import_sacrebleu():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mtsig; print(mtsig.get_metric('ter').stats(['a b c'], [['a c b']]).tolist()); "
+        "print('sacrebleu' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:2] == ["[[1.0, 3.0]]", "False"]
+
+
 def test_ter_distinct_outputs_searched_once_any_threads(wmt_text):
     """Runs sharing segments, searched on 1 or 2 threads, give the statistics of each run scored alone."""
     refs, hyps = wmt_text

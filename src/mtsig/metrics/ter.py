@@ -83,22 +83,32 @@ class TER(Metric):
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)
-        from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+        self._tok = None
+        if self.config["ter_normalize"] or self.config["ter_no_punct"]:
+            from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-        self._tok = TercomTokenizer(
-            normalized=bool(self.config["ter_normalize"]),
-            no_punct=bool(self.config["ter_no_punct"]),
-            asian_support=bool(self.config["ter_asian_support"]),
-            case_sensitive=bool(self.config["ter_case"]),
-        )
+            self._tok = TercomTokenizer(
+                normalized=bool(self.config["ter_normalize"]),
+                no_punct=bool(self.config["ter_no_punct"]),
+                asian_support=bool(self.config["ter_asian_support"]),
+                case_sensitive=bool(self.config["ter_case"]),
+            )
         self._key = ("ter-tokens", *(bool(self.config[k]) for k in self.options))
+
+    def _split(self, line: str) -> list[str]:
+        """The words of a line as sacreBLEU's tercom tokenizer gives them. Without normalization and
+        punctuation removal it only lowercases (unless case-sensitive) and splits on whitespace (its
+        ``asian_support`` acts only with one of those two), done here without importing sacreBLEU."""
+        if self._tok is not None:
+            return self._tok(line.rstrip()).split()
+        return (line if self.config["ter_case"] else line.lower()).split()
 
     @property
     def stat_names(self):
         return ["edits", "avg_ref_len"]
 
     def _tokens(self, seg: Segments) -> list[list[str]]:
-        return seg.memo(self._key, lambda: [self._tok(s.rstrip()).split() for s in seg.lines])
+        return seg.memo(self._key, lambda: [self._split(s) for s in seg.lines])
 
     def _hyp_keys(self, hyp: Segments) -> list[tuple[int, tuple[str, ...]]]:
         """``(segment, tokens)`` of every segment of an output, each distinct line tokenized once for all
@@ -108,7 +118,7 @@ class TER(Metric):
         for i, line in enumerate(hyp.lines):
             t = line_tokens.get(line)
             if t is None:
-                t = line_tokens[line] = tuple(self._tok(line.rstrip()).split())
+                t = line_tokens[line] = tuple(self._split(line))
             keys.append((i, t))
         return keys
 

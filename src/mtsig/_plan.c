@@ -1,0 +1,175 @@
+/*
+ * mtsig._plan: two kernels of the resampling plans (mtsig.resample), each equal to the numpy steps it
+ * replaces, which stay as the reference and the fallback.
+ *
+ * counts(idx, out): bootstrap weights. idx is a C-contiguous int64 (R, N) array of draws in [0, N); out a
+ * C-contiguous float32 or float64 (R, N) array. Row r of out becomes the number of times each column was
+ * drawn in row r of idx (numpy: bincount of idx + N * row, reshaped). Small integers: exact in either type.
+ *
+ * group_sums(pick, G, out): stratified totals without the weight matrix. pick is a C-contiguous int64 (R, N)
+ * array of subset numbers in [0, T); G a C-contiguous float64 (N, T, c) array (G[i, s] = the statistics of
+ * segment i's outputs in subset s, summed); out a C-contiguous float64 (R, c) array. Row r of out becomes
+ * sum_i G[i, pick[r, i]], which is W @ S for the 0/1 membership rows W of the picked subsets. The caller
+ * uses it only for integer statistics whose sums are exact (then no order of summation changes a digit).
+ *
+ * Both release the GIL while they run and check every index (an index out of range is a ValueError).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    Py_buffer b;
+    int held;
+} View;
+
+static void release(View *v) {
+    if (v->held) PyBuffer_Release(&v->b);
+    v->held = 0;
+}
+
+/* a C-contiguous buffer of ndim dimensions and the given item format ('q' int64, 'f' float32, 'd' float64;
+   "fd" accepts either float type) */
+static int get_view(PyObject *o, View *v, int ndim, const char *formats, int writable, const char *what) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, &v->b, flags) < 0) return -1;
+    v->held = 1;
+    const char *f = v->b.format ? v->b.format : "B";
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    int ok = v->b.ndim == ndim && f[0] != 0 && f[1] == 0 && strchr(formats, f[0]) != NULL;
+    if (ok && f[0] == 'q') ok = v->b.itemsize == 8;
+    if (ok && f[0] == 'l') ok = v->b.itemsize == 8;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous %d-d array of type '%s'", what, ndim, formats);
+        release(v);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *counts(PyObject *self, PyObject *args) {
+    PyObject *io, *oo;
+    if (!PyArg_ParseTuple(args, "OO", &io, &oo)) return NULL;
+    View iv = {0}, ov = {0};
+    if (get_view(io, &iv, 2, "ql", 0, "idx") < 0) return NULL;
+    if (get_view(oo, &ov, 2, "fd", 1, "out") < 0) {
+        release(&iv);
+        return NULL;
+    }
+    Py_ssize_t R = iv.b.shape[0], N = iv.b.shape[1];
+    if (ov.b.shape[0] != R || ov.b.shape[1] != N) {
+        PyErr_SetString(PyExc_ValueError, "counts: idx and out must have the same shape");
+        goto fail;
+    }
+    const int64_t *idx = (const int64_t *)iv.b.buf;
+    int is_f32 = ov.b.itemsize == 4;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    memset(ov.b.buf, 0, (size_t)ov.b.len);
+    for (Py_ssize_t r = 0; r < R && !bad; r++) {
+        const int64_t *row = idx + r * N;
+        if (is_f32) {
+            float *o = (float *)ov.b.buf + r * N;
+            for (Py_ssize_t j = 0; j < N; j++) {
+                int64_t k = row[j];
+                if (k < 0 || k >= N) {
+                    bad = 1;
+                    break;
+                }
+                o[k] += 1.0f;
+            }
+        } else {
+            double *o = (double *)ov.b.buf + r * N;
+            for (Py_ssize_t j = 0; j < N; j++) {
+                int64_t k = row[j];
+                if (k < 0 || k >= N) {
+                    bad = 1;
+                    break;
+                }
+                o[k] += 1.0;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "counts: a draw is outside [0, N)");
+        goto fail;
+    }
+    release(&iv);
+    release(&ov);
+    Py_RETURN_NONE;
+fail:
+    release(&iv);
+    release(&ov);
+    return NULL;
+}
+
+/* rows per pass of group_sums: their accumulators (ROWS x c doubles) stay in the first-level cache while
+   the segments are walked once */
+#define ROWS 256
+
+static PyObject *group_sums(PyObject *self, PyObject *args) {
+    PyObject *po, *go, *oo;
+    if (!PyArg_ParseTuple(args, "OOO", &po, &go, &oo)) return NULL;
+    View pv = {0}, gv = {0}, ov = {0};
+    if (get_view(po, &pv, 2, "ql", 0, "pick") < 0) return NULL;
+    if (get_view(go, &gv, 3, "f", 0, "G") < 0 || get_view(oo, &ov, 2, "f", 1, "out") < 0) {
+        release(&pv);
+        release(&gv);
+        return NULL;
+    }
+    Py_ssize_t R = pv.b.shape[0], N = pv.b.shape[1], T = gv.b.shape[1], c = gv.b.shape[2];
+    if (gv.b.shape[0] != N || ov.b.shape[0] != R || ov.b.shape[1] != c) {
+        PyErr_SetString(PyExc_ValueError, "group_sums: pick (R, N), G (N, T, c) and out (R, c) do not agree");
+        goto fail;
+    }
+    const int64_t *pick = (const int64_t *)pv.b.buf;
+    const float *G = (const float *)gv.b.buf;
+    float *out = (float *)ov.b.buf;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    memset(out, 0, (size_t)ov.b.len);
+    for (Py_ssize_t r0 = 0; r0 < R && !bad; r0 += ROWS) {
+        Py_ssize_t r1 = r0 + ROWS < R ? r0 + ROWS : R;
+        for (Py_ssize_t i = 0; i < N && !bad; i++) {
+            const float *gi = G + i * T * c;
+            for (Py_ssize_t r = r0; r < r1; r++) {
+                int64_t s = pick[r * N + i];
+                if (s < 0 || s >= T) {
+                    bad = 1;
+                    break;
+                }
+                const float *restrict g = gi + s * c;
+                float *restrict o = out + r * c;
+                for (Py_ssize_t k = 0; k < c; k++) o[k] += g[k];
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "group_sums: a subset number is outside [0, T)");
+        goto fail;
+    }
+    release(&pv);
+    release(&gv);
+    release(&ov);
+    Py_RETURN_NONE;
+fail:
+    release(&pv);
+    release(&gv);
+    release(&ov);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"counts", counts, METH_VARARGS,
+     "counts(idx, out): out[r] = how often each column was drawn in idx[r] (int64 (R, N) -> float (R, N))."},
+    {"group_sums", group_sums, METH_VARARGS,
+     "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float64 (N, T, c) -> (R, c))."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_plan", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__plan(void) { return PyModule_Create(&module); }
