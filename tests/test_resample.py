@@ -107,3 +107,48 @@ def test_stratified_rows_gathered_as_items_equal_the_table_gather(monkeypatch):
             assert fast.dtype == slow.dtype == dtype
             assert np.array_equal(fast, slow), (groups, dtype)
             assert set(np.unique(fast)) <= {0.0, 1.0}
+
+
+def test_compiled_bootstrap_counts_equal_bincount(monkeypatch):
+    """mtsig._plan.counts writes the same bootstrap weights as numpy's bincount of the offset draws."""
+    import mtsig.resample as r
+
+    assert r._plan is not None, "mtsig._plan was not built: install with a C compiler available"
+    for n, rows in ((1, 5), (7, 300), (2489, 600)):
+        plan = r.Plan("bootstrap", n, rows, seed=3, chunk_bytes=1 << 18)
+        for dtype in (np.float32, np.float64):
+            fast = np.vstack(list(plan.chunks(dtype)))
+            with monkeypatch.context() as m:
+                m.setattr(r, "_plan", None)
+                slow = np.vstack(list(plan.chunks(dtype)))
+            assert fast.dtype == dtype and np.array_equal(fast, slow), (n, dtype)
+            assert np.all(fast.sum(axis=1) == n)
+    with pytest.raises(ValueError, match="outside"):
+        r._plan.counts(np.array([[0, 3]]), np.zeros((1, 2)))
+    with pytest.raises(TypeError, match="int64"):
+        r._plan.counts(np.zeros((1, 2)), np.zeros((1, 2)))
+
+
+@pytest.mark.parametrize("groups", [(2, 1), (4, 2), (5, 2), (6, 3), (8, 4)])
+def test_stratified_group_totals_equal_the_weight_products(monkeypatch, groups):
+    """Stratified totals from per-segment subset sums (no weight matrix) equal W @ S for integer statistics,
+    for every chunking; fractional or too large statistics keep the weight matrices."""
+    import mtsig.resample as r
+
+    rng = np.random.default_rng(groups[0])
+    N = 257
+    S = rng.integers(0, 40, size=(N * groups[0], 5)).astype(np.float64)
+    for chunk_bytes in (1 << 14, 1 << 24):
+        plan = r.Plan("stratified", N, 700, seed=8, groups=groups, chunk_bytes=chunk_bytes)
+        assert plan.group_totals(S.astype(np.float32)) is not None
+        got = np.concatenate([p[0] for p in resampled_totals(plan, [S])])
+        want = np.concatenate([W @ S for W in plan.chunks(np.float64)])
+        np.testing.assert_array_equal(got, want)
+    assert plan.group_totals(S) is None  # float64 statistics: the weight matrices
+    with monkeypatch.context() as m:
+        m.setattr(r, "_MAX_GROUP_BYTES", 1000)
+        assert plan.group_totals(S.astype(np.float32)) is None
+    with pytest.raises(ValueError, match="outside"):
+        r._plan.group_sums(np.array([[0, 9]]), np.zeros((2, 3, 1), np.float32), np.zeros((1, 1), np.float32))
+    with pytest.raises(ValueError, match="do not agree"):
+        r._plan.group_sums(np.array([[0, 1]]), np.zeros((3, 3, 1), np.float32), np.zeros((1, 1), np.float32))

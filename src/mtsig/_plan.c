@@ -7,10 +7,11 @@
  * drawn in row r of idx (numpy: bincount of idx + N * row, reshaped). Small integers: exact in either type.
  *
  * group_sums(pick, G, out): stratified totals without the weight matrix. pick is a C-contiguous int64 (R, N)
- * array of subset numbers in [0, T); G a C-contiguous float64 (N, T, c) array (G[i, s] = the statistics of
- * segment i's outputs in subset s, summed); out a C-contiguous float64 (R, c) array. Row r of out becomes
+ * array of subset numbers in [0, T); G a C-contiguous float32 (N, T, c) array (G[i, s] = the statistics of
+ * segment i's outputs in subset s, summed); out a C-contiguous float32 (R, c) array. Row r of out becomes
  * sum_i G[i, pick[r, i]], which is W @ S for the 0/1 membership rows W of the picked subsets. The caller
- * uses it only for integer statistics whose sums are exact (then no order of summation changes a digit).
+ * uses it only for integer statistics whose sums float32 holds exactly (then no order of summation changes a
+ * digit).
  *
  * Both release the GIL while they run and check every index (an index out of range is a ValueError).
  */
@@ -29,8 +30,8 @@ static void release(View *v) {
     v->held = 0;
 }
 
-/* a C-contiguous buffer of ndim dimensions and the given item format ('q' int64, 'f' float32, 'd' float64;
-   "fd" accepts either float type) */
+/* a C-contiguous buffer of ndim dimensions and the given item format ('q' int64, 'f' float32, 'd' float64; "fd"
+   accepts either float type) */
 static int get_view(PyObject *o, View *v, int ndim, const char *formats, int writable, const char *what) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(o, &v->b, flags) < 0) return -1;
@@ -41,7 +42,8 @@ static int get_view(PyObject *o, View *v, int ndim, const char *formats, int wri
     if (ok && f[0] == 'q') ok = v->b.itemsize == 8;
     if (ok && f[0] == 'l') ok = v->b.itemsize == 8;
     if (!ok) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous %d-d array of type '%s'", what, ndim, formats);
+        const char *type = formats[0] == 'q' ? "int64" : formats[1] == 'd' ? "float32 or float64" : "float32";
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous %d-d %s array", what, ndim, type);
         release(v);
         return -1;
     }
@@ -166,7 +168,7 @@ static PyMethodDef methods[] = {
     {"counts", counts, METH_VARARGS,
      "counts(idx, out): out[r] = how often each column was drawn in idx[r] (int64 (R, N) -> float (R, N))."},
     {"group_sums", group_sums, METH_VARARGS,
-     "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float64 (N, T, c) -> (R, c))."},
+     "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float32 (N, T, c) -> (R, c))."},
     {NULL, NULL, 0, NULL},
 };
 

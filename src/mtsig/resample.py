@@ -244,7 +244,9 @@ class Plan:
         m, k = self.groups or (0, 0)
         table = subset_table(m, k) if self.kind == "stratified" else None
         c = S.shape[1]
-        if _plan is None or table is None or S.dtype != np.float32 or self.n_segments * len(table) * c * 4 > _MAX_GROUP_BYTES:
+        if _plan is None or table is None or S.dtype != np.float32:
+            return None
+        if self.n_segments * len(table) * c * 4 > _MAX_GROUP_BYTES:
             return None
         G = np.matmul(table.astype(np.float32), S.reshape(self.n_segments, m, c))  # (N, subsets, c)
         return self._group_chunks(G)
