@@ -14,8 +14,9 @@
  * Rows of the edit-distance matrix for the unchanged prefix of a candidate are reused from the current
  * hypothesis: the beam of a row depends only on the lengths, so this changes no number.
  *
- * Candidates against a reference of at most 64 words are first measured without the beam, bit-parallel
- * (Myers 1999, in Hyyro's form for the global distance: one machine word per hypothesis word). That
+ * Candidates against a reference of at most 64 x MAX_BLOCKS words are first measured without the beam,
+ * bit-parallel (Myers 1999, in Hyyro's form for the global distance: per hypothesis word, one 64-bit block
+ * per 64 reference words, the blocks chained by the horizontal difference at their boundary). That
  * distance d is a lower bound of the beam's; it is the beam's whenever no path of cost d can leave the beam:
  * a path through cell (i, j) costs at least |i - j| + |(nh - i) - (nr - j)|, so when d is below the least
  * such bound over the cells outside the beam (computed once per segment), the best path lies inside it. When
@@ -33,6 +34,9 @@
 #define MAX_SHIFT_DIST 50
 #define BEAM_WIDTH 25
 #define MAX_CANDIDATES 1000
+/* bit-parallel distances for references of up to 64 x MAX_BLOCKS words (beyond, a step costs about what
+   a row of the beam costs) */
+#define MAX_BLOCKS 8
 
 enum { OP_NOP = 1, OP_SUB = 2, OP_DEL = 3, OP_INS = 4, OP_UNDEF = 0 };
 
@@ -45,11 +49,12 @@ typedef struct {
     int32_t *cand, *best;
     int32_t *hyp_err, *ref_err, *align;
     uint8_t *trace;
-    /* bit-parallel distance (nr <= 64): per hypothesis word the reference positions holding it, for the
-     * current hypothesis, a candidate and the best candidate; the state after each prefix of the current
-     * hypothesis; the least cost of a path leaving the beam */
-    int bits;
-    uint64_t *mask, *cand_mask, *best_mask, *vp, *vn;
+    /* bit-parallel distance (nr <= 64 x MAX_BLOCKS): per hypothesis word the reference positions holding
+     * it (nb blocks), for the current hypothesis, a candidate and the best candidate; the state after each
+     * prefix of the current hypothesis (nb blocks); the least cost of a path leaving the beam; the bits of
+     * the last block and its last reference position */
+    int bits, nb;
+    uint64_t *mask, *cand_mask, *best_mask, *vp, *vn, last_all, last_top;
     int32_t *dist, min_out;
 } Work;
 
@@ -159,56 +164,75 @@ static int alignment(Work *w, int nh) {
     return 0;
 }
 
-/* The hypothesis with the span [start, start + len) moved before position target, for words and masks. */
-#define DEFINE_SHIFT(NAME, T)                                                              \
-    static void NAME(const T *h, int nh, int start, int len, int target, T *out) {        \
-        int k = 0;                                                                         \
-        if (target < start) {                                                              \
-            for (int x = 0; x < target; x++) out[k++] = h[x];                              \
-            for (int x = start; x < start + len; x++) out[k++] = h[x];                     \
-            for (int x = target; x < start; x++) out[k++] = h[x];                          \
-            for (int x = start + len; x < nh; x++) out[k++] = h[x];                        \
-        } else if (target > start + len) {                                                 \
-            for (int x = 0; x < start; x++) out[k++] = h[x];                               \
-            for (int x = start + len; x < target; x++) out[k++] = h[x];                    \
-            for (int x = start; x < start + len; x++) out[k++] = h[x];                     \
-            for (int x = target; x < nh; x++) out[k++] = h[x];                             \
-        } else {                                                                           \
-            int b = len + target < nh ? len + target : nh;                                 \
-            for (int x = 0; x < start; x++) out[k++] = h[x];                               \
-            for (int x = start + len; x < b; x++) out[k++] = h[x];                         \
-            for (int x = start; x < start + len; x++) out[k++] = h[x];                     \
-            for (int x = len + target; x < nh; x++) out[k++] = h[x];                       \
-        }                                                                                  \
-    }
-DEFINE_SHIFT(perform_shift, int32_t)
-DEFINE_SHIFT(shift_masks, uint64_t)
-
-/* One hypothesis word of the bit-parallel distance: reference positions `eq` holding it; vp/vn the vertical
- * +1/-1 differences down the reference, *d the distance of the whole reference to the prefix so far. */
-static inline void bp_step(uint64_t eq, uint64_t top, uint64_t all, uint64_t *vp, uint64_t *vn, int32_t *d) {
-    uint64_t xv = eq | *vn;
-    uint64_t xh = (((eq & *vp) + *vp) ^ *vp) | eq;
-    uint64_t hp = *vn | ~(xh | *vp);
-    uint64_t hn = *vp & xh;
-    if (hp & top) (*d)++;
-    else if (hn & top) (*d)--;
-    hp = (hp << 1) | 1; /* the first row is 0, 1, 2, ...: its horizontal differences are +1 */
-    hn <<= 1;
-    *vp = (hn | ~(xv | hp)) & all;
-    *vn = (hp & xv) & all;
+/* Items [a, b) of h (items of `size` bytes) appended at out + *k items. */
+static inline void put(const char *h, int a, int b, char *out, int *k, size_t size) {
+    if (b <= a) return;
+    memcpy(out + (size_t)*k * size, h + (size_t)a * size, (size_t)(b - a) * size);
+    *k += b - a;
 }
 
-static uint64_t all_bits(int nr) { return nr == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nr) - 1); }
+/* The hypothesis with the span [start, start + len) moved before position target, for words (size 4) and
+ * masks (nb blocks of 8 bytes). */
+static void shift_items(const void *hv, int nh, int start, int len, int target, void *outv, size_t size) {
+    const char *h = (const char *)hv;
+    char *out = (char *)outv;
+    int k = 0;
+    if (target < start) {
+        put(h, 0, target, out, &k, size);
+        put(h, start, start + len, out, &k, size);
+        put(h, target, start, out, &k, size);
+        put(h, start + len, nh, out, &k, size);
+    } else if (target > start + len) {
+        put(h, 0, start, out, &k, size);
+        put(h, start + len, target, out, &k, size);
+        put(h, start, start + len, out, &k, size);
+        put(h, target, nh, out, &k, size);
+    } else {
+        int b = len + target < nh ? len + target : nh;
+        put(h, 0, start, out, &k, size);
+        put(h, start + len, b, out, &k, size);
+        put(h, start, start + len, out, &k, size);
+        put(h, len + target, nh, out, &k, size);
+    }
+}
+
+/* One hypothesis word of the bit-parallel distance: reference positions `eq` holding it (nb blocks); vp/vn
+ * the vertical +1/-1 differences down the reference. Returns the change of the distance of the whole
+ * reference to the hypothesis prefix. Each block takes the horizontal difference at its first position
+ * from the block before (the first block: +1, as the first row is 0, 1, 2, ...) and passes on its last. */
+static inline int bp_step(const uint64_t *eq, uint64_t *vp, uint64_t *vn, int nb, uint64_t last_all,
+                          uint64_t last_top) {
+    int h_in = 1;
+    for (int b = 0; b < nb; b++) {
+        uint64_t all = b == nb - 1 ? last_all : ~(uint64_t)0, top = b == nb - 1 ? last_top : (uint64_t)1 << 63;
+        uint64_t e = eq[b], p = vp[b], n = vn[b];
+        uint64_t xv = e | n;
+        if (h_in < 0) e |= 1; /* a -1 entering the block acts as a match at its first position */
+        uint64_t xh = (((e & p) + p) ^ p) | e;
+        uint64_t hp = n | ~(xh | p);
+        uint64_t hn = p & xh;
+        int h_out = (hp & top) ? 1 : (hn & top) ? -1 : 0;
+        hp <<= 1;
+        hn <<= 1;
+        if (h_in > 0) hp |= 1;
+        else if (h_in < 0) hn |= 1;
+        vp[b] = (hn | ~(xv | hp)) & all;
+        vn[b] = (hp & xv) & all;
+        h_in = h_out;
+    }
+    return h_in;
+}
 
 /* The state of the bit-parallel distance after every prefix of the current hypothesis. */
 static void bp_prefixes(Work *w, int nh) {
-    uint64_t all = all_bits(w->nr), top = (uint64_t)1 << (w->nr - 1), vp = all, vn = 0;
-    int32_t d = w->nr;
-    w->vp[0] = vp; w->vn[0] = vn; w->dist[0] = d;
+    int nb = w->nb;
+    for (int b = 0; b < nb; b++) { w->vp[b] = b == nb - 1 ? w->last_all : ~(uint64_t)0; w->vn[b] = 0; }
+    w->dist[0] = w->nr;
     for (int x = 0; x < nh; x++) {
-        bp_step(w->mask[x], top, all, &vp, &vn, &d);
-        w->vp[x + 1] = vp; w->vn[x + 1] = vn; w->dist[x + 1] = d;
+        uint64_t *vp = w->vp + (size_t)(x + 1) * nb, *vn = w->vn + (size_t)(x + 1) * nb;
+        memcpy(vp, vp - nb, sizeof(uint64_t) * nb);
+        memcpy(vn, vn - nb, sizeof(uint64_t) * nb);
+        w->dist[x + 1] = w->dist[x] + bp_step(w->mask + (size_t)x * nb, vp, vn, nb, w->last_all, w->last_top);
     }
 }
 
@@ -233,9 +257,12 @@ static int32_t least_outside(int nh, int nr) {
  * at most `limit`, and some value above `limit` otherwise (see cand_ed). */
 static int candidate_distance(Work *w, int nh, int p, int limit) {
     if (!w->bits || p >= nh) return cand_ed(w, w->cand, nh, p, limit);
-    uint64_t all = all_bits(w->nr), top = (uint64_t)1 << (w->nr - 1), vp = w->vp[p], vn = w->vn[p];
+    int nb = w->nb;
+    uint64_t vp[MAX_BLOCKS], vn[MAX_BLOCKS];
+    memcpy(vp, w->vp + (size_t)p * nb, sizeof(uint64_t) * nb);
+    memcpy(vn, w->vn + (size_t)p * nb, sizeof(uint64_t) * nb);
     int32_t d = w->dist[p];
-    for (int x = p; x < nh; x++) bp_step(w->cand_mask[x], top, all, &vp, &vn, &d);
+    for (int x = p; x < nh; x++) d += bp_step(w->cand_mask + (size_t)x * nb, vp, vn, nb, w->last_all, w->last_top);
     if (d < w->min_out || d > limit) return d; /* the beam's distance, or both above the limit */
     return cand_ed(w, w->cand, nh, p, limit);
 }
@@ -248,11 +275,9 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
     if (!cur) return -2;
     memcpy(cur, h0, sizeof(int32_t) * nh);
     if (w->bits) {
-        for (int x = 0; x < nh; x++) {
-            uint64_t m = 0;
-            for (int j = 0; j < nr; j++) m |= (uint64_t)(h0[x] == w->ref[j]) << j;
-            w->mask[x] = m;
-        }
+        memset(w->mask, 0, sizeof(uint64_t) * (size_t)nh * w->nb);
+        for (int x = 0; x < nh; x++)
+            for (int j = 0; j < nr; j++) w->mask[(size_t)x * w->nb + j / 64] |= (uint64_t)(h0[x] == w->ref[j]) << (j % 64);
         w->min_out = least_outside(nh, nr);
     }
     int64_t shifts = 0;
@@ -287,8 +312,8 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
                             else break;
                             if (idx == prev_idx) continue;
                             prev_idx = idx;
-                            perform_shift(cur, nh, sh, len, idx, w->cand);
-                            if (w->bits) shift_masks(w->mask, nh, sh, len, idx, w->cand_mask);
+                            shift_items(cur, nh, sh, len, idx, w->cand, sizeof(int32_t));
+                            if (w->bits) shift_items(w->mask, nh, sh, len, idx, w->cand_mask, sizeof(uint64_t) * w->nb);
                             int p = idx < sh ? idx : sh;
                             int ties_win = len > b_len || (len == b_len && (sh < b_start || (sh == b_start && idx < b_idx)));
                             /* the largest distance at which this candidate would replace the best so far */
@@ -298,7 +323,7 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
                             if (!found || gain > b_gain || (gain == b_gain && ties_win)) {
                                 found = 1; b_gain = gain; b_len = len; b_start = sh; b_idx = idx;
                                 memcpy(w->best, w->cand, sizeof(int32_t) * nh);
-                                if (w->bits) memcpy(w->best_mask, w->cand_mask, sizeof(uint64_t) * nh);
+                                if (w->bits) memcpy(w->best_mask, w->cand_mask, sizeof(uint64_t) * nh * w->nb);
                             }
                         }
                         if (checked >= MAX_CANDIDATES) stop = 1;
@@ -312,7 +337,7 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
         if (!found || b_gain <= 0) break;
         shifts++;
         memcpy(cur, w->best, sizeof(int32_t) * nh);
-        if (w->bits) memcpy(w->mask, w->best_mask, sizeof(uint64_t) * nh);
+        if (w->bits) memcpy(w->mask, w->best_mask, sizeof(uint64_t) * nh * w->nb);
     }
     free(cur);
     return shifts + score;
@@ -334,13 +359,16 @@ static int work_init(Work *w, const int32_t *ref, int nr, int nh, int bit_parall
     w->trace = (uint8_t *)malloc(nh + nr + 2);
     int ok = w->cost && w->op && w->row_a && w->row_b && w->cand && w->best && w->hyp_err && w->ref_err &&
              w->align && w->trace;
-    w->bits = bit_parallel && nr >= 1 && nr <= 64;
+    w->bits = bit_parallel && nr >= 1 && nr <= 64 * MAX_BLOCKS;
     if (w->bits) {
-        w->mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
-        w->cand_mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
-        w->best_mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
-        w->vp = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
-        w->vn = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1));
+        size_t nb = (size_t)(w->nb = (nr + 63) / 64), rest = (size_t)(nr - 64 * (w->nb - 1));
+        w->last_all = rest == 64 ? ~(uint64_t)0 : (((uint64_t)1 << rest) - 1);
+        w->last_top = (uint64_t)1 << (rest - 1);
+        w->mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1) * nb);
+        w->cand_mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1) * nb);
+        w->best_mask = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1) * nb);
+        w->vp = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1) * nb);
+        w->vn = (uint64_t *)malloc(sizeof(uint64_t) * (nh + 1) * nb);
         w->dist = (int32_t *)malloc(sizeof(int32_t) * (nh + 1));
         ok = ok && w->mask && w->cand_mask && w->best_mask && w->vp && w->vn && w->dist;
     }

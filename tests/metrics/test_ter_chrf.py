@@ -208,13 +208,17 @@ def _random_pairs(rng: np.random.Generator, n: int, longest: int, vocab: int):
     return (*packed(hyps), *packed(refs))
 
 
-@pytest.mark.parametrize("longest,vocab", [(8, 3), (30, 4), (66, 8), (70, 20), (40, 2)])
-def test_ter_bit_parallel_candidates_equal_the_beam(longest, vocab):
-    """Candidates measured bit-parallel (references up to 64 words) give the edits of the beam search."""
+@pytest.mark.parametrize(
+    "longest,vocab,n", [(8, 3, 1500), (30, 4, 1500), (66, 8, 1500), (70, 20, 1500), (40, 2, 1500), (140, 12, 600),
+                        (200, 40, 300), (330, 25, 100), (560, 60, 20)]
+)  # fmt: skip
+def test_ter_bit_parallel_candidates_equal_the_beam(longest, vocab, n):
+    """Candidates measured bit-parallel (references up to 8 blocks of 64 words, so one to eight blocks here,
+    and beyond: the beam alone) give the edits of the beam search."""
     from mtsig import _ter
 
-    args = _random_pairs(np.random.default_rng(longest * 100 + vocab), 1500, longest, vocab)
-    fast, beam = np.empty(1500, np.int64), np.empty(1500, np.int64)
+    args = _random_pairs(np.random.default_rng(longest * 100 + vocab), n, longest, vocab)
+    fast, beam = np.empty(n, np.int64), np.empty(n, np.int64)
     _ter.edits(*args, fast)
     _ter.edits(*args, beam, False)
     assert np.array_equal(fast, beam)
