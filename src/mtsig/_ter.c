@@ -267,6 +267,83 @@ static int candidate_distance(Work *w, int nh, int p, int limit) {
     return cand_ed(w, w->cand, nh, p, limit);
 }
 
+/* The best shift found so far in one pass over the candidates, and the candidates checked in all passes. */
+typedef struct {
+    int found, gain, len, start, idx, stop;
+    int checked;
+} Best;
+
+/* Every candidate span starting at hypothesis position sh and reference position sr (cur[sh] == ref[sr]):
+ * spans of 1 .. MAX_SHIFT_SIZE matching words, each moved before every reference word it could go to. */
+static void spans_at(Work *w, const int32_t *cur, int nh, int sh, int sr, int score, Best *b) {
+    int nr = w->nr, len = 0;
+    while (cur[sh + len] == w->ref[sr + len] && len < MAX_SHIFT_SIZE) {
+        len++;
+        int skip = 0, e = 0;
+        for (int x = sh; x < sh + len; x++) e += w->hyp_err[x];
+        if (e == 0) skip = 1;
+        if (!skip) {
+            e = 0;
+            for (int x = sr; x < sr + len; x++) e += w->ref_err[x];
+            if (e == 0) skip = 1;
+        }
+        if (!skip && sh <= w->align[sr] && w->align[sr] < sh + len) skip = 1;
+        if (!skip) {
+            int prev_idx = -1;
+            for (int off = -1; off < len; off++) {
+                int idx;
+                if (sr + off == -1) idx = 0;
+                else if (w->align[sr + off] != -2) idx = w->align[sr + off] + 1;
+                else break;
+                if (idx == prev_idx) continue;
+                prev_idx = idx;
+                shift_items(cur, nh, sh, len, idx, w->cand, sizeof(int32_t));
+                if (w->bits) shift_items(w->mask, nh, sh, len, idx, w->cand_mask, sizeof(uint64_t) * w->nb);
+                int p = idx < sh ? idx : sh;
+                int ties_win = len > b->len || (len == b->len && (sh < b->start || (sh == b->start && idx < b->idx)));
+                /* the largest distance at which this candidate would replace the best so far */
+                int limit = !b->found ? INF : (ties_win ? score - b->gain : score - b->gain - 1);
+                int gain = score - candidate_distance(w, nh, p, limit);
+                b->checked++;
+                if (!b->found || gain > b->gain || (gain == b->gain && ties_win)) {
+                    b->found = 1; b->gain = gain; b->len = len; b->start = sh; b->idx = idx;
+                    memcpy(w->best, w->cand, sizeof(int32_t) * nh);
+                    if (w->bits) memcpy(w->best_mask, w->cand_mask, sizeof(uint64_t) * nh * w->nb);
+                }
+            }
+            if (b->checked >= MAX_CANDIDATES) b->stop = 1;
+        }
+        if (b->stop) break;
+        if (nh == sh + len || nr == sr + len) break;
+    }
+}
+
+/* The candidates of one pass, in tercom's order (hypothesis position, then reference position, at most
+ * MAX_SHIFT_DIST apart). With the bit vectors, only the reference positions holding the hypothesis word
+ * are visited (the others start no span), in the same order. */
+static void all_spans(Work *w, const int32_t *cur, int nh, int score, Best *b) {
+    int nr = w->nr, nb = w->nb;
+    for (int sh = 0; sh < nh && !b->stop; sh++) {
+        if (!w->bits) {
+            for (int sr = 0; sr < nr && !b->stop; sr++)
+                if (abs(sr - sh) <= MAX_SHIFT_DIST) spans_at(w, cur, nh, sh, sr, score, b);
+            continue;
+        }
+        int lo = sh - MAX_SHIFT_DIST > 0 ? sh - MAX_SHIFT_DIST : 0;
+        int hi = sh + MAX_SHIFT_DIST < nr - 1 ? sh + MAX_SHIFT_DIST : nr - 1;
+        const uint64_t *m = w->mask + (size_t)sh * nb;
+        for (int k = lo / 64; k <= hi / 64 && !b->stop; k++) {
+            uint64_t bits = m[k];
+            if (k == lo / 64) bits &= ~(uint64_t)0 << (lo % 64);
+            if (k == hi / 64 && hi % 64 < 63) bits &= ((uint64_t)1 << (hi % 64 + 1)) - 1;
+            while (bits && !b->stop) {
+                spans_at(w, cur, nh, sh, 64 * k + __builtin_ctzll(bits), score, b);
+                bits &= bits - 1;
+            }
+        }
+    }
+}
+
 /* TER edits of hypothesis h against the reference in w; -1 on an internal error. */
 static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
     int nr = w->nr;
@@ -286,55 +363,11 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
         score = full_ed(w, cur, nh);
         if (alignment(w, nh) < 0) { free(cur); return -1; }
         if (w->bits) bp_prefixes(w, nh);
-        int found = 0, b_gain = 0, b_len = 0, b_start = 0, b_idx = 0;
-        int stop = 0;
-        for (int sh = 0; sh < nh && !stop; sh++) {
-            for (int sr = 0; sr < nr && !stop; sr++) {
-                if (abs(sr - sh) > MAX_SHIFT_DIST) continue;
-                int len = 0;
-                while (cur[sh + len] == w->ref[sr + len] && len < MAX_SHIFT_SIZE) {
-                    len++;
-                    int skip = 0, e = 0;
-                    for (int x = sh; x < sh + len; x++) e += w->hyp_err[x];
-                    if (e == 0) skip = 1;
-                    if (!skip) {
-                        e = 0;
-                        for (int x = sr; x < sr + len; x++) e += w->ref_err[x];
-                        if (e == 0) skip = 1;
-                    }
-                    if (!skip && sh <= w->align[sr] && w->align[sr] < sh + len) skip = 1;
-                    if (!skip) {
-                        int prev_idx = -1;
-                        for (int off = -1; off < len; off++) {
-                            int idx;
-                            if (sr + off == -1) idx = 0;
-                            else if (w->align[sr + off] != -2) idx = w->align[sr + off] + 1;
-                            else break;
-                            if (idx == prev_idx) continue;
-                            prev_idx = idx;
-                            shift_items(cur, nh, sh, len, idx, w->cand, sizeof(int32_t));
-                            if (w->bits) shift_items(w->mask, nh, sh, len, idx, w->cand_mask, sizeof(uint64_t) * w->nb);
-                            int p = idx < sh ? idx : sh;
-                            int ties_win = len > b_len || (len == b_len && (sh < b_start || (sh == b_start && idx < b_idx)));
-                            /* the largest distance at which this candidate would replace the best so far */
-                            int limit = !found ? INF : (ties_win ? score - b_gain : score - b_gain - 1);
-                            int gain = score - candidate_distance(w, nh, p, limit);
-                            checked++;
-                            if (!found || gain > b_gain || (gain == b_gain && ties_win)) {
-                                found = 1; b_gain = gain; b_len = len; b_start = sh; b_idx = idx;
-                                memcpy(w->best, w->cand, sizeof(int32_t) * nh);
-                                if (w->bits) memcpy(w->best_mask, w->cand_mask, sizeof(uint64_t) * nh * w->nb);
-                            }
-                        }
-                        if (checked >= MAX_CANDIDATES) stop = 1;
-                    }
-                    if (stop) break;
-                    if (nh == sh + len || nr == sr + len) break;
-                }
-            }
-        }
+        Best b = {0, 0, 0, 0, 0, 0, checked};
+        all_spans(w, cur, nh, score, &b);
+        checked = b.checked;
         if (checked >= MAX_CANDIDATES) break;
-        if (!found || b_gain <= 0) break;
+        if (!b.found || b.gain <= 0) break;
         shifts++;
         memcpy(cur, w->best, sizeof(int32_t) * nh);
         if (w->bits) memcpy(w->mask, w->best_mask, sizeof(uint64_t) * nh * w->nb);
