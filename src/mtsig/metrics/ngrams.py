@@ -85,14 +85,12 @@ class NgramIndex:
 
     def _count(self, c: np.ndarray, unit: np.ndarray) -> None:
         """Counts of one order's codes over all references, and per segment the most any reference has."""
-        N = self.n_segments
+        N, K = self.n_segments, self.n_refs
         C = self.n_codes[len(self.counts)]
         self.counts.append(np.bincount(c, minlength=C).astype(np.float64))
-        rkey = (unit // N) * (N * C) + (unit % N) * C + c  # per reference, (seg, code)
-        uk, cnt = np.unique(rkey, return_counts=True)
-        key = uk % (N * C)
-        order = np.argsort(key, kind="stable")
-        key, cnt = key[order], cnt[order]
+        # (segment, code, reference) in one sorted key: the counts of each reference, grouped by (seg, code)
+        uk, cnt = np.unique(((unit % N) * C + c) * K + unit // N, return_counts=True)
+        key = uk // K
         if key.size:
             first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
             self.ref_keys.append(key[first])
