@@ -21,6 +21,8 @@
  * a path through cell (i, j) costs at least |i - j| + |(nh - i) - (nr - j)|, so when d is below the least
  * such bound over the cells outside the beam (computed once per segment), the best path lies inside it. When
  * d exceeds what the caller needs, so does the beam's distance. Otherwise the beam is computed as before.
+ * The same bit vectors list, for each hypothesis word, the reference positions where a shifted span can
+ * start, so the candidate loop visits only those (in the same order).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
