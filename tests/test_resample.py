@@ -148,6 +148,10 @@ def test_stratified_group_totals_equal_the_weight_products(monkeypatch, groups):
     with monkeypatch.context() as m:
         m.setattr(r, "_MAX_GROUP_BYTES", 1000)
         assert plan.group_totals(S.astype(np.float32)) is None
+    with monkeypatch.context() as m:  # without the compiled kernel: the weight matrices, the same totals
+        m.setattr(r, "_plan", None)
+        assert plan.group_totals(S.astype(np.float32)) is None
+        np.testing.assert_array_equal(np.concatenate([p[0] for p in resampled_totals(plan, [S])]), want)
     with pytest.raises(ValueError, match="outside"):
         r._plan.group_sums(np.array([[0, 9]]), np.zeros((2, 3, 1), np.float32), np.zeros((1, 1), np.float32))
     with pytest.raises(ValueError, match="do not agree"):

@@ -181,9 +181,9 @@ def _sgml_systems(p: str, ref0: Segments, unescape: bool) -> list[System]:
     sets = sgml_files_sets([p], kind="tstset")
     if not sets:
         raise InputError(f"{p}: no tstset in this file (is it a reference or source file?)")
-    out = []
+    out, view = [], _as_ref_view(ref0)
     for st in sets:
-        keys, aligned = align([_as_ref_view(ref0), st], order=ref0.keys)
+        keys, aligned = align([view, st], order=ref0.keys)
         lines = [unescape_entities(s) for s in aligned[1]] if unescape else aligned[1]
         out.append(System(st.name, [Segments(lines, st.name, p, keys)], [p]))
     return out

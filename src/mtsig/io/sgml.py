@@ -26,9 +26,6 @@ _TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][\w.:-]*)([^>]*)>", re.S)
 _ATTR = re.compile(r"""([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.S)
 _WS_CHARS = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _WS = re.compile(f"[{_WS_CHARS}]+")
-# the runs _WS.sub(" ", ...) changes: two or more characters, or one that is not a space (substituting only
-# these gives the same text without a replacement at every space between two words)
-_WS_TO_COLLAPSE = re.compile(f"[{_WS_CHARS}]{{2,}}|[{_WS_CHARS.replace(' ', '')}]")
 _WS_NOT_SPACE = re.compile(f"[{_WS_CHARS.replace(' ', '')}]")
 _SETS = ("srcset", "refset", "tstset")
 
@@ -114,16 +111,14 @@ _SEG_TAIL = re.compile(r"([^<]*)<\s*/\s*seg\s*>", re.I)
 _PLAIN_SEG = re.compile(r'<seg id="([^"<>]*)">([^<]*)</seg>')
 
 
-def _collapse_all(texts: list[str]) -> list[str] | None:
-    """:func:`_collapse` of every text, in one substitution over them all (None when a text holds the NUL
-    character that separates them)."""
+def _collapse_all(texts: list[str]) -> list[str]:
+    """:func:`_collapse` of every text: one check of them all when none has a whitespace run to collapse,
+    otherwise the substitution only in the texts that have one (two double spaces in a reference document
+    made a substitution over all its text cost as much as reading it)."""
     flat = "".join(texts)
     if "  " not in flat and (flat.isprintable() or not _WS_NOT_SPACE.search(flat)):  # nothing to collapse
         return [t.strip(" ") for t in texts]
-    joined = "\x00".join(texts)
-    if joined.count("\x00") != len(texts) - 1:
-        return None
-    return [t.strip(" ") for t in _WS_TO_COLLAPSE.sub(" ", joined).split("\x00")]
+    return [_collapse(t) for t in texts]
 
 
 class _SgmlReader:
@@ -215,8 +210,6 @@ class _SgmlReader:
         if (gaps and not gaps.isspace()) or not all(ids) or len(set(ids)) != len(ids):
             return pos
         texts = _collapse_all(parts[2::3])
-        if texts is None:
-            return pos
         owner, docid, _ = self.cur_doc
         owner.docs[docid] = dict(zip(ids, texts))
         return end
@@ -360,11 +353,16 @@ def align(
     if not sets:
         return [], []
     first = sets[0]
-    keys = order if order is not None else first.keys()
-    keyset = set(keys)
+    keys = list(order) if order is not None else first.keys()
+    doc_order = list(first.docs) if order is None else list(dict.fromkeys(d for d, _ in keys))
+    keyset = None
     out = []
     for st in sets:
-        for docid in first.docs if order is None else dict.fromkeys(d for d, _ in keys):
+        if st.keys() == keys and all(d in st.docs for d in doc_order):  # the same segments in the same order
+            out.append([text for segs in st.docs.values() for text in segs.values()])
+            continue
+        keyset = set(keys) if keyset is None else keyset
+        for docid in doc_order:
             if docid not in st.docs:
                 raise InputError(
                     f"{st.path}: document {docid!r} is missing from {_label(st)} "
