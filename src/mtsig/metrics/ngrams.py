@@ -2,7 +2,7 @@
 
 Reference n-grams are coded once into integers: order-1 codes are vocabulary ids; an order-n code is
 the rank of the pair (order-(n-1) code, last token id) among all such pairs in the references
-(``np.unique``). A hypothesis n-gram then finds its code by binary search in that sorted table, and
+(``np.unique``). Any n-gram then finds its code by binary search in that sorted table, and
 clipped counts are computed for the whole corpus at once with ``np.unique``/``np.searchsorted``/
 ``np.bincount``: no Python loop over n-grams, no per-segment dictionaries.
 
@@ -39,6 +39,7 @@ class NgramIndex:
         self.ref_max: list[np.ndarray] = []  # per order: max count over references for that key
         self.counts: list[np.ndarray] = []  # per order: count of each code over all references
         self.prefix: list[np.ndarray | None] = [None]  # per order >= 2: code of the (n-1)-gram prefix
+        self._starts: dict[int, np.ndarray] = {}  # per order >= 2: where each prefix's entries begin
         code = ids.copy()  # order-1 codes
         starts = np.arange(ids.size, dtype=np.int64)
         for n in range(1, max_n + 1):
@@ -46,7 +47,6 @@ class NgramIndex:
                 code, starts = self._extend(n, code, ids, unit)
             self._count(code[starts], unit[starts])
         self._info: list[np.ndarray] | None = None
-        self._starts: dict[int, np.ndarray] = {}
         self._ref_starts: dict[int, np.ndarray] = {}
         #: counts over the whole corpus when this index holds one chunk of it (see :class:`CorpusNgramCounts`)
         self.corpus_counts: CorpusNgramCounts | None = None
@@ -70,17 +70,17 @@ class NgramIndex:
         m = T - n + 1
         if m <= 0:
             starts = np.zeros(0, dtype=np.int64)
-            packed = np.zeros(0, dtype=np.int64)
+            prev = nxt = packed = np.zeros(0, dtype=np.int64)
         else:
-            prev = code[:m]
-            starts = np.flatnonzero((prev >= 0) & (unit[:m] == unit[n - 1 : n - 1 + m]))
-            packed = prev[starts] * V + ids[starts + n - 1]
-        uniq, inv = np.unique(packed, return_inverse=True)
-        new = np.full(T, -1, dtype=np.int64)
-        new[starts] = inv
+            starts = np.flatnonzero((code[:m] >= 0) & (unit[:m] == unit[n - 1 : n - 1 + m]))
+            prev, nxt = code[starts], ids[starts + n - 1]
+            packed = prev * V + nxt
+        uniq = _sorted_unique(packed)
         self.tables.append(uniq)
         self.n_codes.append(max(uniq.size, 1))
         self.prefix.append(uniq // V)
+        new = np.full(T, -1, dtype=np.int64)
+        new[starts] = self._positions(n, prev, nxt)  # each pair's rank in the table (np.unique's inverse)
         return new, starts
 
     def _count(self, c: np.ndarray, unit: np.ndarray) -> None:
@@ -211,7 +211,9 @@ class NgramIndex:
             return np.where(table[pos] == packed, pos, -1)
         starts = self._starts.get(n)
         if starts is None:  # where each prefix code's entries begin (the table is sorted by prefix, then word)
-            starts = self._starts[n] = np.searchsorted(table, np.arange(self.n_codes[n - 2] + 1) * self.V)
+            starts = np.zeros(self.n_codes[n - 2] + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.prefix[n - 1], minlength=self.n_codes[n - 2]), out=starts[1:])
+            self._starts[n] = starts
         out = np.empty(prev.size, dtype=np.int64)
         _tok.pair_codes(table, starts, np.ascontiguousarray(prev), np.ascontiguousarray(nxt), self.V, out)
         return out
@@ -436,6 +438,17 @@ class CorpusNgramCounts:
             out.append(w)
             g = cur
         return out
+
+
+def _sorted_unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` of an int64 array by a sort (numpy 2.x's np.unique hashes first: 4x slower here)."""
+    s = np.sort(a)
+    if s.size < 2:
+        return s
+    keep = np.empty(s.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
 
 
 def _take(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
