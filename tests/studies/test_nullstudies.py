@@ -247,7 +247,10 @@ def test_ctrl_c_stops_a_study_without_a_traceback(tmp_path, where):
         except ImportError:
             unavailable("Dask distributed is not installed (pip install 'mtsig[dask]')")
         cmd += ["--dask", "local:2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
+    # the command starts as from a terminal: with Ctrl-C's default action, even when these tests run in a
+    # background job (whose commands inherit SIGINT ignored, and an ignored SIGINT stays ignored, as it should)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     time.sleep(6 if where == "forked" else 15)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole foreground group
     _, err = proc.communicate(timeout=60)
