@@ -241,12 +241,11 @@ class Plan:
         each row and segment and the sums of each segment's outputs per subset. Only for float32 statistics
         that :func:`float32_is_exact` allows (the same integers in any order of summation); None where this
         does not apply (no compiled kernel, no subset table, too many subsets for the memory budget)."""
-        m, k = self.groups or (0, 0)
-        table = subset_table(m, k) if self.kind == "stratified" else None
-        c = S.shape[1]
-        if _plan is None or table is None or S.dtype != np.float32:
+        if _plan is None or self.kind != "stratified" or S.dtype != np.float32:
             return None
-        if self.n_segments * len(table) * c * 4 > _MAX_GROUP_BYTES:
+        (m, k), c = self.groups, S.shape[1]
+        table = subset_table(m, k)
+        if table is None or self.n_segments * len(table) * c * 4 > _MAX_GROUP_BYTES:
             return None
         G = np.matmul(table.astype(np.float32), S.reshape(self.n_segments, m, c))  # (N, subsets, c)
         return self._group_chunks(G)
@@ -255,12 +254,8 @@ class Plan:
         per_chunk = max(1, 2**20 // (self.block * 4 * G.shape[2])) * self.block
         for start in range(0, self.n_resamples, per_chunk):
             out = np.empty((min(per_chunk, self.n_resamples - start), G.shape[2]), dtype=np.float32)
-            got, b = 0, start // self.block
-            while got < out.shape[0]:
-                size = self.block_rows(b)
+            for b, got, size in self._block_spans(start, out.shape[0]):
                 _plan.group_sums(self._picks(self.rng(b), size), G, out[got : got + size])
-                got += size
-                b += 1
             yield out
 
     def rows_per_chunk(self, itemsize: int = 8) -> int:
@@ -274,14 +269,20 @@ class Plan:
             rows = min(per_chunk, self.n_resamples - start)
             yield self._chunk_into(start, np.empty((rows, self.width), dtype=dtype))
 
-    def _chunk_into(self, start: int, out: np.ndarray) -> np.ndarray:
-        """Fill ``out`` with rows ``start ...`` (``start`` on a block boundary) and return it."""
+    def _block_spans(self, start: int, rows: int) -> Iterator[tuple[int, int, int]]:
+        """``(block, first row within the chunk, rows)`` of each block making rows ``start .. start + rows``
+        (``start`` on a block boundary)."""
         got, b = 0, start // self.block
-        while got < out.shape[0]:
+        while got < rows:
             size = self.block_rows(b)
-            self._fill(b, out[got : got + size])
+            yield b, got, size
             got += size
             b += 1
+
+    def _chunk_into(self, start: int, out: np.ndarray) -> np.ndarray:
+        """Fill ``out`` with rows ``start ...`` (``start`` on a block boundary) and return it."""
+        for b, got, size in self._block_spans(start, out.shape[0]):
+            self._fill(b, out[got : got + size])
         return out
 
     def _reused_chunks(self, dtype) -> Iterator[np.ndarray]:
