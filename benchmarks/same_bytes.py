@@ -515,7 +515,43 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
         ("error unknown metric", ["score", "-r", *r1, "-s", *h, "-m", "blue"], []),
         ("error line counts", ["score", "-r", *r1, "-s", str(ME / "refs.test2010.lc.tok.en.0")], []),
         ("metrics list", ["metrics"], []),
+        (
+            "compare maxt",
+            ["compare", "-r", *r1, "-s", *h, "-t", "ar", "--correction", "maxt", "--n-resamples", "2000", "-f", "json"],
+            [],
+        ),
+        *study_commands(r1, h, me_ref, runs),
     ]
+
+
+#: every study, small enough to run in seconds, each in every output format
+STUDY_ARGS = {
+    "type1": "--replicates 40 --n-resamples 400 --n-bootstrap 200",
+    "multiplicity": "--replicates 40 --n-resamples 300 --null-systems 4",
+    "sensitivity": "-m bleu chrf --n-resamples 500",
+    "power": "--replicates 30 --n-resamples 200 --sizes 300 900",
+    "sampling": "--samples 8",
+    "coverage": "--samples 40 --size 150 --n-bootstrap 200",
+    "testsize": "--samples 20 --sizes 200 600 --n-resamples 300",
+    "levels": "--samples 20 --sizes 200 600 --n-resamples 300",
+}
+STUDY_FORMATS = ("text", "json", "csv", "markdown", "latex")
+
+
+def study_commands(r1: list[str], h: list[str], me_ref: list[str], runs: list[str]) -> list:
+    out = []
+    for study, args in STUDY_ARGS.items():
+        for fmt in STUDY_FORMATS:
+            argv = ["study", study, "-r", *r1, "-s", *h, *args.split(), "-f", fmt, "-j", "1"]
+            out.append((f"study {study} {fmt}", argv, []))
+    chrf = ["study", "type1", "-r", *r1, "-s", *h, "-m", "chrf", "--replicates", "30", "--n-resamples", "300"]
+    out.append(("study type1 chrf json", [*chrf, "--n-bootstrap", "100", "-f", "json", "-j", "1"], []))
+    runs_args = "-m bleu --tokenize none --replicates 20 --n-resamples 200".split()
+    for fmt in STUDY_FORMATS:
+        out.append(
+            (f"study runs {fmt}", ["study", "runs", "-r", *me_ref, "-s", *runs, *runs_args, "-f", fmt, "-j", "1"], [])
+        )
+    return out
 
 
 def export(rev: str | None, dest: Path) -> Path:
