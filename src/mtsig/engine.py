@@ -10,7 +10,6 @@ cluster. Every random number comes from :mod:`mtsig.resample` through one :class
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,19 +24,21 @@ from mtsig.results import (
     ScoreSettings,
     SystemResult,
     SystemScore,
-)
-from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratified_ar_many
-from mtsig.stats.intervals import CI_METHODS, Interval, interval, jackknife_scores, summarize
-from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error, maxt
-from mtsig.stats.paired import (
-    ALTERNATIVES,
-    DEFAULT_BOOTSTRAP,
-    PAIRED_TESTS,
-    Evidence,
     TestResult,
-    check_alternative,
-    get_test,
 )
+from mtsig.stats.engines import bootstrap_many
+from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores, summarize
+from mtsig.stats.kinds import (  # noqa: F401 - the bootstrap checks, importable from here as before
+    KINDS,
+    MIN_SEGMENTS_BOOTSTRAP,
+    ComparisonPlan,
+    MetricContext,
+    check_bootstrap,
+    min_bootstrap,
+)
+from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error, maxt
+from mtsig.stats.paired import DEFAULT_BOOTSTRAP, PAIRED_TESTS, get_test
+from mtsig.stats.pvalues import ALTERNATIVES, check_alternative
 from mtsig.stats.runs import median_run, s_sel, sample_std
 from mtsig.table import StatsTable
 
@@ -45,32 +46,6 @@ from mtsig.table import StatsTable
 def _check_confidence(confidence: float) -> None:
     if not 0 < confidence < 1:
         raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}", param="confidence")
-
-
-#: fewer segments than this give no bootstrap interval or bootstrap test (the resamples are too few to mean
-#: anything: with one segment every resample is the test set itself)
-MIN_SEGMENTS_BOOTSTRAP = 10
-
-
-def min_bootstrap(confidence: float) -> int:
-    """The fewest bootstrap resamples a percentile interval at ``confidence`` can rest on: one beyond each
-    end of the interval, 2 / (1 - confidence) (40 at 95%)."""
-    return int(np.ceil(2 / (1 - confidence) - 1e-9))
-
-
-def check_bootstrap(n_segments: int, n_bootstrap: int, confidence: float, what: str, name: str = "n_bootstrap") -> None:
-    """Refuse an interval (or bootstrap test) on too few segments or from too few resamples."""
-    if n_segments < MIN_SEGMENTS_BOOTSTRAP:
-        raise InputError(
-            f"{what} needs at least {MIN_SEGMENTS_BOOTSTRAP} segments; the test set has {n_segments} "
-            "(approximate randomization, test 'ar', is exact at any size)"
-        )
-    if n_bootstrap < min_bootstrap(confidence):
-        raise InputError(
-            f"{name} must be at least {min_bootstrap(confidence)} for a {confidence:.0%} interval "
-            f"(one resample beyond each end), got {n_bootstrap}",
-            param=name,
-        )
 
 
 # ================================================================================================ score
@@ -204,21 +179,6 @@ class CompareOptions:
             raise InputError(f"n_bootstrap must be at least 1, got {self.n_bootstrap}", param="n_bootstrap")
 
 
-class _Plan(NamedTuple):
-    """What a comparison will do: the pairs, the counts of resamples, and why."""
-
-    pairs: list[tuple[str, str]]
-    run_pairs: set[tuple[str, str]]
-    #: resamples per resampling test
-    counts: dict[str, int]
-    #: bootstrap resamples behind s_sel and the intervals of differences (shared with bootstrap tests)
-    n_bootstrap: int
-    auto: bool
-    warnings: tuple[str, ...]
-
-
-#: tests offered for systems with several optimizer runs
-RUNS_TESTS = ("ar", "stratified-ar")
 #: an automatic number of resamples makes the smallest attainable p-value at most this share of the
 #: smallest corrected threshold
 AUTO_MARGIN = 10
@@ -235,7 +195,7 @@ def threshold(alpha: float, k: int, correction: str) -> float:
 
 def min_p(test: str, R: int, alternative: str) -> float:
     """The smallest p-value R resamples can give (1/(R+1); twice that for a two-sided paired bootstrap)."""
-    return (2.0 if test == "paired-bootstrap" and alternative == "two-sided" else 1.0) / (R + 1)
+    return get_test(test).smallest_p(R, alternative)
 
 
 def auto_resamples(test: str, thr: float, alternative: str) -> int:
@@ -245,18 +205,26 @@ def auto_resamples(test: str, thr: float, alternative: str) -> int:
     return max(PAIRED_TESTS[test].default_resamples, need)
 
 
+def _by_kind(tests) -> dict[str, list[str]]:
+    """The tests grouped by their kind's name, in the order given."""
+    out: dict[str, list[str]] = {}
+    for t in tests:
+        out.setdefault(PAIRED_TESTS[t].kind, []).append(t)
+    return out
+
+
 def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[str, int], int, bool, tuple[str, ...]]:
     """Resamples per test (given, or automatic), the shared bootstrap count, and warnings."""
     thr = threshold(opts.alpha, k, opts.correction)
-    boot_tests = [t for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap"]
     given = resampling.n_resamples
     counts: dict[str, int] = {}
     for t in opts.tests:
         if not PAIRED_TESTS[t].resamples:
             continue
         counts[t] = given if given is not None else auto_resamples(t, thr, opts.alternative)
-    if boot_tests:  # the bootstrap tests share one bootstrap (the largest count any of them needs)
-        counts.update({t: max(counts[t] for t in boot_tests) for t in boot_tests})
+    for kind, tests in _by_kind(opts.tests).items():
+        if KINDS[kind].shared_draw:  # e.g. the bootstrap tests share one bootstrap (the largest count asked for)
+            counts.update({t: max(counts[t] for t in tests) for t in tests})
     # the intervals of differences and s_sel: their own count, drawn from the same plan (a prefix of its rows)
     n_boot = opts.n_bootstrap or DEFAULT_BOOTSTRAP
     warnings = []
@@ -271,32 +239,39 @@ def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[
     return counts, n_boot, auto, tuple(warnings)
 
 
-def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampling) -> _Plan:
+def _pairs(table: StatsTable, opts: CompareOptions) -> list[tuple[str, str]]:
+    """All pairs, or each system against the baseline."""
     names = table.system_names
     if len(names) < 2:
         raise InputError("compare needs at least two systems")
-    multi = {s.name for s in table.systems if s.n_runs > 1}
-    if multi and not set(opts.tests) <= set(RUNS_TESTS):
+    if opts.baseline is None:
+        return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    if opts.baseline not in names:
+        raise InputError(f"baseline {opts.baseline!r} is not one of the systems: {', '.join(names)}")
+    return [(opts.baseline, n) for n in names if n != opts.baseline]
+
+
+def _check_runs(multi: set[str], tests) -> None:
+    """Systems with several optimizer runs: only the tests of kinds that handle runs."""
+    if multi and not all(KINDS[PAIRED_TESTS[t].kind].runs for t in tests):
         raise InputError(
             f"system(s) {', '.join(sorted(multi))} have several optimizer runs: the tests for them are "
             "'ar' (randomization of the pooled runs plus run-level variance) and 'stratified-ar' (Clark et al. "
             "2011)",
             param="test",
         )
-    if opts.baseline is not None:
-        if opts.baseline not in names:
-            raise InputError(f"baseline {opts.baseline!r} is not one of the systems: {', '.join(names)}")
-        pairs = [(opts.baseline, n) for n in names if n != opts.baseline]
-    else:
-        pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+
+
+def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampling) -> ComparisonPlan:
+    multi = {s.name for s in table.systems if s.n_runs > 1}
+    pairs = _pairs(table, opts)
+    _check_runs(multi, opts.tests)
     counts, n_boot, auto, warnings = _counts(opts, resampling, len(pairs))
-    if any(PAIRED_TESTS[t].kind == "sentence" for t in opts.tests) and table.n_segments < 2:
-        raise InputError(f"the sentence-level tests need at least 2 segments; the test set has {table.n_segments}")
-    boot_tests = [t for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap"]
-    if boot_tests:
-        what = f"the {' and '.join(boot_tests)} test"
-        check_bootstrap(table.n_segments, counts[boot_tests[0]], opts.confidence, what, "n_resamples")
-    if boot_tests or table.n_segments >= MIN_SEGMENTS_BOOTSTRAP:  # the interval of each difference
+    by_kind = _by_kind(opts.tests)
+    for kind in sorted(by_kind, key=lambda k: KINDS[k].resamples):  # the checks without resampling first
+        KINDS[kind].check(table, by_kind[kind], counts, opts.confidence)
+    if any(KINDS[k].keeps == "bootstrap" for k in by_kind) or table.n_segments >= MIN_SEGMENTS_BOOTSTRAP:
+        # the interval of each difference
         check_bootstrap(table.n_segments, n_boot, opts.confidence, "an interval of a difference")
     if opts.baseline is None and opts.alternative != "two-sided":
         warnings += (
@@ -304,7 +279,7 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
             "which the systems are listed)",
         )
     run_pairs = {p for p in pairs if p[0] in multi or p[1] in multi}
-    return _Plan(pairs, run_pairs, counts, n_boot, auto, warnings)
+    return ComparisonPlan(pairs, run_pairs, counts, n_boot, auto, warnings)
 
 
 def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
@@ -312,162 +287,80 @@ def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
     return table.stats[mname][name].sum(axis=0)
 
 
-class _Counted(NamedTuple):
-    """A randomization test's outcome for one pair: the count of extreme shuffles, the kept null
-    distribution (or None), extra fields for the report, and a p-value computed by the engine (or None)."""
-
-    count: float
-    null: np.ndarray | None
-    extra: dict
-    p_value: float | None = None
-
-
-def _ar(table, mname, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict[tuple[str, str], _Counted]:
-    """Approximate randomization per pair. Pairs with optimizer runs: the randomization of the pooled runs with
-    their run-level variance (:func:`runs_ar_many`)."""
-    metric = table.metrics[mname]
-    r = resampling.with_count(plan.counts["ar"])
-    out = {}
-    run_pairs = [p for p in plan.pairs if p in plan.run_pairs]
-    if run_pairs:
-        items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
-        for p, res in runs_ar_many(items, r, opts.alternative).items():
-            extra = {"runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs, "pooled_runs": True,
-                     "run_variance": res["run_variance"], "run_df": res["df"]}  # fmt: skip
-            out[p] = _Counted(res["plain_count"], res["null"] if opts.keep_distributions else None, extra, res["p"])
-    single = [p for p in plan.pairs if p not in plan.run_pairs]
-    if single:
-        stats = {n: _pooled(table, mname, n) for n in {x for p in single for x in p}}
-        res = ar_counts(stats, metric, single, r, opts.alternative, keep=True)
-        out.update({p: _Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
-    return out
-
-
-def _stratified(table, plan: _Plan, opts: CompareOptions, resampling: Resampling) -> dict[str, dict]:
-    """Stratified approximate randomization over runs (Clark et al.) per pair, for every metric at once:
-    ``{metric: {pair: counted}}``. The metrics share the plan's weight matrices (one product per chunk for
-    all of them); each pair's result is the same as tested alone."""
-    items = {
-        (m, a, b): (table.metrics[m], table.stats[m][a], table.stats[m][b])
-        for m in table.metrics
-        for a, b in plan.pairs
-    }
-    r = resampling.with_count(plan.counts["stratified-ar"])
-    res = stratified_ar_many(items, r, opts.alternative, keep=True)
-    out: dict[str, dict] = {m: {} for m in table.metrics}
-    for (m, a, b), (c, null) in res.items():
-        extra = {"stratified": True, "runs_a": table.system(a).n_runs, "runs_b": table.system(b).n_runs}
-        out[m][(a, b)] = _Counted(c, null if opts.keep_distributions else None, extra)
-    return out
-
-
-def _sentence_evidence(ctx: dict, pair, alternative: str) -> tuple[Evidence, dict]:
-    sent = ctx["sent"]
-    a, b = pair
-    d = sent[b] - sent[a]
-    ev = Evidence(float(d.mean()), alternative, sent_a=sent[a], sent_b=sent[b])
-    return ev, {"quantity": "mean sentence-level score", "sentence_score": ctx["sentence_label"]}
-
-
-def _evidence(test: str, pair, ctx: dict) -> tuple[Evidence, Any, dict]:
-    """The evidence a test's kind needs for one pair, its kept distribution (or None) and extra fields."""
-    a, b = pair
-    plan, alternative = ctx["plan"], ctx["opts"].alternative
-    delta = ctx["score"][b] - ctx["score"][a]
-    kind = PAIRED_TESTS[test].kind
-    if kind in ("randomization", "stratified"):
-        c = ctx["counts"][test][pair]
-        return Evidence(delta, alternative, c.count, plan.counts[test], p_value=c.p_value), c.null, c.extra
-    if kind == "bootstrap":
-        R = plan.counts[test]
-        bd = ctx["boot"][b][:R] - ctx["boot"][a][:R]
-        return Evidence(delta, alternative, n_resamples=plan.counts[test], boot_delta=bd), bd, {}
-    ev, extra = _sentence_evidence(ctx, pair, alternative)
-    return ev, None, extra
-
-
-def _mean_difference_ci(ev: Evidence, confidence: float) -> Interval:
-    """t-interval of the mean sentence-level difference."""
-    from scipy import stats as sps
-
-    d = ev.sent_b - ev.sent_a
-    n = d.size
-    half = float(sps.t.ppf(0.5 + confidence / 2, max(n - 1, 1)) * d.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    return Interval(ev.observed - half, ev.observed + half, "t", confidence)
-
-
-def _test_result(test: str, pair: tuple[str, str], ctx: dict) -> TestResult:
-    """One test of one pair; ``ctx`` is the metric's context (see :func:`_metric_context`)."""
-    opts, seed = ctx["opts"], ctx["seed"]
-    ev, dist, extra = _evidence(test, pair, ctx)
-    out = PAIRED_TESTS[test].outcome(ev)
-    extra = {**extra, **out.extra}
+def _test_result(test: str, pair: tuple[str, str], ctx: MetricContext) -> TestResult:
+    """One test of one pair, from the evidence its kind gathered."""
+    opts, spec = ctx.opts, PAIRED_TESTS[test]
+    kind = KINDS[spec.kind]
+    ev, dist, extra = kind.evidence(ctx, test, pair)
+    out = spec.outcome(ev)
     null = boot_dist = None
     if opts.keep_distributions and dist is not None:
-        if test == "bootstrap":
-            null, boot_dist = dist - dist.mean(), dist
-        elif PAIRED_TESTS[test].kind == "bootstrap":
+        if kind.keeps == "bootstrap":
             boot_dist = dist
+            null = dist - dist.mean() if spec.null_from_bootstrap else None
         else:
             null = dist
-    a, b = pair
-    if PAIRED_TESTS[test].kind == "sentence":
-        sa, sb = float(ev.sent_a.mean()), float(ev.sent_b.mean())
-        ci = _mean_difference_ci(ev, opts.confidence)
-    else:
-        sa, sb = ctx["score"][a], ctx["score"][b]
-        ci = ctx["delta_ci"][pair]
+    sa, sb, delta, ci = kind.summary(ctx, ev, pair, opts.confidence)
     return TestResult(
-        test, ctx["metric"], a, b, sa, sb, ev.observed if PAIRED_TESTS[test].kind == "sentence" else sb - sa,
-        out.p_value, opts.alternative, ev.n_resamples, seed if ev.n_resamples else None, ci, out.statistic, extra,
-        null, boot_dist,
-    )  # fmt: skip
+        test=test,
+        metric=ctx.metric,
+        a=pair[0],
+        b=pair[1],
+        score_a=sa,
+        score_b=sb,
+        delta=delta,
+        p_value=out.p_value,
+        alternative=opts.alternative,
+        n_resamples=ev.n_resamples,
+        seed=ctx.resampling.seed if ev.n_resamples else None,
+        delta_ci=ci,
+        statistic=out.statistic,
+        extra={**extra, **out.extra},
+        null_distribution=null,
+        bootstrap_distribution=boot_dist,
+    )
 
 
-def _metric_context(table, mname, plan: _Plan, opts: CompareOptions, resampling, shared: dict) -> dict:
-    """Everything the tests of one metric read: scores, bootstrap scores, counts, sentence scores, intervals.
-    ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores; ``stratified``:
-    stratified randomization counts, when that test runs)."""
+def _metric_context(
+    table, mname, plan: ComparisonPlan, opts: CompareOptions, resampling, shared: dict
+) -> MetricContext:
+    """Everything the tests of one metric read: scores, bootstrap scores, intervals of differences, and what
+    each kind prepared. ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores; per
+    kind, what its ``prepare_all`` returned)."""
     boot_all = shared["boot"]
     metric = table.metrics[mname]
     names = table.system_names
     multi = {s.name for s in table.systems if s.n_runs > 1}
-    stats = {n: _pooled(table, mname, n) for n in names}
     boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
-    kinds = {PAIRED_TESTS[t].kind for t in opts.tests}
-    counts = {}
-    if "ar" in opts.tests:
-        counts["ar"] = _ar(table, mname, plan, opts, resampling)
-    if "stratified-ar" in opts.tests:
-        counts["stratified-ar"] = shared["stratified"][mname]
-    return {
-        "table": table,
-        "plan": plan,
-        "opts": opts,
-        "seed": resampling.seed,
-        "metric": mname,
-        "score": {n: float(metric.score(stats[n].sum(axis=0))) for n in names},
-        "boot": boot,
-        "counts": counts,
-        "sent": {n: metric.sentence_scores(stats[n]) for n in names} if "sentence" in kinds else None,
-        "sentence_label": metric.sentence_score_label,
-        "delta_ci": {
-            (a, b): interval(boot[b][: plan.n_bootstrap] - boot[a][: plan.n_bootstrap], "percentile", opts.confidence)
+    nb = plan.n_bootstrap
+    ctx = MetricContext(
+        table=table,
+        plan=plan,
+        opts=opts,
+        resampling=resampling,
+        metric=mname,
+        score={n: float(metric.score(_pooled(table, mname, n).sum(axis=0))) for n in names},
+        boot=boot,
+        delta_ci={
+            (a, b): interval(boot[b][:nb] - boot[a][:nb], "percentile", opts.confidence)
             if table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
             else None
             for a, b in plan.pairs
         },
-    }
+    )
+    for kind, tests in _by_kind(opts.tests).items():
+        ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared.get(kind))
+    return ctx
 
 
-def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: dict, resampling: Resampling) -> list[Comparison]:
+def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:
     if opts.correction == "maxt":
-        table, mname = ctx["table"], ctx["metric"]
+        table, mname, resampling = ctx.table, ctx.metric, ctx.resampling
         if any(s.n_runs > 1 for s in table.systems):
             raise InputError("correction maxt needs one output per system (for optimizer runs use holm)")
         stats = {n: _pooled(table, mname, n) for n in table.system_names}
-        R = ctx["plan"].counts["ar"]
-        padj = maxt(stats, table.metrics[mname], ctx["plan"].pairs, resampling.with_count(R), opts.alternative)
+        R = ctx.plan.counts["ar"]
+        padj = maxt(stats, table.metrics[mname], ctx.plan.pairs, resampling.with_count(R), opts.alternative)
         padj = padj["step-down"]
     else:
         padj = adjust([r.p_value for r in results], opts.correction)
@@ -482,7 +375,9 @@ def compare_table(
     resampling = resampling or Resampling()
     check_alternative(opts.alternative)
     plan = plan_comparison(table, opts, resampling)
-    n_drawn = max([plan.n_bootstrap, *(plan.counts[t] for t in opts.tests if PAIRED_TESTS[t].kind == "bootstrap")])
+    n_drawn = max(
+        [plan.n_bootstrap, *(plan.counts[t] for t in opts.tests if KINDS[PAIRED_TESTS[t].kind].keeps == "bootstrap")]
+    )
     boot_all = shared_bootstrap(table, resampling.with_count(n_drawn), pooled=True)
     system_ci = opts.system_ci and table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
     keep = ScoreOptions(system_ci, "percentile", opts.confidence, keep_distributions=opts.keep_distributions)
@@ -492,25 +387,27 @@ def compare_table(
     cl: dict[str, list[list[str]] | None] = {}
     cluster = opts.baseline is None and opts.alternative == "two-sided"
     shared = {"boot": boot_all}
-    if "stratified-ar" in opts.tests:
-        shared["stratified"] = _stratified(table, plan, opts, resampling)
+    for kind, tests in _by_kind(opts.tests).items():
+        shared[kind] = KINDS[kind].prepare_all(table, plan, opts, resampling, tests)
     for mname, metric in table.metrics.items():
         ctx = _metric_context(table, mname, plan, opts, resampling, shared)
         rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}
-        adjusted = {t: _adjusted(r, opts, ctx, resampling) for t, r in rows.items()}
+        adjusted = {t: _adjusted(r, opts, ctx) for t, r in rows.items()}
         for t in opts.tests:
             comparisons.extend(adjusted[t])
         first = {frozenset(c.pair): c.significant for c in adjusted[opts.tests[0]]}  # clusters: the first test
         # a metric best at a target value (length) gets none: its tests compare values, not distances to the target
         clusterable = cluster and metric.target is None
-        cl[mname] = clusters(ctx["score"], first, metric.higher_is_better) if clusterable else None
+        cl[mname] = clusters(ctx.score, first, metric.higher_is_better) if clusterable else None
     settings = _compare_settings(table, opts, plan, resampling)
     return CompareResult(
         settings, scores.systems, tuple(comparisons), cl, scores.directions, scores.decimals, plan.warnings
     )
 
 
-def _compare_settings(table: StatsTable, opts: CompareOptions, plan: _Plan, resampling: Resampling) -> CompareSettings:
+def _compare_settings(
+    table: StatsTable, opts: CompareOptions, plan: ComparisonPlan, resampling: Resampling
+) -> CompareSettings:
     k = len(plan.pairs)
     return CompareSettings(
         tests=opts.tests,

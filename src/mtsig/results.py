@@ -13,7 +13,60 @@ from typing import Any
 import numpy as np
 
 from mtsig.stats.intervals import BootstrapSummary, Interval
-from mtsig.stats.paired import TestResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class TestResult:
+    """The outcome of one paired test of systems ``a`` and ``b`` under one metric (built by keyword).
+
+    ``null_distribution`` (the statistic under the null: shuffled differences, centred bootstrap
+    differences) and ``bootstrap_distribution`` (bootstrap differences) are kept only when asked for.
+    ``pvalue`` and ``statistic`` follow scipy.stats' names.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    metric: str
+    a: str
+    b: str
+    score_a: float
+    score_b: float
+    delta: float
+    p_value: float
+    alternative: str = "two-sided"
+    n_resamples: int | None = None
+    seed: int | None = None
+    delta_ci: Interval | None = None
+    statistic: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    bootstrap_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def pvalue(self) -> float:
+        """scipy.stats' name for :attr:`p_value`."""
+        return self.p_value
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "metric": self.metric,
+            "a": self.a,
+            "b": self.b,
+            "score_a": self.score_a,
+            "score_b": self.score_b,
+            "delta": self.delta,
+            "delta_ci": self.delta_ci.to_list() if self.delta_ci else None,
+            "test": self.test,
+            "p_value": self.p_value,
+            "alternative": self.alternative,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+        }
+        if self.statistic is not None:
+            d["statistic"] = self.statistic
+        d.update(self.extra)
+        return d
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mtsig.resample import Resampling, resampled_totals
-from mtsig.stats.paired import check_alternative, count_extreme
+from mtsig.stats.pvalues import check_alternative, count_extreme
 
 
 def bootstrap_many(items: dict[Any, tuple[Any, np.ndarray]], resampling: Resampling) -> dict[Any, np.ndarray]:

@@ -122,7 +122,8 @@ def maxt(  # noqa: PLR0913 - the statistics, what to test, how, and which versio
     null of the others); adjusted values made monotone in that order. Both reject some pair exactly when the
     largest observed difference reaches the single-step null (their first steps are one computation), so
     ``step_down=False`` (single-step only) suffices to measure the family-wise error."""
-    from mtsig.stats.paired import _tol, check_alternative
+    from mtsig.stats.pvalues import check_alternative
+    from mtsig.stats.pvalues import tolerance as _tol
 
     check_alternative(alternative)
     names = list(stats)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.resample import stream_rng
-from mtsig.stats.paired import count_extreme, p_from_count
+from mtsig.stats.pvalues import count_extreme, p_from_count
 
 
 def _rng(seed: int, replicate: int) -> np.random.Generator:

@@ -26,7 +26,8 @@ from mtsig.errors import InputError
 from mtsig.resample import DEFAULT_SEED, PermutationPlan, Resampling, resampled_totals, stream_rng
 from mtsig.stats.engines import ar_counts, bootstrap_many
 from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
-from mtsig.stats.paired import _tol, count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
+from mtsig.stats.pvalues import count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
+from mtsig.stats.pvalues import tolerance as _tol
 from mtsig.studies.inputs import pair_of, pooled_stats
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner

@@ -1,0 +1,363 @@
+"""Test kinds: what a paired test's p-value is computed from, and how that evidence is gathered.
+
+A paired test (:data:`mtsig.stats.paired.PAIRED_TESTS`) names its kind; the kind knows
+
+- its **evidence** (a typed tuple: counts of shuffles, bootstrap differences, sentence-level scores) and how to
+  gather it for one pair of statistics arrays (:meth:`TestKind.one_pair`, used by ``paired_test`` and the
+  studies) and for every pair of a comparison (:meth:`TestKind.prepare` once per metric, or
+  :meth:`TestKind.prepare_all` once for all metrics, then :meth:`TestKind.evidence` per pair);
+- the **smallest p-value** R resamples can give, which distribution a test of the kind can **keep** (``null``
+  or ``bootstrap``), whether its tests run on systems with several optimizer runs, and what it refuses.
+
+A new test of an existing kind is one :class:`~mtsig.stats.paired.PairedTest` entry; a test of a new kind is one
+subclass of :class:`TestKind` registered with :func:`register_kind` (the engine, the command line, the reports
+and ``study type1`` read both registries).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from mtsig.errors import InputError, unknown_name
+from mtsig.resample import Resampling
+from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratified_ar_many
+from mtsig.stats.intervals import Interval, interval
+
+#: fewer segments than this give no bootstrap interval or bootstrap test (the resamples are too few to mean
+#: anything: with one segment every resample is the test set itself)
+MIN_SEGMENTS_BOOTSTRAP = 10
+
+
+def min_bootstrap(confidence: float) -> int:
+    """The fewest bootstrap resamples a percentile interval at ``confidence`` can rest on: one beyond each
+    end of the interval, 2 / (1 - confidence) (40 at 95%)."""
+    return int(np.ceil(2 / (1 - confidence) - 1e-9))
+
+
+def check_bootstrap(n_segments: int, n_bootstrap: int, confidence: float, what: str, name: str = "n_bootstrap") -> None:
+    """Refuse an interval (or bootstrap test) on too few segments or from too few resamples."""
+    if n_segments < MIN_SEGMENTS_BOOTSTRAP:
+        raise InputError(
+            f"{what} needs at least {MIN_SEGMENTS_BOOTSTRAP} segments; the test set has {n_segments} "
+            "(approximate randomization, test 'ar', is exact at any size)"
+        )
+    if n_bootstrap < min_bootstrap(confidence):
+        raise InputError(
+            f"{name} must be at least {min_bootstrap(confidence)} for a {confidence:.0%} interval "
+            f"(one resample beyond each end), got {n_bootstrap}",
+            param=name,
+        )
+
+
+# ------------------------------------------------------------------------------------------------ evidence
+class CountEvidence(NamedTuple):
+    """Randomization tests: the observed difference and how many of ``n_resamples`` shuffles were at least as
+    extreme; ``p_value`` when the engine computed it itself (the runs test)."""
+
+    observed: float
+    alternative: str
+    count: float
+    n_resamples: int
+    p_value: float | None = None
+
+
+class BootstrapEvidence(NamedTuple):
+    """Bootstrap tests: the observed difference and the bootstrap differences ``b* - a*``."""
+
+    observed: float
+    alternative: str
+    boot_delta: np.ndarray
+    n_resamples: int
+
+
+class SentenceEvidence(NamedTuple):
+    """Tests on sentence-level scores: the observed mean difference and both systems' sentence scores."""
+
+    observed: float
+    alternative: str
+    sent_a: np.ndarray
+    sent_b: np.ndarray
+    n_resamples: None = None
+
+
+class ComparisonPlan(NamedTuple):
+    """What a comparison will do: the pairs, the counts of resamples, and why."""
+
+    pairs: list[tuple[str, str]]
+    run_pairs: set[tuple[str, str]]
+    #: resamples per resampling test
+    counts: dict[str, int]
+    #: bootstrap resamples behind s_sel and the intervals of differences (shared with bootstrap tests)
+    n_bootstrap: int
+    auto: bool
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MetricContext:
+    """Everything the tests of one metric read in a comparison: the plan and options, each system's corpus
+    score and bootstrap scores, the interval of each difference, and what each kind prepared (by kind name)."""
+
+    table: Any
+    plan: ComparisonPlan
+    opts: Any
+    resampling: Resampling
+    metric: str
+    score: dict[str, float]
+    boot: dict[str, np.ndarray]
+    delta_ci: dict[tuple[str, str], Interval | None]
+    prepared: dict[str, Any] = field(default_factory=dict)
+
+    def stats(self, name: str) -> np.ndarray:
+        """A system's statistics under this metric with its runs pooled (summed per segment)."""
+        return self.table.stats[self.metric][name].sum(axis=0)
+
+
+class Counted(NamedTuple):
+    """A randomization test's outcome for one pair: the count of extreme shuffles, the kept null
+    distribution (or None), extra fields for the report, and a p-value computed by the engine (or None)."""
+
+    count: float
+    null: np.ndarray | None
+    extra: dict
+    p_value: float | None = None
+
+
+# ------------------------------------------------------------------------------------------------ kinds
+class TestKind:
+    """The base of every kind. Subclasses set the class attributes and implement the evidence methods."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str = ""
+    #: what a test of the kind can keep for plots and studies: "null", "bootstrap" or None
+    keeps: str | None = None
+    #: its tests draw resamples (a count, a seed)
+    resamples: bool = True
+    #: its tests apply to systems with several optimizer runs
+    runs: bool = False
+    #: its tests share one draw (the largest count any of them asks for)
+    shared_draw: bool = False
+    #: which of a study design's counts its tests use: "n_resamples" (shuffles) or "n_bootstrap"
+    study_count: str = "n_resamples"
+
+    def smallest_p(self, n_resamples: int, alternative: str) -> float:
+        """The smallest p-value ``n_resamples`` resamples can give (1/(R+1) for counts of extreme resamples)."""
+        return 1.0 / (n_resamples + 1)
+
+    def check(self, table, tests: list[str], counts: dict[str, int], confidence: float) -> None:
+        """Refuse a comparison this kind cannot do (too few segments, too few resamples)."""
+
+    def prepare_all(self, table, plan: ComparisonPlan, opts, resampling: Resampling, tests: list[str]) -> Any:
+        """Work done once for every metric of a comparison (None: nothing)."""
+        return None
+
+    def prepare(self, ctx: MetricContext, tests: list[str], shared: Any) -> Any:
+        """Work done once per metric for the kind's tests (``shared``: what :meth:`prepare_all` returned)."""
+        return None
+
+    def evidence(self, ctx: MetricContext, test: str, pair: tuple[str, str]) -> tuple[Any, np.ndarray | None, dict]:
+        """One pair's evidence, the distribution it can keep (or None) and extra fields for the report."""
+        raise NotImplementedError
+
+    def summary(self, ctx: MetricContext, ev, pair: tuple[str, str], confidence: float):
+        """``(score_a, score_b, delta, interval of delta)`` as the kind's tests report them."""
+        a, b = pair
+        return ctx.score[a], ctx.score[b], ctx.score[b] - ctx.score[a], ctx.delta_ci[pair]
+
+    def one_pair(
+        self, metric, stats: tuple[np.ndarray, np.ndarray], resampling: Resampling, alternative: str, confidence: float
+    ) -> tuple[Any, Interval | None]:
+        """Evidence for one pair of statistics arrays ``(N, d)`` and the interval of the difference (or None);
+        ``resampling`` carries the count of resamples (None for a kind that does not resample)."""
+        raise NotImplementedError
+
+
+class RandomizationKind(TestKind):
+    """Approximate randomization: counts of shuffles at least as extreme as the observed difference; systems
+    with runs get the pooled randomization plus run-level variance (:func:`runs_ar_many`)."""
+
+    name = "randomization"
+    keeps = "null"
+    runs = True
+
+    def prepare(self, ctx: MetricContext, tests: list[str], shared: Any) -> dict[str, dict]:
+        return {t: _ar(ctx, ctx.resampling.with_count(ctx.plan.counts[t])) for t in tests}
+
+    def evidence(self, ctx, test, pair):
+        c = ctx.prepared[self.name][test][pair]
+        delta = ctx.score[pair[1]] - ctx.score[pair[0]]
+        ev = CountEvidence(delta, ctx.opts.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value)
+        return ev, c.null, c.extra
+
+    def one_pair(self, metric, stats, resampling, alternative, confidence):
+        sa, sb = stats
+        n_resamples = resampling.n_resamples
+        counts = ar_counts({0: sa, 1: sb}, metric, [(0, 1)], resampling, alternative)
+        return CountEvidence(_delta(metric, sa, sb), alternative, counts[(0, 1)], n_resamples), None
+
+
+class StratifiedKind(TestKind):
+    """Clark et al.'s stratified randomization over optimizer runs: counts of re-partitions, drawn once for all
+    metrics of a comparison."""
+
+    name = "stratified"
+    keeps = "null"
+    runs = True
+
+    def prepare_all(self, table, plan, opts, resampling, tests):
+        return {t: _stratified(table, plan, opts, resampling.with_count(plan.counts[t])) for t in tests}
+
+    def prepare(self, ctx, tests, shared):
+        return {t: shared[t][ctx.metric] for t in tests}
+
+    def evidence(self, ctx, test, pair):
+        c = ctx.prepared[self.name][test][pair]
+        delta = ctx.score[pair[1]] - ctx.score[pair[0]]
+        return (
+            CountEvidence(delta, ctx.opts.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value),
+            c.null,
+            c.extra,
+        )
+
+    def one_pair(self, metric, stats, resampling, alternative, confidence):
+        sa, sb = stats
+        n_resamples = resampling.n_resamples
+        # one run each: a re-partition of 2 outputs, i.e. a swap
+        counts = stratified_ar_many({0: (metric, sa[None], sb[None])}, resampling, alternative)
+        return CountEvidence(_delta(metric, sa, sb), alternative, counts[0], n_resamples), None
+
+
+class BootstrapKind(TestKind):
+    """Bootstrap tests: the differences of the bootstrap scores from the comparison's shared bootstrap."""
+
+    name = "bootstrap"
+    keeps = "bootstrap"
+    shared_draw = True
+    study_count = "n_bootstrap"
+
+    def check(self, table, tests, counts, confidence):
+        check_bootstrap(
+            table.n_segments, counts[tests[0]], confidence, f"the {' and '.join(tests)} test", "n_resamples"
+        )
+
+    def evidence(self, ctx, test, pair):
+        a, b = pair
+        R = ctx.plan.counts[test]
+        bd = ctx.boot[b][:R] - ctx.boot[a][:R]
+        return BootstrapEvidence(ctx.score[b] - ctx.score[a], ctx.opts.alternative, bd, R), bd, {}
+
+    def one_pair(self, metric, stats, resampling, alternative, confidence):
+        sa, sb = stats
+        n_resamples = resampling.n_resamples
+        boot = bootstrap_many({0: (metric, sa), 1: (metric, sb)}, resampling)
+        ev = BootstrapEvidence(_delta(metric, sa, sb), alternative, boot[1] - boot[0], n_resamples)
+        return ev, interval(ev.boot_delta, "percentile", confidence)
+
+
+class SentenceKind(TestKind):
+    """Tests on sentence-level scores: the difference of the mean sentence scores, a t-interval around it."""
+
+    name = "sentence"
+    resamples = False
+
+    def check(self, table, tests, counts, confidence):
+        if table.n_segments < 2:
+            raise InputError(f"the sentence-level tests need at least 2 segments; the test set has {table.n_segments}")
+
+    def prepare(self, ctx, tests, shared):
+        m = ctx.table.metrics[ctx.metric]
+        return {n: m.sentence_scores(ctx.stats(n)) for n in ctx.table.system_names}
+
+    def evidence(self, ctx, test, pair):
+        sent = ctx.prepared[self.name]
+        a, b = pair
+        ev = SentenceEvidence(float((sent[b] - sent[a]).mean()), ctx.opts.alternative, sent[a], sent[b])
+        label = ctx.table.metrics[ctx.metric].sentence_score_label
+        return ev, None, {"quantity": "mean sentence-level score", "sentence_score": label}
+
+    def summary(self, ctx, ev, pair, confidence):
+        return float(ev.sent_a.mean()), float(ev.sent_b.mean()), ev.observed, mean_difference_ci(ev, confidence)
+
+    def one_pair(self, metric, stats, resampling, alternative, confidence):
+        sa, sb = stats
+        return SentenceEvidence(
+            _delta(metric, sa, sb), alternative, metric.sentence_scores(sa), metric.sentence_scores(sb)
+        ), None
+
+
+def mean_difference_ci(ev: SentenceEvidence, confidence: float) -> Interval:
+    """t-interval of the mean sentence-level difference."""
+    from scipy import stats as sps
+
+    d = ev.sent_b - ev.sent_a
+    n = d.size
+    half = float(sps.t.ppf(0.5 + confidence / 2, max(n - 1, 1)) * d.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    return Interval(ev.observed - half, ev.observed + half, "t", confidence)
+
+
+def _delta(metric, sa: np.ndarray, sb: np.ndarray) -> float:
+    return float(metric.score(sb.sum(axis=0))) - float(metric.score(sa.sum(axis=0)))
+
+
+def _ar(ctx: MetricContext, r: Resampling) -> dict[tuple[str, str], Counted]:
+    """Approximate randomization per pair. Pairs with optimizer runs: the randomization of the pooled runs with
+    their run-level variance (:func:`runs_ar_many`)."""
+    table, mname, plan, opts = ctx.table, ctx.metric, ctx.plan, ctx.opts
+    metric = table.metrics[mname]
+    out = {}
+    run_pairs = [p for p in plan.pairs if p in plan.run_pairs]
+    if run_pairs:
+        items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
+        for p, res in runs_ar_many(items, r, opts.alternative).items():
+            extra = {"runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs, "pooled_runs": True,
+                     "run_variance": res["run_variance"], "run_df": res["df"]}  # fmt: skip
+            out[p] = Counted(res["plain_count"], res["null"] if opts.keep_distributions else None, extra, res["p"])
+    single = [p for p in plan.pairs if p not in plan.run_pairs]
+    if single:
+        stats = {n: ctx.stats(n) for n in {x for p in single for x in p}}
+        res = ar_counts(stats, metric, single, r, opts.alternative, keep=True)
+        out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
+    return out
+
+
+def _stratified(table, plan: ComparisonPlan, opts, r: Resampling) -> dict[str, dict]:
+    """Stratified approximate randomization over runs (Clark et al.) per pair, for every metric at once:
+    ``{metric: {pair: counted}}``. The metrics share the plan's weight matrices (one product per chunk for
+    all of them); each pair's result is the same as tested alone."""
+    items = {
+        (m, a, b): (table.metrics[m], table.stats[m][a], table.stats[m][b])
+        for m in table.metrics
+        for a, b in plan.pairs
+    }
+    res = stratified_ar_many(items, r, opts.alternative, keep=True)
+    out: dict[str, dict] = {m: {} for m in table.metrics}
+    for (m, a, b), (c, null) in res.items():
+        extra = {"stratified": True, "runs_a": table.system(a).n_runs, "runs_b": table.system(b).n_runs}
+        out[m][(a, b)] = Counted(c, null if opts.keep_distributions else None, extra)
+    return out
+
+
+#: the registered kinds by name
+KINDS: dict[str, TestKind] = {}
+
+
+def register_kind(kind: TestKind) -> TestKind:
+    """Register a kind (an instance of a :class:`TestKind` subclass) under its name."""
+    if not isinstance(kind, TestKind) or not kind.name:
+        raise InputError("a test kind is a named TestKind instance")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def get_kind(name: str) -> TestKind:
+    if name not in KINDS:
+        raise unknown_name("test kind", name, tuple(KINDS))
+    return KINDS[name]
+
+
+for _k in (RandomizationKind(), StratifiedKind(), BootstrapKind(), SentenceKind()):
+    register_kind(_k)

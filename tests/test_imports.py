@@ -1,0 +1,91 @@
+"""The package's import graph: no module imports a module that imports it back, even inside a function
+(``if TYPE_CHECKING`` blocks, which never run, aside), and no longer cycle among module-level imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _modules(src: Path = SRC) -> dict[str, Path]:
+    out = {}
+    for f in (src / "mtsig").rglob("*.py"):
+        parts = list(f.relative_to(src).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = f
+    return out
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for b in node.body for n in ast.walk(b)}
+    return skip
+
+
+def _imports(name: str, path: Path, mods: dict[str, Path], top_only: bool) -> set[str]:
+    """The package modules ``name`` imports (``from pkg import mod`` counts as importing ``pkg.mod``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_nodes(tree)
+    nodes = tree.body if top_only else ast.walk(tree)
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in nodes:
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                p = pkg.split(".")
+                base = ".".join(p[: len(p) - node.level + 1] + ([base] if base else []))
+            subs = [f"{base}.{a.name}" for a in node.names]
+            out |= {s for s in subs if s in mods} or {base}
+            if any(s not in mods for s in subs):
+                out.add(base)
+    return {m for m in out if m in mods and m != name}
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    mods = _modules()
+    graph = {m: _imports(m, f, mods, top_only=False) for m, f in mods.items()}
+    loops = sorted((a, b) for a in graph for b in graph[a] if a < b and a in graph[b])
+    assert loops == []
+
+
+def test_no_cycle_among_module_level_imports():
+    mods = _modules()
+    graph = {m: _imports(m, f, mods, top_only=True) for m, f in mods.items()}
+    state: dict[str, int] = {}
+    found = []
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                found.append(stack[stack.index(n) :] + [n])
+            elif n not in state:
+                visit(n, [*stack, n])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert found == []
+
+
+def test_the_checker_sees_a_loop(tmp_path):
+    """The checker is not blind: two modules importing each other inside functions are reported."""
+    pkg = tmp_path / "mtsig"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from mtsig import b\n")
+    (pkg / "b.py").write_text("def g():\n    from mtsig.a import f\n")
+    mods = _modules(tmp_path)
+    graph = {m: _imports(m, f, mods, top_only=False) for m, f in mods.items()}
+    assert graph["mtsig.a"] == {"mtsig.b"} and graph["mtsig.b"] == {"mtsig.a"}
