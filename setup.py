@@ -10,11 +10,12 @@ search to its Python version (slower, same alignments).
 
 from setuptools import Extension, setup
 
+#: the offsets check every entry point shares
+CHECKS = ["src/mtsig/_checks.h"]
+
 setup(
     ext_modules=[
-        Extension("mtsig._ter", ["src/mtsig/_ter.c"], optional=True, extra_compile_args=["-O3"]),
-        Extension("mtsig._tok", ["src/mtsig/_tok.c"], optional=True, extra_compile_args=["-O3"]),
-        Extension("mtsig._meteor", ["src/mtsig/_meteor.c"], optional=True, extra_compile_args=["-O3"]),
-        Extension("mtsig._plan", ["src/mtsig/_plan.c"], optional=True, extra_compile_args=["-O3"]),
+        Extension(f"mtsig.{name}", [f"src/mtsig/{name}.c"], depends=CHECKS, optional=True, extra_compile_args=["-O3"])
+        for name in ("_ter", "_tok", "_meteor", "_plan")
     ]
 )

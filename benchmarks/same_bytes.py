@@ -628,6 +628,18 @@ def time_all(trees: dict[str, Path], tmp: Path, repeat: int) -> None:
     print(f"{tot['before']:8.3f} {tot['after']:8.3f} {tot['after'] / tot['before']:6.2f}  all commands")
 
 
+def _json_keys_differing(o: dict, n: dict) -> str:
+    """For a command whose output is a JSON object in both versions: the top-level keys that differ."""
+    try:
+        a, b = json.loads(o["stdout"]), json.loads(n["stdout"])
+    except ValueError:
+        return ""
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return ""
+    keys = sorted(k for k in set(a) | set(b) if a.get(k, "<absent>") != b.get(k, "<absent>"))
+    return f" (JSON differs only in: {', '.join(keys)})" if keys else ""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--before", default="HEAD~", help="git revision of the old code (HEAD~)")
@@ -655,6 +667,7 @@ def main() -> int:
             same = o == n
             differ += not same
             what = "" if same else "  <-- " + ", ".join(k for k in ("rc", "stdout", "stderr", "files") if o[k] != n[k])
+            what += "" if same else _json_keys_differing(o, n)
             print(f"{'same' if same else 'DIFF'}  rc={o['rc']}  {len(o['stdout']):7d} B  {o['label']}{what}")
         print(
             f"\n{len(old)} commands, {len(old) - differ} byte-identical, {differ} different "

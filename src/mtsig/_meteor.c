@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_checks.h"
+
 typedef struct {
     int m1, m2, chunks, idx, last, dist, chain, order;
     unsigned char *used; /* n1 bytes for the hypothesis, then n2 for the reference */
@@ -263,6 +265,21 @@ static PyObject *run_search(const int32_t *cands, const int32_t *off, int n1, in
     return out;
 }
 
+/* Every candidate (ref_start, ref_len, test_start, test_len, stage) of group j starts at reference position j,
+ * lies within both lines and names a stage that has a weight: what the search indexes by. */
+static int check_candidates(const int32_t *cands, const int32_t *off, int n1, int n2, int n_weights) {
+    for (int j = 0; j < n2; j++)
+        for (int c = off[j]; c < off[j + 1]; c++) {
+            const int32_t *m = cands + 5 * (Py_ssize_t)c;
+            if (m[0] != j || m[1] < 0 || m[1] > n2 - j || m[2] < 0 || m[3] < 0 || m[2] > n1 - m[3] || m[4] < 0 ||
+                m[4] >= n_weights) {
+                PyErr_Format(PyExc_ValueError, "search: candidate %d does not fit the lines or the weights", c);
+                return -1;
+            }
+        }
+    return 0;
+}
+
 static PyObject *py_search(PyObject *self, PyObject *args) {
     Py_buffer cb, ob;
     int n1, n2, beam;
@@ -281,15 +298,15 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < nw; k++) w[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, k));
     Py_DECREF(seq);
     if (PyErr_Occurred()) goto end;
-    if (ob.len != (Py_ssize_t)sizeof(int32_t) * (n2 + 1) || n1 < 0 || n2 < 0 || beam < 1) {
+    if (ob.len != (Py_ssize_t)sizeof(int32_t) * ((Py_ssize_t)n2 + 1) || n1 < 0 || n2 < 0 || beam < 1 ||
+        n1 > INT32_MAX / 4 || n2 > INT32_MAX / 4) {
         PyErr_SetString(PyExc_ValueError, "search: inconsistent sizes");
         goto end;
     }
     const int32_t *off = ob.buf;
-    if (cb.len < (Py_ssize_t)sizeof(int32_t) * 5 * off[n2]) {
-        PyErr_SetString(PyExc_ValueError, "search: candidates buffer too short");
+    if (mtsig_check_offsets32(off, n2, cb.len / (Py_ssize_t)(5 * sizeof(int32_t)), "search: candidate offsets") < 0)
         goto end;
-    }
+    if (check_candidates(cb.buf, off, n1, n2, (int)nw) < 0) goto end;
     out = run_search(cb.buf, off, n1, n2, w, beam);
 end:
     PyBuffer_Release(&cb);
@@ -327,10 +344,7 @@ static PyObject *py_phrase_hashes(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     Py_ssize_t n = ob.len / (Py_ssize_t)sizeof(int64_t) - 1;
     const int64_t *off = ob.buf;
-    if (n < 0 || off[n] > bb.len) {
-        PyErr_SetString(PyExc_ValueError, "phrase_hashes: offsets do not fit the blob");
-        goto end;
-    }
+    if (mtsig_check_offsets64(off, n, bb.len, "phrase_hashes: offsets") < 0) goto end;
     out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(uint64_t));
     if (!out) goto end;
     uint64_t *h = (uint64_t *)PyBytes_AS_STRING(out);
@@ -350,15 +364,21 @@ typedef struct {
     int bits;
     const unsigned char *blob;
     const int64_t *off;
+    Py_ssize_t n_phrases, blob_len;
 } PhraseIndex;
 
-/* the id of the phrase made of words[p .. p+len) whose hash is h, or -1 */
+/* the id of the phrase made of words[p .. p+len) whose hash is h, -1 when there is none, or -2 (ValueError
+ * set) when the index arrays do not agree: buckets, ids and offsets are checked where they are read, so a
+ * crafted or corrupt index costs nothing to check up front and can never be read out of bounds */
 static long find_phrase(const PhraseIndex *ix, uint64_t h, const char **w, const Py_ssize_t *wl, int p, int len,
                         Py_ssize_t total) {
     uint64_t b = ix->bits ? h >> (64 - ix->bits) : 0;
     Py_ssize_t lo = ix->bucket[b], hi = ix->bucket[b + 1];
+    if (lo > hi || hi > ix->n) goto bad;
     for (Py_ssize_t k = lo + lower_u64(ix->hash + lo, hi - lo, h); k < hi && ix->hash[k] == h; k++) {
         int32_t id = ix->id[k];
+        if (id < 0 || id >= ix->n_phrases) goto bad;
+        if (ix->off[id] < 0 || ix->off[id] > ix->off[id + 1] || ix->off[id + 1] > ix->blob_len) goto bad;
         if (ix->off[id + 1] - ix->off[id] != total) continue;
         const unsigned char *s = ix->blob + ix->off[id];
         int same = 1;
@@ -370,6 +390,9 @@ static long find_phrase(const PhraseIndex *ix, uint64_t h, const char **w, const
         if (same) return id;
     }
     return -1;
+bad:
+    PyErr_SetString(PyExc_ValueError, "phrases: the phrase index arrays do not agree");
+    return -2;
 }
 
 /* phrases(words, max_len, hashes, ids, buckets, blob, offsets) -> (starts, lengths, phrase ids) of every
@@ -384,7 +407,8 @@ static PyObject *py_phrases(PyObject *self, PyObject *args) {
     Py_ssize_t n = PyList_GET_SIZE(words);
     const char **w = PyMem_Malloc((size_t)(n + 1) * sizeof(char *));
     Py_ssize_t *wl = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    PhraseIndex ix = {hb.buf, ib.buf, hb.len / (Py_ssize_t)sizeof(uint64_t), kb.buf, 0, bb.buf, ob.buf};
+    PhraseIndex ix = {hb.buf, ib.buf, hb.len / (Py_ssize_t)sizeof(uint64_t), kb.buf, 0, bb.buf, ob.buf,
+                      ob.len / (Py_ssize_t)sizeof(int64_t) - 1, bb.len};
     Py_ssize_t nbuckets = kb.len / (Py_ssize_t)sizeof(uint32_t) - 1;
     while (((Py_ssize_t)1 << ix.bits) < nbuckets) ix.bits++;
     if (!w || !wl) {
@@ -392,7 +416,7 @@ static PyObject *py_phrases(PyObject *self, PyObject *args) {
         goto end;
     }
     if (ib.len / (Py_ssize_t)sizeof(int32_t) != ix.n || nbuckets < 1 || ((Py_ssize_t)1 << ix.bits) != nbuckets ||
-        ix.bits > 32 || (Py_ssize_t)ix.bucket[nbuckets] != ix.n) {
+        ix.bits > 32 || (Py_ssize_t)ix.bucket[nbuckets] != ix.n || ix.n_phrases < 0 || max_len < 0) {
         PyErr_SetString(PyExc_ValueError, "phrases: inconsistent index arrays");
         goto end;
     }
@@ -421,6 +445,7 @@ static PyObject *py_phrases(PyObject *self, PyObject *args) {
             h = fnv(h, (const unsigned char *)w[q], wl[q]);
             total += wl[q];
             long id = find_phrase(&ix, h, w, wl, p, len, total);
+            if (id == -2) goto end;
             if (id < 0) continue;
             PyObject *a = PyLong_FromLong(p), *b = PyLong_FromLong(len), *c = PyLong_FromLong(id);
             int bad = !a || !b || !c || PyList_Append(starts, a) || PyList_Append(lens, b) || PyList_Append(ids, c);
@@ -551,6 +576,11 @@ static int para_hits(const PairTable *t, const PhraseList *src, const PhraseList
         long a = src->id[si];
         if (a < 0 || a >= t->n_phrases) continue;
         Py_ssize_t k = t->start[a], hi = t->start[a + 1], x = 0;
+        if (k > hi || hi > t->n) { /* checked where read: the table is large, a lookup touches one entry */
+            PyErr_SetString(PyExc_ValueError, "inconsistent paraphrase pair arrays");
+            rc = -1;
+            break;
+        }
         while (k < hi && x < oth->n && rc == 0) {
             long b = (long)(t->pairs[k] & 0xFFFFFFFF);
             if (b < o[2 * x]) k++;
@@ -824,7 +854,7 @@ static PyObject *py_segment(PyObject *self, PyObject *args) {
     const int32_t *ids[2] = {sg.h, sg.r};
     int n[2] = {sg.n1, sg.n2};
     if (vocab_check(&v, vb, ids, n) < 0) goto end;
-    if (n_stages < 1 || n_stages > 64 || beam < 1 || ob.len != N_STATS * (Py_ssize_t)sizeof(double) ||
+    if (n_stages < 1 || n_stages > 4 || beam < 1 || ob.len != N_STATS * (Py_ssize_t)sizeof(double) ||
         PySequence_Size(weights) != n_stages) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "segment: inconsistent stages, weights or out");
         goto end;

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_checks.h"
+
 #define INF 0x3fffffff
 #define MAX_SHIFT_SIZE 10
 #define MAX_SHIFT_DIST 50
@@ -445,6 +447,13 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
     Py_ssize_t n = bho.len / 8 - 1;
     int err = 0;
     if (n < 0 || bro.len / 8 - 1 != n || bo.len / 8 != n) err = 1;
+    else if (mtsig_check_offsets64(bho.buf, n, bh.len / 4, "hyp_offsets") < 0 ||
+             mtsig_check_offsets64(bro.buf, n, br.len / 4, "ref_offsets") < 0)
+        err = 4;
+    for (Py_ssize_t s = 0; err == 0 && s < n; s++) { /* lengths the search's int indices can hold */
+        const int64_t *HO = (const int64_t *)bho.buf, *RO = (const int64_t *)bro.buf;
+        if (HO[s + 1] - HO[s] >= INT32_MAX / 2 || RO[s + 1] - RO[s] >= INT32_MAX / 2) err = 5;
+    }
     if (!err) {
         const int32_t *H = (const int32_t *)bh.buf, *R = (const int32_t *)br.buf;
         const int64_t *HO = (const int64_t *)bho.buf, *RO = (const int64_t *)bro.buf;
@@ -466,6 +475,8 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
     if (err == 1) { PyErr_SetString(PyExc_ValueError, "offset arrays and output do not agree in length"); return NULL; }
     if (err == 2) return PyErr_NoMemory();
     if (err == 3) { PyErr_SetString(PyExc_RuntimeError, "TER alignment failed (internal error)"); return NULL; }
+    if (err == 4) return NULL; /* the offsets check set the error */
+    if (err == 5) { PyErr_SetString(PyExc_ValueError, "a segment is too long for the TER search"); return NULL; }
     Py_RETURN_NONE;
 }
 

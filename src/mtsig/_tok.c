@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_checks.h"
+
 typedef struct {
     Py_UCS4 *a, *b;
     Py_ssize_t cap;
@@ -391,6 +393,9 @@ static PyObject *clip_counts(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "clip_counts: array lengths do not agree");
         err = 1;
     }
+    if (!err && (mtsig_check_offsets64(bo.buf, N, T, "clip_counts: segment offsets") < 0 ||
+                 mtsig_check_offsets64(bs.buf, N, bk.len / 8, "clip_counts: reference key starts") < 0))
+        err = 1;
     int64_t *buf = NULL;
     if (!err) {
         buf = (int64_t *)malloc(sizeof(int64_t) * (size_t)(T > 0 ? T : 1));

@@ -135,7 +135,8 @@ def _compute_options(a: argparse.Namespace) -> dict:
     }
 
 
-def _output(p: argparse.ArgumentParser, formats=("text", "json", "csv", "markdown", "latex")) -> None:
+def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None) -> None:
+    formats = formats or _format_names()
     o = p.add_argument_group("output")
     o.add_argument("--format", "-f", default="text", choices=formats, help="output format (text)")
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
@@ -171,8 +172,9 @@ def _stats_args(p: argparse.ArgumentParser) -> None:
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
     from mtsig.stats.multiple import CORRECTIONS
-    from mtsig.stats.paired import ALTERNATIVES, TESTS
+    from mtsig.stats.paired import ALTERNATIVES, test_names
 
+    TESTS = test_names()
     _inputs(p)
     t = p.add_argument_group("tests")
     t.add_argument("--test", "-t", nargs="+", default=["ar"], choices=TESTS, metavar="TEST",
@@ -202,132 +204,77 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     _output(p)
 
 
-STUDIES = {
-    "type1": "Riezler & Maxwell Table 2, 4.3: equivalent systems, and rejection rates of every test under exact nulls",
-    "multiplicity": "Riezler & Maxwell 4.4: experimentwise error of all pairs, uncorrected and corrected",
-    "sensitivity": "Riezler & Maxwell 3: significant differences found by each metric, and where they disagree",
-    "runs": "Clark et al. Table 2, Figs. 1-2: p-values and differences by the number of optimizer runs",
-    "power": "power of each test and the detectable difference by test-set size, from a pilot pair",
-    "sampling": "Koehn Figs. 2-4: blocks of consecutive segments against broad samples",
-    "coverage": "Koehn Fig. 6: coverage of bootstrap intervals (percentile, t, BCa) on samples",
-    "testsize": "Koehn Table 3: conclusions and their correctness by test-set size",
-    "levels": "Koehn Table 4: correctness of conclusions by the significance level they reach",
-}
-
-
 def _study_args(p: argparse.ArgumentParser) -> None:
-    from mtsig.stats.multiple import P_CORRECTIONS
-    from mtsig.stats.paired import TESTS
+    """``mtsig study NAME``: one subcommand per registered study, its flags generated from its design."""
+    from mtsig.studies.design import add_flags
+    from mtsig.studies.registry import STUDIES
 
-    p.add_argument("study", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
-    _inputs(p)
-    s = p.add_argument_group("study")
-    s.add_argument("--metric", default=None, help="the metric studied (default: the first of -m)")
-    s.add_argument("--samples", type=int, default=None,
-                   help="sampling: number of blocks / broad samples (10); coverage, testsize, levels: number of "
-                   "random samples per size (200 for coverage, 100 otherwise)")  # fmt: skip
-    s.add_argument("--size", type=int, default=100, help="coverage: segments per sample (100)")
-    s.add_argument("--sizes", type=int, nargs="+", default=None,
-                   help="testsize, levels: sample sizes (100 300 600 and the largest that fits)")  # fmt: skip
-    s.add_argument("--sampling", choices=["broad", "random"], default=None,
-                   help="how samples are cut (coverage: random; testsize, levels: broad)")  # fmt: skip
-    s.add_argument("--test", default=None, choices=[t for t in TESTS if t != "stratified-ar"],
-                   help="testsize, levels: the test (paired-bootstrap); sensitivity: (ar)")  # fmt: skip
-    s.add_argument("--pairs", nargs="+", metavar="A:B", default=None,
-                   help="pairs of systems (default: all pairs); type1, multiplicity: the two real systems the "
-                   "exact nulls are built from (default: the first two)")  # fmt: skip
-    s.add_argument("--alpha", type=float, default=0.05, help="testsize, sensitivity: significance level (0.05)")
-    s.add_argument("--alphas", type=float, nargs="+", default=None,
-                   help="type1, multiplicity: significance levels (0.01 0.05 0.1)")  # fmt: skip
-    s.add_argument("--replicates", type=int, default=None,
-                   help="type1: null pairs (1000); multiplicity: null families (1000); runs: draws per number of "
-                   "runs (250); power: test sets per size (200)")  # fmt: skip
-    s.add_argument("--power", type=float, default=0.8, help="power: the power wanted (0.8)")
-    s.add_argument("--target", type=float, default=None, help="power: the difference to detect (the pilot's)")
-    s.add_argument("--null-systems", type=int, default=5, help="multiplicity: exact-null systems per family (5)")
-    s.add_argument("--correction", default="holm", choices=P_CORRECTIONS, help="sensitivity: correction (holm)")
-    s.add_argument("--confidence", type=float, default=0.95, help="coverage: interval level (0.95)")
-    s.add_argument("--n-bootstrap", type=int, default=1000,
-                   help="coverage: bootstrap resamples per sample; type1: per null pair (1000)")  # fmt: skip
-    s.add_argument(
-        "--n-resamples",
-        type=int,
-        default=None,
-        help="resamples per test: testsize, levels 1000; type1 10000 shuffles; multiplicity 1000",
-    )
-    s.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    s.add_argument("--dask", default=None, metavar="ADDRESS",
-                   help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
-                   "worker processes (all studies but sampling, sensitivity; pip install 'mtsig[dask]')")  # fmt: skip
-    o = p.add_argument_group("output")
-    o.add_argument("--format", "-f", default="text", choices=("text", "json", "csv", "markdown", "latex"))
-    o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
-    o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    o.add_argument("--plot", default=None, metavar="FILE", help="also draw the study's figure (.png, .svg, .pdf)")
+    sub = p.add_subparsers(dest="study", metavar="STUDY", parser_class=_Parser)
+    sub.required = True
+    p.studies = {}
+    for name, study in STUDIES.items():
+        q = sub.add_parser(name, help=study.help, description=study.help, epilog=EPILOG)
+        q.prog = f"mtsig study {name}"
+        _inputs(q)
+        add_flags(q.add_argument_group(f"{name} options"), study.design)
+        if study.replicated:
+            q.add_argument("--dask", default=None, metavar="ADDRESS",
+                           help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
+                           "worker processes (pip install 'mtsig[dask]')")  # fmt: skip
+        o = q.add_argument_group("output")
+        o.add_argument("--format", "-f", default="text", choices=_format_names())
+        o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
+        o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+        o.add_argument("--plot", default=None, metavar="FILE", help="also draw the study's figure (.png, .svg, .pdf)")
+        p.studies[name] = q
 
 
-def _pairs_arg(a: argparse.Namespace):
-    from mtsig.errors import InputError
+def _format_names() -> tuple[str, ...]:
+    from mtsig.report.render import FORMATS
 
-    if not a.pairs:
-        return None
-    if any(x.count(":") != 1 for x in a.pairs):
-        raise InputError("--pairs: give each pair as A:B (system names)")
-    return tuple(tuple(x.split(":")) for x in a.pairs)
+    return tuple(FORMATS)
+
+
+def _other_studies_flag(flag: str, here: str) -> list[str]:
+    """The studies that have ``flag`` (for the error when another study is given it)."""
+    from dataclasses import fields
+
+    from mtsig.studies.design import flag_of
+    from mtsig.studies.registry import STUDIES
+
+    return [n for n, s in STUDIES.items() if n != here and any(flag_of(f.name) == flag for f in fields(s.design))]
 
 
 def _run_study(a: argparse.Namespace, table, prog):
-    from mtsig.resample import DEFAULT_SEED, Resampling
-    from mtsig.studies import koehn, riezler
-    from mtsig.studies.replicates import runner
+    from dataclasses import fields
 
-    pairs = _pairs_arg(a)
-    seed = DEFAULT_SEED if a.seed is None else a.seed
-    if a.study == "sampling":
-        return koehn.sampling(table, a.metric, a.samples or 10, pairs)
-    if a.study == "sensitivity":
-        res = Resampling.of(a.n_resamples, seed, progress=prog)
-        return riezler.sensitivity(table, a.test or "ar", a.alpha, a.correction, res)
+    from mtsig.studies.design import design_from
+    from mtsig.studies.registry import get_study
+    from mtsig.studies.replicates import Runner, runner
+
+    study = get_study(a.study)
+    design = design_from(study.design, {f.name: getattr(a, f.name, None) for f in fields(study.design)})
+    if not study.replicated:
+        return study.run(table, design, Runner(progress=prog))
     run = runner(a.jobs, a.dask, prog)
     try:
-        return _replicated(a, table, run, pairs, seed)
+        return study.run(table, design, run)
     finally:
         if hasattr(run.executor, "close"):
             run.executor.close()
 
 
-def _replicated(a: argparse.Namespace, table, run, pairs, seed: int):
-    from mtsig.studies import clark, koehn, riezler
-
-    if a.study == "runs":
-        design = clark.RunsDesign(a.replicates or 250, a.n_resamples or 1000, a.alpha, seed, pairs)
-        return clark.runs(table, a.metric, design, run)
-    sizes = tuple(a.sizes) if a.sizes else None
-    if a.study == "power":
-        design = clark.PowerDesign(sizes, a.replicates or 200, a.n_resamples or 1000, a.alpha, a.power, a.target, seed,
-                                   pairs[0] if pairs else None)  # fmt: skip
-        return clark.power(table, a.metric, design, run)
-    if a.study in ("coverage", "testsize", "levels"):
-        design = koehn.Design(a.sampling, a.samples, a.size, sizes, a.test or "paired-bootstrap", a.alpha,
-                              a.confidence, a.n_bootstrap, a.n_resamples or 1000, seed, pairs)  # fmt: skip
-        return getattr(koehn, a.study)(table, a.metric, design, run)
-    alphas = tuple(a.alphas) if a.alphas else (0.01, 0.05, 0.1)
-    design = riezler.NullDesign(a.replicates or 1000, a.n_resamples, a.n_bootstrap, alphas, seed,
-                                pairs[0] if pairs else None, a.null_systems)  # fmt: skip
-    return getattr(riezler, a.study)(table, a.metric, design, run)
-
-
 def _study(a: argparse.Namespace, table) -> None:
-    from mtsig.studies.result import render_study
+    from mtsig.report.render import render
 
     with _progress_factory(not a.quiet) as prog:
         res = _run_study(a, table, prog)
     if a.plot:
         from mtsig.report.plots import save
-        from mtsig.studies.plots import plot_study
+        from mtsig.studies.registry import plot_study
 
         save(plot_study(res), a.plot)
-    _write(render_study(res, a.format), a.output)
+    _write(render(res, a.format), a.output)
 
 
 #: command -> (help, function adding its arguments)
@@ -335,7 +282,7 @@ COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
     "stats": ("write per-segment statistics to an .npz file (score once, test many times)", _stats_args),
     "compare": ("paired significance tests between systems", _compare_args),
-    "study": ("the seeds' validation experiments on your outputs: " + ", ".join(STUDIES), _study_args),
+    "study": ("the seeds' validation experiments on your outputs (mtsig study NAME --help)", _study_args),
     "metrics": ("list the available metrics, their options and direction", None),
 }
 
@@ -600,6 +547,11 @@ def main(argv: list[str] | None = None) -> int:
         ap, a, extras = _parse(argv)
     if extras:
         sub = ap.commands.get(a.command, ap) if a.command else ap
+        if a.command == "study" and getattr(a, "study", None):
+            sub = sub.studies[a.study]
+            owners = _other_studies_flag(next((x for x in extras if x.startswith("-")), "").split("=")[0], a.study)
+            if owners:
+                sub.error(f"{extras[0]} is not an option of study {a.study} (it is one of {', '.join(owners)})")
         sub.error(sub.unknown_flags(extras))
     if a.command is None:
         ap.print_help()

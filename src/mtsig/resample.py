@@ -40,11 +40,31 @@ except ImportError:  # pragma: no cover - installs without a C compiler
     _plan = None
 
 DEFAULT_SEED = 12345
-KINDS = {"bootstrap": 1, "randomization": 2, "stratified": 3, "permutation": 4}
+#: Every first element of a random stream's key, in one table (``tests/test_resample.py`` checks that they are
+#: distinct, so no two uses of one seed can draw the same numbers): the resampling plans' kinds, the tag of a
+#: plan's non-default stream, and the studies' own draws. A new use of the seed takes a new entry here.
+#: (:mod:`mtsig.studies.nulls` keys its calibration replicates by the replicate number alone: one-element keys,
+#: which no key below has.)
+STREAM_KEYS = {
+    "bootstrap": 1,
+    "randomization": 2,
+    "stratified": 3,
+    "permutation": 4,
+    "coverage": 41,
+    "testsize": 42,
+    "random samples": 43,
+    "type1": 51,
+    "multiplicity": 52,
+    "runs": 61,
+    "power": 62,
+    "stream tag": 0x5EED,
+}
+#: the plan kinds' keys
+KINDS = {k: STREAM_KEYS[k] for k in ("bootstrap", "randomization", "stratified", "permutation")}
 #: bytes of weights one chunk may hold (a small buffer stays cheap to touch and fits the caches better)
 DEFAULT_CHUNK_BYTES = 16 * 2**20
 #: the first spawn-key element of a non-default stream (keeps stream keys apart from the default keys)
-_STREAM_TAG = 0x5EED
+_STREAM_TAG = STREAM_KEYS["stream tag"]
 #: subsets of m outputs tabulated up to this many (beyond: a random permutation per segment)
 _MAX_SUBSETS = 50_000
 #: bytes of the per-segment subset sums that stratified totals may use instead of weight matrices

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from mtsig.cli import main
+from mtsig.report.render import render as render_study
 from mtsig.studies import koehn
-from mtsig.studies.result import render_study
 from tests.data import WMT, WMT_SYSTEMS, need, wmt_hyp, wmt_ref
 
 
@@ -42,7 +42,7 @@ def wmt():
 
 
 def test_sampling_scores_are_the_scores_of_those_segments(wmt):
-    res = koehn.sampling(wmt, k=8)
+    res = koehn.sampling(wmt, koehn.SamplingDesign(samples=8))
     m, S = wmt.metrics["bleu"], wmt.stats["bleu"]["LT22"][0]
     broad = koehn.broad_samples(wmt.n_segments, 8)
     got = res.data["scores"]["LT22"]["broad"]
@@ -56,7 +56,7 @@ def test_sampling_scores_are_the_scores_of_those_segments(wmt):
 
 @pytest.mark.slow
 def test_coverage_is_near_the_nominal_level(wmt):
-    res = koehn.coverage(wmt, design=koehn.Design(size=100, count=200))
+    res = koehn.coverage(wmt, koehn.CoverageDesign(size=100, samples=200))
     rows = {r[0]: r for r in res.tables[0].rows}
     for method in ("percentile", "t", "bca"):
         _, n, covered, rate, lo, hi, nominal, expected = rows[method]
@@ -79,7 +79,7 @@ def test_testsize_conclusions_grow_with_size_and_are_correct_for_clear_differenc
 
 def test_levels_bin_every_conclusion_and_high_levels_are_right(wmt):
     res = koehn.levels(wmt)
-    cs = koehn._conclusions(wmt, None, [100, 300, 600, 992], koehn.Design())[1]
+    cs = koehn._conclusions(wmt, [100, 300, 600, 992], koehn.LevelsDesign())[1]
     rows = res.tables[0].rows
     assert sum(r[1] for r in rows) == sum(1 for c in cs if c["delta"] != 0 and 1 - c["p"] / 2 >= 0.5)
     assert rows[0][0] == "99.9-100%" and rows[0][2] >= 95.0
@@ -102,7 +102,7 @@ def test_study_command_writes_tables_and_figure(tmp_path, study):
 
 
 def test_study_renders_in_every_format(wmt):
-    res = koehn.sampling(wmt, k=4)
+    res = koehn.sampling(wmt, koehn.SamplingDesign(samples=4))
     for fmt in ("text", "markdown", "latex", "csv", "json"):
         text = render_study(res, fmt)
         assert "JDExploreAcademy" in text
@@ -112,8 +112,8 @@ def test_study_renders_in_every_format(wmt):
 
 def test_bad_study_inputs_are_one_line_errors(wmt, capsys):
     with pytest.raises(Exception, match="no system"):
-        koehn.sampling(wmt, pairs=[("LT22", "nobody")])
+        koehn.sampling(wmt, koehn.SamplingDesign(pairs=(("LT22", "nobody"),)))
     with pytest.raises(Exception, match="sample sizes must lie"):
-        koehn.testsize(wmt, design=koehn.Design(sizes=(5000,)))
-    with pytest.raises(Exception, match="single outputs"):
-        koehn.testsize(wmt, design=koehn.Design(test="stratified-ar"))
+        koehn.testsize(wmt, koehn.TestsizeDesign(sizes=(5000,)))
+    with pytest.raises(Exception, match="unknown test 'stratified-ar'"):
+        koehn.TestsizeDesign(test="stratified-ar")  # single outputs: stratified randomization is not offered

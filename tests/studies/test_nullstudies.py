@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from mtsig.cli import main
+from mtsig.report.render import render as render_study
 from mtsig.studies import clark, riezler
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import runner
-from mtsig.studies.result import render_study
 from tests.data import (
     MULTEVAL,
     MULTEVAL_SYSTEMS,
@@ -56,14 +56,14 @@ def _holds(k: int, n: int, p: float, confidence: float = 0.99) -> bool:
 @pytest.mark.slow
 def test_type1_rates_are_calibrated_and_the_printed_figure_2_is_not(wmt):
     n = 500
-    res = riezler.type1(wmt, "bleu", riezler.NullDesign(replicates=n, pair=PAIR), runner(2))
+    res = riezler.type1(wmt, riezler.Type1Design(metric="bleu", replicates=n, pairs=(PAIR,)), runner(2))
     rates = _rates(res)
     for test in ("ar", "bootstrap", "paired-bootstrap", "ttest", "wilcoxon"):
         for alpha in (0.01, 0.05, 0.1):
-            row = rates[(riezler._LABEL[test], alpha)]
+            row = rates[(riezler.label(test), alpha)]
             assert _holds(row[2], n, alpha), (test, alpha, row)
     for alpha in (0.05, 0.1):  # the seed's Fig. 2 as printed: about twice alpha (or more), never alpha
-        row = rates[(riezler._LABEL["bootstrap-abs"], alpha)]
+        row = rates[(riezler.label("bootstrap-abs"), alpha)]
         assert 1.5 * alpha <= row[2] / n <= 3.5 * alpha and not _holds(row[2], n, alpha)
     ps = res.data["pvalues"]["ar"]
     assert len(ps) == n and ps == sorted(ps)
@@ -76,25 +76,31 @@ def test_type1_rates_are_calibrated_and_the_printed_figure_2_is_not(wmt):
 def test_identical_systems_get_p_one_from_every_test(wmt):
     m = wmt.metrics["bleu"]
     X = wmt.stats["bleu"]["PROMT"][0]
-    s = m.sentence_scores(X)
-    out = riezler.every_test(m, X, X.copy(), (s, s.copy()), riezler.Resampling(500), 200)
+    tests = riezler.type1_tests()
+    out = riezler.pair_p_values(tests, m, X, X.copy(), riezler.Resampling(), riezler._counts(tests, 500, 200))
     assert out["delta"] == 0
-    assert all(out[t] == 1.0 for t in riezler.TYPE1_TESTS), out
+    assert set(tests) == {"ar", "bootstrap", "bootstrap-abs", "paired-bootstrap", "ttest", "wilcoxon"}
+    assert all(out[t] == 1.0 for t in tests), out
 
 
-def test_ar_from_differences_equals_the_engine(wmt):
+def test_type1_p_values_equal_the_engine(wmt):
+    """The study's p-value of each test is the registered test's (the same evidence, the same numbers)."""
     from mtsig.stats.paired import paired_test
 
     m = wmt.metrics["bleu"]
     a, b = wmt.stats["bleu"]["Online-B"][0], wmt.stats["bleu"]["PROMT"][0]
-    r = riezler.Resampling(3000, 9, stream=(51, 4))
-    assert riezler.ar_p(m, a, b, r) == paired_test("ar", a, b, m, resampling=r).p_value
+    r = riezler.Resampling(None, 9, stream=(51, 4))
+    tests = riezler.type1_tests()
+    out = riezler.pair_p_values(tests, m, a, b, r, riezler._counts(tests, 3000, 300))
+    for t in ("ar", "bootstrap", "paired-bootstrap", "ttest", "wilcoxon"):
+        R = 3000 if t == "ar" else 300
+        assert out[t] == paired_test(t, a, b, m, resampling=r.with_count(R)).p_value, t
 
 
 @pytest.mark.slow
 def test_multiplicity_uncorrected_error_grows_and_corrections_hold_alpha(wmt):
     n = 400
-    res = riezler.multiplicity(wmt, "bleu", riezler.NullDesign(replicates=n, pair=PAIR, alphas=(0.05,)), runner(2))
+    res = riezler.multiplicity(wmt, riezler.MultiplicityDesign(replicates=n, pairs=(PAIR,), alphas=(0.05,)), runner(2))
     rows = {r[0]: r for r in res.tables[0].rows}
     each = rows["each comparison (uncorrected)"]
     assert _holds(each[2], each[3], 0.05)
@@ -124,7 +130,7 @@ def test_max_t_first_step_equals_the_full_procedure(wmt):
 
 
 def test_sensitivity_counts_significant_pairs_per_metric(wmt):
-    res = riezler.sensitivity(wmt, "ar", 0.05, "holm", riezler.Resampling(2000))
+    res = riezler.sensitivity(wmt, riezler.SensitivityDesign(n_resamples=2000))
     rows = {r[0]: r for r in res.tables[0].rows}
     assert set(rows) == {"bleu", "nist"} and all(r[2] == 6 for r in rows.values())
     assert rows["bleu"][1] >= 3  # LT22 is far behind the other three under both
@@ -141,7 +147,7 @@ def multeval():
 
 
 def test_runs_on_the_multeval_example(multeval):
-    res = clark.runs(multeval, "bleu", clark.RunsDesign(draws=250, n_resamples=1000))
+    res = clark.runs(multeval, clark.RunsDesign(replicates=250, n_resamples=1000))
     rows = {(r[0], r[1]): r for r in res.tables[2].rows}
     # every choice of runs is tested when the pool is small: 3 x 3 single runs, one choice of all three
     assert rows[("baseline -> sys1", 1)][2] == "all 9" and rows[("baseline -> sys1", 3)][2] == "all 1"
@@ -156,11 +162,10 @@ def test_runs_on_the_multeval_example(multeval):
 
 
 def test_power_grows_with_the_test_set(wmt):
-    res = clark.power(
-        wmt,
-        "bleu",
-        clark.PowerDesign(sizes=(100, 1984, 3968), draws=60, n_resamples=500, pair=("PROMT", "JDExploreAcademy")),
+    design = clark.PowerDesign(
+        sizes=(100, 1984, 3968), replicates=60, n_resamples=500, pairs=(("PROMT", "JDExploreAcademy"),)
     )
+    res = clark.power(wmt, design)
     rows = res.tables[0].rows
     assert [r[0] for r in rows] == [100, 1984, 3968]
     ar = [r[5] for r in rows]
@@ -174,8 +179,8 @@ def test_power_grows_with_the_test_set(wmt):
 
 # ------------------------------------------------------------------------------------------------ executors
 def _small_type1(wmt, run) -> str:
-    g = riezler.NullDesign(replicates=60, n_resamples=500, n_bootstrap=200, pair=PAIR)
-    return render_study(riezler.type1(wmt, "bleu", g, run), "json")
+    g = riezler.Type1Design(replicates=60, n_resamples=500, n_bootstrap=200, pairs=(PAIR,))
+    return render_study(riezler.type1(wmt, g, run), "json")
 
 
 def test_the_same_bytes_serial_and_forked(wmt):
@@ -234,7 +239,7 @@ def test_cli_runs_study_and_its_errors(tmp_path, capsys):
     assert main(["study", "runs", *_wmt_args(w)]) == 2
     assert "at least two optimizer runs" in capsys.readouterr().err
     assert main(["study", "multiplicity", *_wmt_args(w), "--null-systems", "12"]) == 2
-    assert "3 to 8" in capsys.readouterr().err
+    assert "--null-systems must be at least 3 and at most 8, got 12" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("where", ["forked", pytest.param("dask", marks=pytest.mark.slow)])

@@ -23,7 +23,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.results import CompareResult, ScoreResult
 
-FORMATS = ("png", "svg", "pdf")
+IMAGE_FORMATS = ("png", "svg", "pdf")
 _BETTER = {"higher": "higher is better", "lower": "lower is better"}
 
 
@@ -261,7 +261,7 @@ def check_path(path: str) -> str:
     """The format a figure file's extension names; an unknown one, or no matplotlib, is an error now, before
     any work is done."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    if ext not in FORMATS:
+    if ext not in IMAGE_FORMATS:
         raise InputError(f"--plot {path}: the file must end in .png, .svg or .pdf", param="plot")
     _figure_class()
     return ext

@@ -1,20 +1,28 @@
 """Turn result objects into text: ``text`` (Rich tables), ``json``, ``csv``, ``markdown``, ``latex``.
 
-Every format is built from the same :class:`~mtsig.report.table.Table` objects (score table, comparison
-table per metric, MultEval's runs table) and the same notes.
+One registry, :data:`FORMATS` (format name -> result type -> renderer), serves ``score``, ``compare`` and the
+studies; :func:`render` looks a result's renderer up, and :func:`register_format` adds a format (or a result
+type to one). Every format is built from the same :class:`~mtsig.report.table.Table` objects (score table,
+comparison table per metric, MultEval's runs table, each study's tables) and the same notes, and every LaTeX
+string goes through one escaper (:func:`_tex`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from mtsig.errors import unknown_name
-from mtsig.report.table import Table, TextOut, csv_text, latex, markdown
+from mtsig.report.table import Table, TextOut, console, csv_text, latex, markdown, print_rich
 from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
 from mtsig.stats.paired import PAIRED_TESTS
+from mtsig.studies.result import StudyResult, StudyTable
 
-FORMATS = ("text", "json", "csv", "markdown", "latex")
+#: format name -> result type -> ``renderer(result, fmt, width) -> str`` (filled at the end of this module)
+FORMATS: dict[str, dict[type, Callable[[Any, str, int | None], str]]] = {}
 
 
 class _Fmt:
@@ -63,6 +71,10 @@ _TEX = str.maketrans(
         "↑": r"$\uparrow$",
         "↓": r"$\downarrow$",
         "→": r"$\rightarrow$",
+        "≤": r"$\leq$",
+        "≥": r"$\geq$",
+        "∝": r"$\propto$",
+        "√": r"$\surd$",
     }
 )
 
@@ -135,7 +147,7 @@ def _score_notes(res: ScoreResult) -> list[str]:
 
 def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) -> str:
     if fmt not in FORMATS:
-        raise unknown_name("format", fmt, FORMATS)
+        raise unknown_name("format", fmt, tuple(FORMATS))
     if fmt == "json":
         return to_json(res)
     if fmt == "csv":
@@ -254,7 +266,7 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
 
 def render_compare(res: CompareResult, fmt: str = "text", width: int | None = None) -> str:
     if fmt not in FORMATS:
-        raise unknown_name("format", fmt, FORMATS)
+        raise unknown_name("format", fmt, tuple(FORMATS))
     if fmt == "json":
         return to_json(res)
     if fmt == "csv":
@@ -362,3 +374,71 @@ def _compare_notes(res: CompareResult) -> list[str]:
         f"{st.n_segments} segments.",
         *extra,
     ]
+
+
+# ------------------------------------------------------------------------------------------- studies
+def _study_cell(x: Any, decimals: int | None) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, (float, np.floating)) and decimals is not None:
+        return f"{x:.{decimals}f}"
+    return str(x)
+
+
+def _study_layout(t: StudyTable, escape=lambda s: s) -> Table:
+    dec = t.decimals or [None] * len(t.header)
+    rows = [[escape(_study_cell(x, d)) for x, d in zip(r, dec)] for r in t.rows]
+    align = ["left" if d is None and not any(isinstance(r[i], (int, float)) for r in t.rows) else "right"
+             for i, d in enumerate(dec)]  # fmt: skip
+    return Table([escape(h) for h in t.header], rows, align, t.title)
+
+
+def render_study(res: StudyResult, fmt: str = "text", width: int | None = None) -> str:
+    if fmt not in FORMATS:
+        raise unknown_name("format", fmt, tuple(FORMATS))
+    settings = ", ".join(f"{k}: {v}" for k, v in res.settings.items())
+    if fmt == "json":
+        return json.dumps(res.to_dict(), indent=1, default=float) + "\n"
+    if fmt == "csv":
+        return "".join(f"# {t.title}\n" + csv_text(t.header, t.rows) for t in res.tables)
+    if fmt == "markdown":
+        out = [f"**mtsig study {res.study}** ({settings})", ""]
+        for t in res.tables:
+            out += [f"*{t.title}*", "", *markdown(_study_layout(t, lambda x: x.replace("|", "\\|"))), ""]
+        return "\n".join(out + [f"- {n}" for n in res.notes]) + "\n"
+    if fmt == "latex":
+        return "".join(
+            latex(_study_layout(t, _tex), "l" + "r" * (len(t.header) - 1), _tex(f"{t.title} ({settings})"))
+            for t in res.tables
+        )
+    con = console()
+    con.print(f"mtsig study {res.study}  ({settings})")
+    for t in res.tables:
+        con.print()
+        print_rich(con, _study_layout(t))
+    for n in res.notes:
+        con.print(n)
+    return con.file.getvalue()
+
+
+# ------------------------------------------------------------------------------------------- the registry
+def register_format(name: str, result_type: type, renderer: Callable[[Any, str, int | None], str]) -> None:
+    """Render results of ``result_type`` in format ``name`` with ``renderer(result, name, width)`` (a new format,
+    or a new result type for a format; the command line offers every registered format)."""
+    FORMATS.setdefault(name, {})[result_type] = renderer
+
+
+def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
+    """Any result (score, compare, study, or a registered type) in a registered format."""
+    if fmt not in FORMATS:
+        raise unknown_name("format", fmt, tuple(FORMATS))
+    for kind in type(result).__mro__:
+        if kind in FORMATS[fmt]:
+            return FORMATS[fmt][kind](result, fmt, width)
+    raise unknown_name(f"result type for format {fmt}", type(result).__name__, tuple(t.__name__ for t in FORMATS[fmt]))
+
+
+for _f in ("text", "json", "csv", "markdown", "latex"):
+    register_format(_f, ScoreResult, render_score)
+    register_format(_f, CompareResult, render_compare)
+    register_format(_f, StudyResult, render_study)

@@ -143,6 +143,9 @@ class TestKind:
     shared_draw: bool = False
     #: which of a study design's counts its tests use: "n_resamples" (shuffles) or "n_bootstrap"
     study_count: str = "n_resamples"
+    #: its tests are calibrated on single outputs by the studies (stratified randomization of single outputs is
+    #: approximate randomization itself)
+    single_output: bool = True
 
     def smallest_p(self, n_resamples: int, alternative: str) -> float:
         """The smallest p-value ``n_resamples`` resamples can give (1/(R+1) for counts of extreme resamples)."""
@@ -207,6 +210,7 @@ class StratifiedKind(TestKind):
     name = "stratified"
     keeps = "null"
     runs = True
+    single_output = False
 
     def prepare_all(self, table, plan, opts, resampling, tests):
         return {t: _stratified(table, plan, opts, resampling.with_count(plan.counts[t])) for t in tests}

@@ -20,24 +20,31 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import DEFAULT_SEED, Resampling, stream_rng
+from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.engines import stratified_ar_many
-from mtsig.stats.paired import p_from_count, paired_test
+from mtsig.stats.kinds import KINDS
+from mtsig.stats.paired import PAIRED_TESTS, p_from_count, paired_test
+from mtsig.studies.design import check_design, design_dict, metric_option, option, pairs_option, seed_option
 from mtsig.studies.inputs import metric_of, pair_of, pooled_stats
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 
-_KEY = {"runs": 61, "power": 62}
 POWER_TESTS = ("ar", "paired-bootstrap", "bootstrap", "ttest")
 
 
 @dataclass(frozen=True)
 class RunsDesign:
-    draws: int = 250
-    n_resamples: int = 1000
-    alpha: float = 0.05
-    seed: int = DEFAULT_SEED
-    pairs: tuple[tuple[str, str], ...] | None = None
+    """``study runs``: p-values and differences by the number of optimizer runs."""
+
+    metric: str | None = metric_option()
+    replicates: int = option(250, "draws of n runs per number of runs", "int", low=1)
+    n_resamples: int = option(1000, "shuffles of stratified randomization", "int", low=1)
+    alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
+    seed: int = seed_option()
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option("pairs of systems (default: all pairs)")
+
+    def __post_init__(self):
+        check_design(self)
 
 
 def _pooled_score(metric, runs: np.ndarray) -> float:
@@ -60,7 +67,7 @@ class RunsJob:
     subsets: tuple | None = None
 
     def replicate(self, r: int) -> tuple[float, float]:
-        key = (_KEY["runs"], self.pair, self.n, r)
+        key = (STREAM_KEYS["runs"], self.pair, self.n, r)
         if self.subsets is not None:
             ia, ib = self.subsets[r]
         else:
@@ -116,8 +123,8 @@ def _drawn_rows(m, systems: tuple, pair: tuple[int, str], g: RunsDesign, run: Ru
     rows = []
     data["deltas"][label], data["p_intervals"][label] = {}, []
     for n in range(1, min(A.shape[0], B.shape[0]) + 1):
-        subsets = _all_subsets(A.shape[0], B.shape[0], n, g.draws)
-        count = len(subsets) if subsets is not None else g.draws
+        subsets = _all_subsets(A.shape[0], B.shape[0], n, g.replicates)
+        count = len(subsets) if subsets is not None else g.replicates
         out = np.array(
             run.replicates(f"runs: {label}, n = {n}", RunsJob(m, A, B, n, g.n_resamples, g.seed, k, subsets), count)
         )
@@ -132,10 +139,10 @@ def _drawn_rows(m, systems: tuple, pair: tuple[int, str], g: RunsDesign, run: Ru
     return rows
 
 
-def runs(table, metric: str | None = None, design: RunsDesign | None = None, run: Runner | None = None) -> StudyResult:
+def runs(table, design: RunsDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Clark et al.'s Table 2 and Figs. 1-2 on the user's systems with optimizer runs."""
     g, run = design or RunsDesign(), run or Runner()
-    name, m = metric_of(table, metric)
+    name, m = metric_of(table, g.metric)
     S = {s: np.asarray(table.stats[name][s], dtype=np.float64) for s in table.system_names}
     if min(x.shape[0] for x in S.values()) < 2:
         raise InputError("the runs study needs at least two optimizer runs per system (-s NAME=run1,run2,...)")
@@ -158,28 +165,39 @@ def runs(table, metric: str | None = None, design: RunsDesign | None = None, run
               for s, v in data["run_scores"].items()]  # fmt: skip
     t3 = StudyTable(f"{name}: test-set score of every run", ["system", "runs", "mean", "sd", "min", "max"], rows_r,
                     [None, None, d, d, d, d])  # fmt: skip
-    settings = {"metric": name, "draws per n": g.draws, "shuffles": g.n_resamples, "alpha": g.alpha, "seed": g.seed,
-                "segments": table.n_segments}  # fmt: skip
+    settings = {"metric": name, "draws per n": g.replicates, "shuffles": g.n_resamples, "alpha": g.alpha,
+                "seed": g.seed, "segments": table.n_segments}  # fmt: skip
     notes = [
         'When a pool holds no more choices of n runs than draws, every choice is tested once ("all k"): the'
         " spread then shows which runs one happens to have, as Clark et al.'s pool of 300 did by sampling. More"
         " runs narrow the p-values around the truth."
     ]
-    return StudyResult("runs", settings, [t3, t1, t2], data, notes)
+    return StudyResult("runs", settings, (t3, t1, t2), data, tuple(notes), design_dict(g))
 
 
 # ------------------------------------------------------------------------------------------------ power
+def _single_output_tests() -> tuple[str, ...]:
+    return tuple(t for t, spec in PAIRED_TESTS.items() if KINDS[spec.kind].single_output)
+
+
 @dataclass(frozen=True)
 class PowerDesign:
-    sizes: tuple[int, ...] | None = None
-    draws: int = 200
-    n_resamples: int = 1000
-    alpha: float = 0.05
-    power: float = 0.8
-    target: float | None = None
-    seed: int = DEFAULT_SEED
-    pair: tuple[str, str] | None = None
-    tests: tuple[str, ...] = POWER_TESTS
+    """``study power``: power and the detectable difference by test-set size, from a pilot pair."""
+
+    metric: str | None = metric_option()
+    sizes: tuple[int, ...] | None = option(None, "test-set sizes (default: 100 250 500 1000 2000 below N, N, 2N)",
+                                           "ints", low=2)  # fmt: skip
+    replicates: int = option(200, "test sets drawn per size", "int", low=2)
+    n_resamples: int = option(1000, "resamples per test", "int", low=1)
+    alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
+    power: float = option(0.8, "the power wanted", "float", low=0, high=1, open=True)
+    target: float | None = option(None, "the difference to detect (default: the pilot's)", "float")
+    seed: int = seed_option()
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option("the pilot pair A:B (default: the first two)", most=1)
+    tests: tuple[str, ...] = option(POWER_TESTS, "the tests", "strs", choices=_single_output_tests)
+
+    def __post_init__(self):
+        check_design(self)
 
 
 @dataclass(frozen=True)
@@ -195,7 +213,7 @@ class PowerJob:
     seed: int
 
     def replicate(self, r: int) -> list[float]:
-        key = (_KEY["power"], self.size, r)
+        key = (STREAM_KEYS["power"], self.size, r)
         rows = stream_rng(self.seed, *key).integers(0, self.A.shape[0], self.size)
         a, b = self.A[rows], self.B[rows]
         res = Resampling(self.n_resamples, self.seed, stream=key)
@@ -216,7 +234,7 @@ def _power_rows(m, A, B, g: PowerDesign, run: Runner, z: float) -> tuple[list, d
     rows, curves, se = [], {t: [] for t in g.tests}, {}
     for size in _power_sizes(A.shape[0], g.sizes):
         job = PowerJob(m, A, B, size, g.tests, g.n_resamples, g.seed)
-        out = np.array(run.replicates(f"power: {size} segments", job, g.draws))
+        out = np.array(run.replicates(f"power: {size} segments", job, g.replicates))
         delta = out[:, 0]
         se[size] = float(delta.std(ddof=1))
         found = []
@@ -224,19 +242,17 @@ def _power_rows(m, A, B, g: PowerDesign, run: Runner, z: float) -> tuple[list, d
             hit = (out[:, 1 + j] <= g.alpha) & (np.sign(delta) == np.sign(pilot))
             found.append(100 * float(hit.mean()))
             curves[t].append([size, found[-1]])
-        rows.append([size, g.draws, float(delta.mean()), se[size], z * se[size], *found])
+        rows.append([size, g.replicates, float(delta.mean()), se[size], z * se[size], *found])
     return rows, curves, se
 
 
-def power(
-    table, metric: str | None = None, design: PowerDesign | None = None, run: Runner | None = None
-) -> StudyResult:
+def power(table, design: PowerDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Power of each test and the smallest detectable difference by test-set size, from a pilot pair."""
     from scipy.stats import norm
 
     g, run = design or PowerDesign(), run or Runner()
-    name, m, stats = pooled_stats(table, metric)
-    a, b = pair_of(table, g.pair, "a pilot pair")
+    name, m, stats = pooled_stats(table, g.metric)
+    a, b = pair_of(table, g.pairs[0] if g.pairs else None, "a pilot pair")
     A, B = stats[a], stats[b]
     pilot = float(m.score(B.sum(axis=0)) - m.score(A.sum(axis=0)))
     z = float(norm.ppf(1 - g.alpha / 2) + norm.ppf(g.power))
@@ -253,10 +269,10 @@ def power(
                     ["target Δ", "segments needed (normal approximation, sd ∝ 1/√n)"], [[abs(target), need]],
                     [d, None])  # fmt: skip
     data = {"curves": curves, "detectable": [[s, z * v] for s, v in se.items()], "pilot": pilot, "target": target}
-    settings = {"metric": name, "pilot": f"{a} -> {b}", "draws per size": g.draws, "resamples": g.n_resamples,
+    settings = {"metric": name, "pilot": f"{a} -> {b}", "draws per size": g.replicates, "resamples": g.n_resamples,
                 "alpha": g.alpha, "power": g.power, "seed": g.seed, "segments": A.shape[0]}  # fmt: skip
     notes = [
         "Test sets are drawn with replacement from the pilot's segments (the pilot stands for the population);"
         " power: the share of draws on which the test is significant in the pilot's direction."
     ]
-    return StudyResult("power", settings, [t1, t2], data, notes)
+    return StudyResult("power", settings, (t1, t2), data, tuple(notes), design_dict(g))

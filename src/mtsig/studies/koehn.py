@@ -20,41 +20,94 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError, unknown_name
-from mtsig.resample import DEFAULT_SEED, Resampling, stream_rng
+from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
+from mtsig.stats.kinds import KINDS, MIN_SEGMENTS_BOOTSTRAP, check_bootstrap
+from mtsig.stats.paired import PAIRED_TESTS
+from mtsig.studies.design import check_design, design_dict, metric_option, option, pairs_option, seed_option
 from mtsig.studies.inputs import pooled_stats
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 
 SAMPLINGS = ("broad", "random")
-#: stream keys of the studies' random draws (kept apart from every other use of the seed)
-_KEY = {"coverage": 41, "testsize": 42, "random": 43}
 #: Koehn's Table 4 bins of the significance level reached (lower bounds, in %)
 LEVEL_BINS = (99.9, 99.0, 98.0, 97.0, 96.0, 95.0, 90.0, 80.0, 50.0)
 
 
+_PAIRS = "pairs of systems (default: all pairs)"
+_SIZES = "sample sizes (default: 100 300 600 and the largest that fits)"
+
+
+def _test_names() -> tuple[str, ...]:
+    """The registered tests of single outputs (stratified randomization needs optimizer runs)."""
+    return tuple(t for t, spec in PAIRED_TESTS.items() if KINDS[spec.kind].single_output)
+
+
 @dataclass(frozen=True)
-class Design:
-    """How a study samples and tests (what a study does not use, it ignores).
+class SamplingDesign:
+    """``study sampling``: blocks of consecutive segments against broad samples."""
 
-    ``sampling``: ``broad`` or ``random`` (None: the study's default: random for coverage, broad otherwise);
-    ``count``: random samples per size (None: 200 for coverage, 100 otherwise); ``size``: coverage's
-    sample size; ``sizes``: testsize/levels' sample sizes (None: 100, 300, 600 and the largest that fits);
-    ``pairs``: pairs of system names (None: all pairs).
-    """
+    metric: str | None = metric_option()
+    samples: int = option(10, "number of blocks and of broad samples", "int", low=2)
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
 
-    sampling: str | None = None
-    count: int | None = None
-    size: int = 100
-    sizes: tuple[int, ...] | None = None
-    test: str = "paired-bootstrap"
-    alpha: float = 0.05
-    confidence: float = 0.95
-    n_bootstrap: int = 1000
-    n_resamples: int = 1000
-    seed: int = DEFAULT_SEED
-    pairs: tuple[tuple[str, str], ...] | None = None
+    def __post_init__(self):
+        check_design(self)
+
+
+@dataclass(frozen=True)
+class CoverageDesign:
+    """``study coverage``: bootstrap intervals on samples, against the full-set score."""
+
+    metric: str | None = metric_option()
+    sampling: str = option("random", "how samples are cut", "str", choices=SAMPLINGS)
+    samples: int = option(200, "samples", "int", low=1)
+    size: int = option(100, "segments per sample", "int", low=2)
+    confidence: float = option(0.95, "interval level", "float", low=0, high=1, open=True)
+    n_bootstrap: int = option(1000, "bootstrap resamples per sample", "int", low=1)
+    seed: int = seed_option()
+
+    def __post_init__(self):
+        check_design(self)
+        check_bootstrap(MIN_SEGMENTS_BOOTSTRAP, self.n_bootstrap, self.confidence, "an interval")
+
+
+@dataclass(frozen=True)
+class TestsizeDesign:
+    """``study testsize``: conclusions and their correctness by test-set size."""
+
+    __test__ = False  # not a pytest test class
+
+    metric: str | None = metric_option()
+    sampling: str = option("broad", "how samples are cut", "str", choices=SAMPLINGS)
+    samples: int = option(100, "random samples per size", "int", low=1)
+    sizes: tuple[int, ...] | None = option(None, _SIZES, "ints", low=1)
+    test: str = option("paired-bootstrap", "the test", "str", choices=_test_names)
+    alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
+    n_resamples: int = option(1000, "resamples per test", "int", low=1)
+    seed: int = seed_option()
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
+
+    def __post_init__(self):
+        check_design(self)
+
+
+@dataclass(frozen=True)
+class LevelsDesign:
+    """``study levels``: correctness of conclusions by the significance level they reach."""
+
+    metric: str | None = metric_option()
+    sampling: str = option("broad", "how samples are cut", "str", choices=SAMPLINGS)
+    samples: int = option(100, "random samples per size", "int", low=1)
+    sizes: tuple[int, ...] | None = option(None, _SIZES, "ints", low=1)
+    test: str = option("paired-bootstrap", "the test", "str", choices=_test_names)
+    n_resamples: int = option(1000, "resamples per test", "int", low=1)
+    seed: int = seed_option()
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
+
+    def __post_init__(self):
+        check_design(self)
 
 
 # ------------------------------------------------------------------------------------------------ samples
@@ -76,7 +129,9 @@ def random_samples(n_segments: int, size: int, count: int, seed: int, key: tuple
         raise InputError(f"a sample of {size} segments does not fit a test set of {n_segments}")
     out = np.empty((count, size), dtype=np.int64)
     for c in range(count):
-        out[c] = np.sort(stream_rng(seed, _KEY["random"], *key, size, c).choice(n_segments, size, replace=False))
+        out[c] = np.sort(
+            stream_rng(seed, STREAM_KEYS["random samples"], *key, size, c).choice(n_segments, size, replace=False)
+        )
     return out
 
 
@@ -124,10 +179,12 @@ def _spread(v: np.ndarray) -> list[float]:
 
 
 # ------------------------------------------------------------------------------------------------ sampling
-def sampling(table, metric: str | None = None, k: int = 10, pairs=None) -> StudyResult:
+def sampling(table, design: SamplingDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Figs. 2-4: scores of k blocks of consecutive segments against k broad samples, per system, and
-    the per-sample differences of pairs."""
-    name, m, stats, full = _inputs(table, metric)
+    the per-sample differences of pairs (no replicates: ``run`` is not used)."""
+    g = design or SamplingDesign()
+    k, pairs = g.samples, g.pairs
+    name, m, stats, full = _inputs(table, g.metric)
     N = table.n_segments
     blocks, broad = block_samples(N, k), broad_samples(N, k)
     per = {s: {"blocks": _scores(m, X, blocks), "broad": _scores(m, X, broad)} for s, X in stats.items()}
@@ -157,7 +214,17 @@ def sampling(table, metric: str | None = None, k: int = 10, pairs=None) -> Study
         "blocks: consecutive segments; broad: every k-th segment. A smaller sd for broad samples means that"
         " neighbouring segments are alike (topic, document), so a test set should be sampled broadly."
     ]
-    return StudyResult("sampling", settings, [t1, t2], data, notes)
+    return StudyResult(
+        "sampling",
+        settings,
+        (
+            t1,
+            t2,
+        ),
+        data,
+        tuple(notes),
+        design_dict(g),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ coverage
@@ -178,7 +245,7 @@ class CoverageJob:
 
         m, rows = self.metric, self.samples[c]
         sub = {s: X[rows] for s, X in self.stats.items()}
-        r = Resampling(self.n_bootstrap, self.seed, stream=(_KEY["coverage"], rows.size, c))
+        r = Resampling(self.n_bootstrap, self.seed, stream=(STREAM_KEYS["coverage"], rows.size, c))
         boot = bootstrap_many({s: (m, x) for s, x in sub.items()}, r)
         out = {}
         for s, x in sub.items():
@@ -189,17 +256,17 @@ class CoverageJob:
         return out
 
 
-def coverage(table, metric: str | None = None, design: Design | None = None, run: Runner | None = None) -> StudyResult:
+def coverage(table, design: CoverageDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Fig. 6: bootstrap intervals (percentile, t, BCa) from samples of ``design.size`` segments, checked
     against the full-set score; the coverage rate per method with its binomial interval."""
     from scipy.stats import norm
 
-    g, run = design or Design(), run or Runner()
-    size, kind, count, seed = g.size, g.sampling or "random", g.count or 200, g.seed
+    g, run = design or CoverageDesign(), run or Runner()
+    size, kind, count, seed = g.size, g.sampling, g.samples, g.seed
     n_bootstrap, confidence = g.n_bootstrap, g.confidence
-    name, m, stats, full = _inputs(table, metric)
+    name, m, stats, full = _inputs(table, g.metric)
     N = table.n_segments
-    idx = samples_of(kind, N, size, count, seed, (_KEY["coverage"],))
+    idx = samples_of(kind, N, size, count, seed, (STREAM_KEYS["coverage"],))
     per = run.replicates("coverage: samples", CoverageJob(m, stats, full, idx, n_bootstrap, confidence, seed), len(idx))
     hits = {(s, meth): [p[s][0][meth] for p in per] for s in stats for meth in CI_METHODS}
     bounds = {s: [p[s][1] for p in per] for s in stats}
@@ -228,7 +295,17 @@ def coverage(table, metric: str | None = None, design: Design | None = None, run
         if kind == "random"
         else "broad samples are not random draws: compare with the nominal level loosely."
     ]
-    return StudyResult("coverage", settings, [t1, t2], data, notes)
+    return StudyResult(
+        "coverage",
+        settings,
+        (
+            t1,
+            t2,
+        ),
+        data,
+        tuple(notes),
+        design_dict(g),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ test size
@@ -249,7 +326,7 @@ class ConclusionJob:
         from mtsig.stats.paired import paired_test
 
         size, c, rows = self.samples[i]
-        r = Resampling(self.n_resamples, self.seed, stream=(_KEY["testsize"], size, c))
+        r = Resampling(self.n_resamples, self.seed, stream=(STREAM_KEYS["testsize"], size, c))
         out = []
         for a, b in self.pairs:
             res = paired_test(self.test, self.stats[a][rows], self.stats[b][rows], self.metric, resampling=r)
@@ -258,17 +335,11 @@ class ConclusionJob:
         return out
 
 
-def _conclusions(
-    table, metric: str | None, sizes: list[int], g: Design, run: Runner | None = None
-) -> tuple[str, list[dict]]:
+def _conclusions(table, sizes: list[int], g: TestsizeDesign | LevelsDesign, run: Runner | None = None):
     """Every sample's test of every pair at every size: dicts of pair, size, sample, Δ, p, full-set Δ."""
-    from mtsig.stats.paired import get_test
-
-    name, m, stats, full = _inputs(table, metric)
-    kind, count = g.sampling or "broad", g.count or 100
-    if get_test(g.test).kind == "stratified":
-        raise InputError("the test-size study tests single outputs: use ar, bootstrap, paired-bootstrap, t-test ...")
-    key = (_KEY["testsize"],)
+    name, m, stats, full = _inputs(table, g.metric)
+    kind, count = g.sampling, g.samples
+    key = (STREAM_KEYS["testsize"],)
     samples = tuple((size, c, rows) for size in sizes
                     for c, rows in enumerate(samples_of(kind, table.n_segments, size, count, g.seed, key)))  # fmt: skip
     job = ConclusionJob(m, stats, full, samples, tuple(_pairs(table, g.pairs)), g.test, g.n_resamples, g.seed)
@@ -294,13 +365,13 @@ def _verdict(c: dict, alpha: float) -> str:
     return "correct" if np.sign(c["delta"]) == np.sign(c["full"]) else "wrong"
 
 
-def testsize(table, metric: str | None = None, design: Design | None = None, run: Runner | None = None) -> StudyResult:
+def testsize(table, design: TestsizeDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Table 3: how often a test at level ``alpha`` concludes a difference on samples of each size, and
     how often that conclusion agrees with the full set (correct) or not (wrong)."""
-    g = design or Design()
-    kind, test, alpha = g.sampling or "broad", g.test, g.alpha
+    g = design or TestsizeDesign()
+    kind, test, alpha = g.sampling, g.test, g.alpha
     sizes = _sizes(table.n_segments, g.sizes, kind)
-    name, cs = _conclusions(table, metric, sizes, g, run)
+    name, cs = _conclusions(table, sizes, g, run)
     d = table.metrics[name].decimals
     rows, curves = [], {}
     for pair in dict.fromkeys(c["pair"] for c in cs):
@@ -317,7 +388,7 @@ def testsize(table, metric: str | None = None, design: Design | None = None, run
                 "resamples": g.n_resamples, "seed": g.seed, "segments": table.n_segments}  # fmt: skip
     notes = ["correct: significant and of the same sign as the full-set difference; wrong: significant and of the"
              " other sign (or any significant conclusion where the full set shows no difference)."]  # fmt: skip
-    return StudyResult("testsize", settings, [t], {"curves": curves, "conclusions": cs}, notes)
+    return StudyResult("testsize", settings, (t,), {"curves": curves, "conclusions": cs}, tuple(notes), design_dict(g))
 
 
 def _level(c: dict) -> float:
@@ -325,13 +396,13 @@ def _level(c: dict) -> float:
     return 100 * (1 - c["p"] / 2)
 
 
-def levels(table, metric: str | None = None, design: Design | None = None, run: Runner | None = None) -> StudyResult:
+def levels(table, design: LevelsDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Koehn Table 4: every sample's conclusion binned by the significance level it reaches (one-sided, in the
     direction the sample shows: ``1 - p/2``), with the share that agrees with the full set."""
-    g = design or Design()
-    kind, test = g.sampling or "broad", g.test
+    g = design or LevelsDesign()
+    kind, test = g.sampling, g.test
     sizes = _sizes(table.n_segments, g.sizes, kind)
-    name, cs = _conclusions(table, metric, sizes, g, run)
+    name, cs = _conclusions(table, sizes, g, run)
     rows, bars = [], []
     upper = 100.0
     for low in LEVEL_BINS:
@@ -350,4 +421,4 @@ def levels(table, metric: str | None = None, design: Design | None = None, run: 
                 "seed": g.seed, "segments": table.n_segments}  # fmt: skip
     notes = ["A calibrated test is correct at least as often as the level it claims: e.g. conclusions at 90-95%"
              " should be correct at least 90% of the time."]  # fmt: skip
-    return StudyResult("levels", settings, [t], {"bins": bars}, notes)
+    return StudyResult("levels", settings, (t,), {"bins": bars}, tuple(notes), design_dict(g))

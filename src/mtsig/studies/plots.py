@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtsig.report.plots import _figure_class
 from mtsig.studies.result import StudyResult
 
 
-def _sampling(fig, res: StudyResult) -> None:
+def draw_sampling(fig, res: StudyResult) -> None:
     ax1, ax2 = fig.subplots(1, 2)
     for k, (name, v) in enumerate(res.data["scores"].items()):
         x = np.arange(len(v["blocks"]))
@@ -28,7 +27,7 @@ def _sampling(fig, res: StudyResult) -> None:
     ax2.legend(fontsize=7)
 
 
-def _coverage(fig, res: StudyResult) -> None:
+def draw_coverage(fig, res: StudyResult) -> None:
     axes = fig.subplots(1, len(res.data["full"]), sharey=False, squeeze=False)[0]
     for ax, (name, full) in zip(axes, res.data["full"].items()):
         b = np.asarray(res.data["percentile_bounds"][name])
@@ -42,7 +41,7 @@ def _coverage(fig, res: StudyResult) -> None:
     axes[0].set_ylabel(f"{res.settings['metric']} (percentile intervals)")
 
 
-def _testsize(fig, res: StudyResult) -> None:
+def draw_testsize(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     for k, (pair, pts) in enumerate(res.data["curves"].items()):
         p = np.asarray(pts, dtype=float)
@@ -54,7 +53,7 @@ def _testsize(fig, res: StudyResult) -> None:
     ax.legend(fontsize=6)
 
 
-def _levels(fig, res: StudyResult) -> None:
+def draw_levels(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     bins = res.data["bins"]
     labels = [b[0] for b in bins]
@@ -66,7 +65,7 @@ def _levels(fig, res: StudyResult) -> None:
     ax.set(ylabel="correct conclusions %", ylim=(0, 110), title="conclusions by the significance level they reach")
 
 
-def _type1(fig, res: StudyResult) -> None:
+def draw_type1(fig, res: StudyResult) -> None:
     ax1, ax2 = fig.subplots(1, 2)
     labels = res.data["labels"]
     for k, (test, ps) in enumerate(res.data["pvalues"].items()):
@@ -86,7 +85,7 @@ def _type1(fig, res: StudyResult) -> None:
     ax2.set(xlabel="rejection % (95% interval)", title=f"rejections at α = {alpha:g} (red: α)")
 
 
-def _multiplicity(fig, res: StudyResult) -> None:
+def draw_multiplicity(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     rows = [r for r in res.data["rates"] if r[0].startswith("any")]
     alphas = sorted({r[1] for r in rows})
@@ -105,7 +104,7 @@ def _multiplicity(fig, res: StudyResult) -> None:
     ax.legend(fontsize=7)
 
 
-def _sensitivity(fig, res: StudyResult) -> None:
+def draw_sensitivity(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     p = np.asarray(res.data["p_adjusted"], dtype=float)
     z = -np.log10(np.maximum(p, 1e-6))
@@ -120,7 +119,7 @@ def _sensitivity(fig, res: StudyResult) -> None:
     ax.set_title(f"adjusted p-values by metric (* significant at α = {res.data['alpha']:g})")
 
 
-def _runs(fig, res: StudyResult) -> None:
+def draw_runs(fig, res: StudyResult) -> None:
     ax1, ax2, ax3 = fig.subplots(1, 3)
     for k, (name, v) in enumerate(res.data["run_scores"].items()):
         ax1.hist(v, bins=max(3, min(20, len(v))), alpha=0.6, color=f"C{k}", label=name)
@@ -141,7 +140,7 @@ def _runs(fig, res: StudyResult) -> None:
     ax3.legend(fontsize=6)
 
 
-def _power(fig, res: StudyResult) -> None:
+def draw_power(fig, res: StudyResult) -> None:
     ax1, ax2 = fig.subplots(1, 2)
     for k, (test, pts) in enumerate(res.data["curves"].items()):
         p = np.asarray(pts, dtype=float)
@@ -155,24 +154,3 @@ def _power(fig, res: StudyResult) -> None:
     ax2.axhline(abs(res.data["target"]), color="C3", lw=0.8, ls="--")
     ax2.set(xscale="log", yscale="log", xlabel="test-set size (segments)", ylabel="detectable |Δ|",
             title="smallest detectable difference (red: target)")  # fmt: skip
-
-
-_DRAW = {
-    "runs": _runs,
-    "power": _power,
-    "sampling": _sampling,
-    "coverage": _coverage,
-    "testsize": _testsize,
-    "levels": _levels,
-    "type1": _type1,
-    "multiplicity": _multiplicity,
-    "sensitivity": _sensitivity,
-}
-
-
-def plot_study(res: StudyResult):
-    Figure = _figure_class()
-    wide = res.study in ("sampling", "coverage", "type1", "runs", "power")
-    fig = Figure(figsize=(11 if wide else 7, 4.2), layout="constrained")
-    _DRAW[res.study](fig, res)
-    return fig

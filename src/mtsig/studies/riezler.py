@@ -23,73 +23,106 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import DEFAULT_SEED, PermutationPlan, Resampling, resampled_totals, stream_rng
-from mtsig.stats.engines import ar_counts, bootstrap_many
+from mtsig.resample import STREAM_KEYS, PermutationPlan, Resampling, stream_rng
+from mtsig.stats.engines import ar_counts
+from mtsig.stats.kinds import KINDS
 from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
-from mtsig.stats.pvalues import count_extreme, p_from_count, paired_bootstrap_p, sentence_test, shift_p
+from mtsig.stats.paired import PAIRED_TESTS, pair_evidence
+from mtsig.stats.pvalues import p_from_count
 from mtsig.stats.pvalues import tolerance as _tol
+from mtsig.studies.design import check_design, design_dict, metric_option, option, pairs_option, seed_option
 from mtsig.studies.inputs import pair_of, pooled_stats
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 
-#: every test the type-I study measures; ``bootstrap-abs`` is the seed's Fig. 2 as printed
-TYPE1_TESTS = ("ar", "bootstrap", "bootstrap-abs", "paired-bootstrap", "ttest", "wilcoxon")
-_LABEL = {
-    "ar": "approx. randomization",
-    "bootstrap": "bootstrap (centred shift)",
-    "bootstrap-abs": "bootstrap (Fig. 2 as printed: |Δ*| shifted)",
-    "paired-bootstrap": "paired bootstrap",
-    "ttest": "paired t-test",
-    "wilcoxon": "Wilcoxon",
-}
-_KEY = {"type1": 51, "multiplicity": 52}
+#: variants the type-I study measures beside the registered tests: the seed's Fig. 2 as printed, after the shift
+#: test it misreads; and the label that tells the two shifts apart
+VARIANTS = {"bootstrap": "bootstrap-abs"}
+_LABEL = {"bootstrap": "bootstrap (centred shift)", "bootstrap-abs": "bootstrap (Fig. 2 as printed: |Δ*| shifted)"}
 #: max-T single-step and step-down reject some pair in the same families (the same first step): one row
 MULTIPLICITY_METHODS = (*(c for c in P_CORRECTIONS if c != "none"), "maxt", "tukey-hsd")
+_NULL_PAIR = "the two real systems the exact nulls are built from (default: the first two)"
+_ALPHAS = "significance levels"
+
+
+def type1_tests() -> tuple[str, ...]:
+    """What ``study type1`` calibrates: every registered test of a kind that tests single outputs (stratified
+    randomization is approximate randomization there), each followed by its measured variants."""
+    out: list[str] = []
+    for name, spec in PAIRED_TESTS.items():
+        if KINDS[spec.kind].single_output:
+            out += [name, *([VARIANTS[name]] if name in VARIANTS else [])]
+    return tuple(out)
+
+
+def label(test: str) -> str:
+    return _LABEL.get(test) or PAIRED_TESTS[test].label
 
 
 @dataclass(frozen=True)
-class NullDesign:
-    """How the null studies run: replicates (null pairs or families), shuffles of approximate randomization
-    (``n_resamples``), bootstrap resamples, levels, seed, the two real systems the nulls are built from
-    (None: the first two), and the number of pseudo-systems of the multiplicity study."""
+class Type1Design:
+    """``study type1``: the options of Riezler & Maxwell's type-I error experiments."""
 
-    replicates: int = 1000
-    n_resamples: int | None = None
-    n_bootstrap: int = 1000
-    alphas: tuple[float, ...] = (0.01, 0.05, 0.1)
-    seed: int = DEFAULT_SEED
-    pair: tuple[str, str] | None = None
-    systems: int = 5
+    metric: str | None = metric_option()
+    replicates: int = option(1000, "null pairs", "int", low=1)
+    n_resamples: int = option(10_000, "shuffles per null pair (randomization tests)", "int", low=1)
+    n_bootstrap: int = option(1000, "bootstrap resamples per null pair (bootstrap tests)", "int", low=1)
+    alphas: tuple[float, ...] = option((0.01, 0.05, 0.1), _ALPHAS, "floats", low=0, high=1, open=True)
+    seed: int = seed_option()
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
 
-
-def ar_p(metric, a: np.ndarray, b: np.ndarray, resampling: Resampling, alternative: str = "two-sided") -> float:
-    """Approximate randomization of one pair from the weights times the per-segment differences alone (half
-    the work of :func:`~mtsig.stats.engines.ar_counts`, the same shuffles and the same null values)."""
-    R = resampling.count(10_000)
-    plan = resampling.plan("randomization", a.shape[0], R)
-    ta, tb = a.sum(axis=0), b.sum(axis=0)
-    observed = float(metric.score(tb) - metric.score(ta))
-    c = 0
-    for (move,) in resampled_totals(plan, [b - a]):
-        c += count_extreme(metric.score(tb - move) - metric.score(ta + move), observed, alternative)
-    return p_from_count(c, R)
+    def __post_init__(self):
+        check_design(self)
 
 
-def every_test(metric, a, b, sents: tuple[np.ndarray, np.ndarray], resampling: Resampling, n_bootstrap: int) -> dict:
-    """Δ (b - a) and the two-sided p-value of every test of :data:`TYPE1_TESTS` for one pair."""
-    delta = float(metric.score(b.sum(axis=0)) - metric.score(a.sum(axis=0)))
-    boot = bootstrap_many({0: (metric, a), 1: (metric, b)}, resampling.with_count(n_bootstrap))
-    bd = boot[1] - boot[0]
-    return {
-        "delta": delta,
-        "ar": ar_p(metric, a, b, resampling),
-        "bootstrap": shift_p(bd, delta, "two-sided"),
-        "bootstrap-abs": shift_abs_p(bd, delta),
-        "paired-bootstrap": paired_bootstrap_p(bd, "two-sided")[0],
-        "ttest": sentence_test("ttest", *sents, "two-sided")[1],
-        "wilcoxon": sentence_test("wilcoxon", *sents, "two-sided")[1],
-    }
+@dataclass(frozen=True)
+class MultiplicityDesign:
+    """``study multiplicity``: families of exact-null pseudo-systems."""
+
+    metric: str | None = metric_option()
+    replicates: int = option(1000, "null families", "int", low=1)
+    n_resamples: int = option(1000, "shuffles per family (approximate randomization, max-T)", "int", low=1)
+    null_systems: int = option(5, "exact-null systems per family (3 to 8)", "int", low=3, high=8)
+    alphas: tuple[float, ...] = option((0.01, 0.05, 0.1), _ALPHAS, "floats", low=0, high=1, open=True)
+    seed: int = seed_option()
+    pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
+
+    def __post_init__(self):
+        check_design(self)
+
+
+@dataclass(frozen=True)
+class SensitivityDesign:
+    """``study sensitivity``: every pair under every metric given with -m."""
+
+    test: str = option("ar", "the test", "str", choices=lambda: tuple(PAIRED_TESTS))
+    alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
+    correction: str = option("holm", "p-value correction", "str", choices=P_CORRECTIONS)
+    n_resamples: int | None = option(None, "resamples of the test (its default)", "int", low=1)
+    seed: int = seed_option()
+
+    def __post_init__(self):
+        check_design(self)
+
+
+def pair_p_values(tests, metric, a: np.ndarray, b: np.ndarray, resampling: Resampling, counts: dict) -> dict:
+    """Δ (b - a) and the two-sided p-value of every test (and variant) of ``tests`` for one pair, each registered
+    test from the evidence its kind gathers (:func:`~mtsig.stats.paired.pair_evidence`)."""
+    registered = [t for t in tests if t in PAIRED_TESTS]
+    ev = pair_evidence(registered, metric, a, b, resampling, counts)
+    out = {"delta": float(metric.score(b.sum(axis=0)) - metric.score(a.sum(axis=0)))}
+    for t in registered:
+        out[t] = PAIRED_TESTS[t].outcome(ev[t][0]).p_value
+    if "bootstrap-abs" in tests:
+        out["bootstrap-abs"] = shift_abs_p(ev["bootstrap"][0].boot_delta, out["delta"])
+    return out
+
+
+def _counts(tests, n_resamples: int, n_bootstrap: int) -> dict[str, int]:
+    """Resamples per registered test: its kind says which of the design's counts it uses."""
+    by = {"n_resamples": n_resamples, "n_bootstrap": n_bootstrap}
+    return {t: by[KINDS[PAIRED_TESTS[t].kind].study_count] for t in tests if t in PAIRED_TESTS}
 
 
 @dataclass(frozen=True)
@@ -99,18 +132,15 @@ class SwapJob:
     metric: object
     A: np.ndarray
     B: np.ndarray
-    sent_a: np.ndarray
-    sent_b: np.ndarray
-    n_resamples: int
-    n_bootstrap: int
+    tests: tuple[str, ...]
+    counts: dict
     seed: int
 
     def replicate(self, r: int) -> dict:
-        swap = stream_rng(self.seed, _KEY["type1"], r).random(self.A.shape[0]) < 0.5
+        swap = stream_rng(self.seed, STREAM_KEYS["type1"], r).random(self.A.shape[0]) < 0.5
         a, b = np.where(swap[:, None], self.B, self.A), np.where(swap[:, None], self.A, self.B)
-        sents = (np.where(swap, self.sent_b, self.sent_a), np.where(swap, self.sent_a, self.sent_b))
-        res = Resampling(self.n_resamples, self.seed, stream=(_KEY["type1"], r))
-        return every_test(self.metric, a, b, sents, res, self.n_bootstrap)
+        res = Resampling(None, self.seed, stream=(STREAM_KEYS["type1"], r))
+        return pair_p_values(self.tests, self.metric, a, b, res, self.counts)
 
 
 # ------------------------------------------------------------------------------------------------ inputs
@@ -120,34 +150,29 @@ def _rate_row(label: str, alpha: float, k: int, n: int, expected: float) -> list
 
 
 # ------------------------------------------------------------------------------------------------ type1
-def _equivalents(name, m, stats, g: NullDesign, names: list[str]) -> StudyTable:
+def _equivalents(name, m, stats, g: Type1Design, names: list[str]) -> StudyTable:
     """Part (a): the first system against each other one, every test (the seed's Table 2)."""
-    first = names[0]
-    sent_first, res = m.sentence_scores(stats[first]), Resampling(g.n_resamples or 10_000, g.seed)
-    cols = {}
-    for other in names[1:]:
-        sents = (sent_first, m.sentence_scores(stats[other]))
-        cols[other] = every_test(m, stats[first], stats[other], sents, res, g.n_bootstrap)
+    first, tests = names[0], type1_tests()
+    res, counts = Resampling(None, g.seed), _counts(tests, g.n_resamples, g.n_bootstrap)
+    cols = {other: pair_p_values(tests, m, stats[first], stats[other], res, counts) for other in names[1:]}
     head = ["", *(f"{first} : {o}" for o in cols)]
     rows = [[f"{name} difference", *(c["delta"] for c in cols.values())]]
-    rows += [[f"p ({_LABEL[t]})", *(c[t] for c in cols.values())] for t in TYPE1_TESTS]
+    rows += [[f"p ({label(t)})", *(c[t] for c in cols.values())] for t in tests]
     dec = [None] + [4] * len(cols)
     return StudyTable(f"{name}: the first system against each other one (the seed's Table 2)", head, rows, dec)
 
 
-def type1(table, metric: str | None = None, design: NullDesign | None = None, run: Runner | None = None) -> StudyResult:
+def type1(table, design: Type1Design | None = None, run: Runner | None = None) -> StudyResult:
     """Riezler & Maxwell's type-I error experiments: see the module's description."""
-    g, run = design or NullDesign(), run or Runner()
-    name, m, stats = pooled_stats(table, metric)
-    a, b = pair_of(table, g.pair, "two real systems to build exact nulls from")
-    R = g.n_resamples or 10_000
+    g, run = design or Type1Design(), run or Runner()
+    name, m, stats = pooled_stats(table, g.metric)
+    a, b = pair_of(table, g.pairs[0] if g.pairs else None, "two real systems to build exact nulls from")
+    R, tests = g.n_resamples, type1_tests()
     tables = [_equivalents(name, m, stats, g, table.system_names)]
-    job = SwapJob(
-        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), R, g.n_bootstrap, g.seed
-    )
+    job = SwapJob(m, stats[a], stats[b], tests, _counts(tests, g.n_resamples, g.n_bootstrap), g.seed)
     reps = run.replicates("type1: null pairs", job, g.replicates)
-    ps = {t: np.array([x[t] for x in reps]) for t in TYPE1_TESTS}
-    rows = [_rate_row(_LABEL[t], al, int(np.sum(ps[t] <= al)), len(reps), al) for t in TYPE1_TESTS for al in g.alphas]
+    ps = {t: np.array([x[t] for x in reps]) for t in tests}
+    rows = [_rate_row(label(t), al, int(np.sum(ps[t] <= al)), len(reps), al) for t in tests for al in g.alphas]
     head = ["test", "α", "rejected", "null pairs", "rejection %", "95% CI low", "95% CI high", "nominal %"]
     tables.append(
         StudyTable(
@@ -159,8 +184,8 @@ def type1(table, metric: str | None = None, design: NullDesign | None = None, ru
         )
     )
     data = {
-        "pvalues": {t: np.sort(ps[t]).tolist() for t in TYPE1_TESTS},
-        "labels": _LABEL,
+        "pvalues": {t: np.sort(ps[t]).tolist() for t in tests},
+        "labels": {t: label(t) for t in tests},
         "rates": [[r[0], r[1], r[4], r[5], r[6]] for r in rows],
         "deltas": [x["delta"] for x in reps],
     }
@@ -180,7 +205,7 @@ def type1(table, metric: str | None = None, design: NullDesign | None = None, ru
         "rejects about twice as often as it should; mtsig's bootstrap test centres Δ* itself.",
         "Part (a) calls the systems equivalent because you do: its small p-values are type-I errors only if they are.",
     ]
-    return StudyResult("type1", settings, tables, data, notes)
+    return StudyResult("type1", settings, tuple(tables), data, tuple(notes), design_dict(g))
 
 
 # ------------------------------------------------------------------------------------------------ multiplicity
@@ -201,10 +226,10 @@ class FamilyJob:
     stop_above: int
 
     def replicate(self, r: int) -> dict:
-        pick = stream_rng(self.seed, _KEY["multiplicity"], r).random((self.A.shape[0], self.k)) < 0.5
+        pick = stream_rng(self.seed, STREAM_KEYS["multiplicity"], r).random((self.A.shape[0], self.k)) < 0.5
         X = {j: np.where(pick[:, j, None], self.B, self.A) for j in range(self.k)}
         pairs = list(combinations(range(self.k), 2))
-        res = Resampling(self.n_resamples, self.seed, stream=(_KEY["multiplicity"], r))
+        res = Resampling(self.n_resamples, self.seed, stream=(STREAM_KEYS["multiplicity"], r))
         counts = ar_counts(X, self.metric, pairs, res)
         sents = np.where(pick, self.sent_b[:, None], self.sent_a[:, None])
         q = studentized_ranges(sents, pairs)[0]
@@ -246,7 +271,7 @@ def _family_rejects(rep: dict, method: str, alpha: float, q_crit: float, R: int)
     return bool(adjust(rep["p"], method).min() <= alpha)
 
 
-def _family_rows(reps: list[dict], g: NullDesign, K: int, df: int, R: int) -> list[list]:
+def _family_rows(reps: list[dict], g: MultiplicityDesign, K: int, df: int, R: int) -> list[list]:
     """Per level: rejections of each comparison alone, of any pair uncorrected, and with every method."""
     from scipy.stats import studentized_range
 
@@ -261,7 +286,7 @@ def _family_rows(reps: list[dict], g: NullDesign, K: int, df: int, R: int) -> li
             ind = sum(any(reps[i * K + j]["p"][j] <= al for j in range(K)) for i in range(n // K))
             label = f"any of {K} independent comparisons, uncorrected"
             rows.append(_rate_row(label, al, ind, n // K, experimentwise_error(al, K)))
-        crit = float(studentized_range.isf(al, g.systems, df))
+        crit = float(studentized_range.isf(al, g.null_systems, df))
         for meth in MULTIPLICITY_METHODS:
             k = sum(_family_rejects(x, meth, al, crit, R) for x in reps)
             label = "maxt (single-step = step-down)" if meth == "maxt" else meth
@@ -269,22 +294,20 @@ def _family_rows(reps: list[dict], g: NullDesign, K: int, df: int, R: int) -> li
     return rows
 
 
-def multiplicity(table, metric: str | None = None, design: NullDesign | None = None, run: Runner | None = None):
+def multiplicity(table, design: MultiplicityDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Riezler & Maxwell section 4.4: the experimentwise error of k-fold pairwise comparisons under an exact
     null, uncorrected and with every correction."""
-    g, run = design or NullDesign(), run or Runner()
-    if not 3 <= g.systems <= 8:
-        raise InputError(f"the multiplicity study needs 3 to 8 pseudo-systems, got {g.systems}", param="systems")
-    name, m, stats = pooled_stats(table, metric)
-    a, b = pair_of(table, g.pair, "two real systems to build exact nulls from")
-    R = g.n_resamples or 1000
+    g, run = design or MultiplicityDesign(), run or Runner()
+    name, m, stats = pooled_stats(table, g.metric)
+    a, b = pair_of(table, g.pairs[0] if g.pairs else None, "two real systems to build exact nulls from")
+    R = g.n_resamples
     stop = int(np.floor(max(g.alphas) * (R + 1))) - 1  # a count above this is above every level
     job = FamilyJob(
-        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.systems, R, g.seed, stop
+        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.null_systems, R, g.seed, stop
     )
     reps = run.replicates("multiplicity: null families", job, g.replicates)
-    K = g.systems * (g.systems - 1) // 2
-    rows = _family_rows(reps, g, K, (table.n_segments - 1) * (g.systems - 1), R)
+    K = g.null_systems * (g.null_systems - 1) // 2
+    rows = _family_rows(reps, g, K, (table.n_segments - 1) * (g.null_systems - 1), R)
     head = [
         "rejections",
         "α",
@@ -296,7 +319,7 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
         "expected % (≤ for corrected)",
     ]
     t = StudyTable(
-        f"{name}: {g.replicates} families of {g.systems} exact-null systems ({K} pairs) from {a} and {b}",
+        f"{name}: {g.replicates} families of {g.null_systems} exact-null systems ({K} pairs) from {a} and {b}",
         head,
         rows,
         [None, None, None, None, 1, 1, 1, 1],
@@ -305,7 +328,7 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
     settings = {
         "metric": name,
         "null from": f"{a}, {b}",
-        "systems": g.systems,
+        "systems": g.null_systems,
         "pairs": K,
         "families": g.replicates,
         "shuffles": R,
@@ -315,23 +338,27 @@ def multiplicity(table, metric: str | None = None, design: NullDesign | None = N
     }
     notes = [
         f"1 - (1 - α)^{K} is the experimentwise error of {K} independent comparisons (checked on pair j of family j"
-        f" of every {K} families); all pairs of {g.systems} systems share systems and are positively dependent,"
+        f" of every {K} families); all pairs of {g.null_systems} systems share systems and are positively dependent,"
         " so their uncorrected error lies below it, but far above α.",
         "Corrected: at most α (within the interval) for holm, bonferroni, sidak, max-T and Tukey's HSD; bh controls "
         "the false discovery rate, which equals the experimentwise error when every null is true.",
     ]
-    return StudyResult("multiplicity", settings, [t], data, notes)
+    return StudyResult("multiplicity", settings, (t,), data, tuple(notes), design_dict(g))
 
 
 # ------------------------------------------------------------------------------------------------ sensitivity
-def sensitivity(table, test: str = "ar", alpha: float = 0.05, correction: str = "holm", resampling=None) -> StudyResult:
+def sensitivity(table, design: SensitivityDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Riezler & Maxwell section 3: every pair under every metric of the table; which differences each metric
-    finds significant, and the pairs where the metrics disagree."""
+    finds significant, and the pairs where the metrics disagree (``run``: only its progress bar is used)."""
     from mtsig.engine import CompareOptions, compare_table
 
+    g = design or SensitivityDesign()
+    test, alpha, correction = g.test, g.alpha, g.correction
     if len(table.metrics) < 2:
         raise InputError("the sensitivity study compares metrics: give at least two with -m (e.g. -m nist bleu)")
-    res = compare_table(table, CompareOptions((test,), None, correction, alpha), resampling or Resampling())
+    progress = run.progress if run is not None else None
+    resampling = Resampling.of(g.n_resamples, g.seed, progress=progress)
+    res = compare_table(table, CompareOptions((test,), None, correction, alpha), resampling)
     metrics = list(table.metrics)
     pairs = list(dict.fromkeys(c.pair for c in res.comparisons))
     by = {(c.result.metric, c.pair): c for c in res.comparisons}
@@ -370,4 +397,4 @@ def sensitivity(table, test: str = "ar", alpha: float = 0.05, correction: str = 
         "The seed found NIST more sensitive than BLEU and the dependency F-score on small differences: a metric"
         " that finds more significant differences among systems of similar quality discriminates better."
     ]
-    return StudyResult("sensitivity", settings, [t1, t2], data, notes)
+    return StudyResult("sensitivity", settings, (t1, t2), data, tuple(notes), design_dict(g))
