@@ -156,3 +156,20 @@ def test_stratified_group_totals_equal_the_weight_products(monkeypatch, groups):
         r._plan.group_sums(np.array([[0, 9]]), np.zeros((2, 3, 1), np.float32), np.zeros((1, 1), np.float32))
     with pytest.raises(ValueError, match="do not agree"):
         r._plan.group_sums(np.array([[0, 1]]), np.zeros((3, 3, 1), np.float32), np.zeros((1, 1), np.float32))
+
+
+def test_stream_keys_are_distinct_and_every_use_is_in_the_table():
+    """One table of the first elements of random-stream keys: distinct values, and no key spelled as a bare number
+    where a stream is drawn (a collision would silently correlate replicates)."""
+    import re
+    from pathlib import Path
+
+    from mtsig.resample import KINDS, STREAM_KEYS
+
+    values = list(STREAM_KEYS.values())
+    assert len(set(values)) == len(values)
+    assert all(STREAM_KEYS[k] == v for k, v in KINDS.items())
+    src = Path(__file__).resolve().parents[1] / "src" / "mtsig"
+    bare = re.compile(r"stream_rng\([^,()]+,\s*\d|stream=\(\s*\d|_KEY\s*=\s*\{")
+    offenders = [f"{p.name}:{m.group(0)}" for p in src.rglob("*.py") for m in bare.finditer(p.read_text())]
+    assert offenders == []

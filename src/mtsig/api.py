@@ -13,9 +13,11 @@ names the valid ones, never silently ignored.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from typing import Any
+
+import numpy as np
 
 from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
 from mtsig.errors import InputError
@@ -24,7 +26,7 @@ from mtsig.io.load import System, load_references, load_systems
 from mtsig.io.segments import RefSet, Segments
 from mtsig.metrics import all_side_inputs, check_option_names
 from mtsig.pipeline import attach_dev, build_metrics, compute_stats
-from mtsig.resample import Resampling
+from mtsig.resample import ProgressFactory, Resampling
 from mtsig.results import CompareResult, ScoreResult
 from mtsig.table import StatsTable
 from mtsig.tokenize import DEFAULT_TOKENIZER, MTEVAL_TOKENIZERS
@@ -32,8 +34,6 @@ from mtsig.tokenize import DEFAULT_TOKENIZER, MTEVAL_TOKENIZERS
 DEFAULT_METRICS = ("bleu",)
 #: keywords of ``compute`` that are not metric options or side inputs
 LOADING_OPTIONS = ("allow_empty_refs", "jobs", "dev_refs", "dev_systems")
-#: resampling keywords (``n_resamples`` is compare's; ``score`` calls its count ``n_bootstrap``)
-RESAMPLING_OPTIONS = ("seed", "chunk_bytes", "progress")
 
 
 def _is_lines(x: Any) -> bool:
@@ -118,22 +118,40 @@ def _stats_of(refs, systems, metrics, options: dict[str, Any], jobs: int) -> Sta
     return compute_stats(rs, ss, ms, executor_for(jobs, n_runs, rs.n_segments * n_runs))
 
 
-def compute(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, **options: Any) -> StatsTable:
+def compute(  # noqa: PLR0913 - the loading settings are keywords, each documented
+    refs: Any,
+    systems: Any,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    allow_empty_refs: bool = False,
+    jobs: int = 1,
+    dev_refs: Any = None,
+    dev_systems: Any = None,
+    **metric_options: Any,
+) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
 
-    ``jobs``: processes to score systems in (``fork``; 1 = in this process). ``dev_refs`` and
-    ``dev_systems`` (one development-set output per optimizer run, same names and order) add s_dev.
-    ``parses_ref`` / ``parses_hyp``: CoNLL-U files beside plain texts (one per reference; per system as
-    ``NAME=FILE[,FILE...]`` or one file per system in order) for the dependency F-score.
-    ``seg_scores``: segment-level scores for the ``seg`` metric (see :mod:`mtsig.io.segscores`).
-    Other keywords are metric options (``tokenize``, ``lowercase``, ``bleu_order`` ...).
+    Parameters
+    ----------
+    refs, systems, metrics:
+        See the module's description; ``metrics`` are names from ``mtsig metrics`` (default: bleu).
+    allow_empty_refs:
+        Accept empty reference segments (refused by default).
+    jobs:
+        Processes to score systems in (1: in this process).
+    dev_refs, dev_systems:
+        Development-set references and outputs (one per optimizer run, same names and order): add s_dev.
+    **metric_options:
+        Metric options (``tokenize``, ``lowercase``, ``bleu_order`` ...; ``mtsig metrics`` lists them) and side
+        inputs: ``parses_ref`` / ``parses_hyp`` (CoNLL-U files for the dependency F-score), ``seg_scores``
+        (segment-level scores for the ``seg`` metric, see :mod:`mtsig.io.segscores`). A misspelled name is an
+        :class:`InputError` that names the valid ones.
     """
-    check_option_names(options, LOADING_OPTIONS)
+    check_option_names(metric_options, _OWN["compute"])
     if isinstance(metrics, str):
         metrics = [metrics]
-    jobs = int(options.get("jobs", 1))
-    dev_refs, dev_systems = options.pop("dev_refs", None), options.pop("dev_systems", None)
-    table = _stats_of(refs, systems, metrics, options, jobs)
+    options = {**metric_options, "allow_empty_refs": allow_empty_refs, "jobs": jobs}
+    table = _stats_of(refs, systems, metrics, options, int(jobs))
     if (dev_refs is None) != (dev_systems is None):
         raise InputError(
             "s_dev needs both development references (dev_refs) and outputs (dev_systems)",
@@ -146,7 +164,7 @@ def compute(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, *
                 f"s_dev is available for text metrics only (not for {', '.join(type(m).name for m in with_side)})"
             )
         side = set(all_side_inputs())
-        dev = _stats_of(dev_refs, dev_systems, metrics, {k: v for k, v in options.items() if k not in side}, jobs)
+        dev = _stats_of(dev_refs, dev_systems, metrics, {k: v for k, v in options.items() if k not in side}, int(jobs))
         attach_dev(table, dev)
     return table
 
@@ -165,59 +183,170 @@ def _table(refs, systems, metrics, stats, options: dict[str, Any]) -> StatsTable
     return compute(refs, systems, metrics, **options)
 
 
-def _take(options: dict[str, Any], names) -> dict[str, Any]:
-    """Remove and return the options called ``names``."""
-    return {k: options.pop(k) for k in list(options) if k in names}
+def _alias(name: str, value: Any, alias: str, alias_value: Any, default: Any) -> Any:
+    """A setting given under its name or under scipy.stats' name for it (not both)."""
+    if alias_value is None:
+        return value
+    if value is not None and value != default:
+        raise InputError(f"give {name} or {alias}, not both", param=(name, alias))
+    return alias_value
 
 
-def score(
+def _seed(seed: int | None, rng: Any) -> int | None:
+    """``rng`` (scipy.stats' name) as an integer seed: mtsig reports the seed behind every random number."""
+    if rng is None:
+        return seed
+    if seed is not None:
+        raise InputError("give seed or rng, not both", param=("seed", "rng"))
+    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
+        raise InputError(
+            "rng must be an integer seed here (mtsig reports the seed of every random result), got "
+            + type(rng).__name__,
+            param="rng",
+        )
+    return int(rng)
+
+
+def _loading(allow_empty_refs: bool, jobs: int, dev_refs: Any, dev_systems: Any) -> dict[str, Any]:
+    return {"allow_empty_refs": allow_empty_refs, "jobs": jobs, "dev_refs": dev_refs, "dev_systems": dev_systems}
+
+
+def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     refs: Any = None,
     systems: Any = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
     stats: StatsTable | str | None = None,
-    **options: Any,
+    ci: bool = False,
+    ci_method: str = "percentile",
+    confidence: float = 0.95,
+    n_bootstrap: int | None = None,
+    seed: int | None = None,
+    keep_distributions: bool = False,
+    confidence_level: float | None = None,
+    rng: int | None = None,
+    chunk_bytes: int | None = None,
+    progress: ProgressFactory | None = None,
+    allow_empty_refs: bool = False,
+    jobs: int = 1,
+    dev_refs: Any = None,
+    dev_systems: Any = None,
+    **metric_options: Any,
 ) -> ScoreResult:
-    """Corpus scores of every system under every metric (with bootstrap intervals when ``ci=True``).
+    """Corpus scores of every system under every metric, with bootstrap intervals when ``ci=True``.
 
-    Either give ``refs`` and ``systems`` (and metric/tokenizer options), or ``stats``: a
-    :class:`StatsTable` or the path of a statistics file written by ``mtsig stats``. Settings:
-    ``ci``, ``ci_method`` (percentile, t, bca), ``confidence``, ``n_bootstrap`` (1000), ``seed``,
-    ``keep_distributions`` (the bootstrap scores on the result, for plots).
+    Parameters
+    ----------
+    refs, systems, metrics:
+        The texts (see the module's description), or ``stats``: a :class:`StatsTable` or the path of a
+        statistics file written by ``mtsig stats`` (then no texts and no metric options).
+    ci, ci_method, confidence:
+        Add a bootstrap confidence interval: ``percentile`` (default), ``t`` or ``bca``, at ``confidence``
+        (0.95; scipy's name ``confidence_level`` is accepted).
+    n_bootstrap:
+        Bootstrap resamples behind the intervals and s_sel (1000).
+    seed:
+        Random seed (12345 when None; always reported); scipy's name ``rng`` is accepted as an integer seed.
+    keep_distributions:
+        Keep the bootstrap scores on the result (for plots).
+    chunk_bytes, progress:
+        The memory bound of the resampling weights held at once, and a progress factory ``(label, total) ->
+        advance(n)``; neither changes any number.
+    allow_empty_refs, jobs, dev_refs, dev_systems, **metric_options:
+        As :func:`compute`.
     """
-    own = {f.name for f in fields(ScoreOptions)}
-    check_option_names(options, (*LOADING_OPTIONS, *own, "n_bootstrap", *RESAMPLING_OPTIONS))
-    opts = ScoreOptions(**_take(options, own))
-    n_boot = options.pop("n_bootstrap", None)
-    resampling = Resampling.of(n_boot, count_name="n_bootstrap", **_take(options, RESAMPLING_OPTIONS))
-    table = _table(refs, systems, metrics, stats, options)
+    check_option_names(metric_options, _OWN["score"])
+    confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
+    opts = ScoreOptions(ci, ci_method, confidence, keep_distributions)
+    extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
+    resampling = Resampling.of(n_bootstrap, _seed(seed, rng), "n_bootstrap", progress=progress, **extra)
+    loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems)
+    table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})
     return score_table(table, opts, resampling)
 
 
-def compare(
+def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     refs: Any = None,
     systems: Any = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
     stats: StatsTable | str | None = None,
-    **options: Any,
+    test: str | Sequence[str] = "ar",
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    baseline: str | None = None,
+    correction: str = "holm",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    n_bootstrap: int | None = None,
+    keep_distributions: bool = False,
+    system_ci: bool = False,
+    confidence_level: float | None = None,
+    rng: int | None = None,
+    chunk_bytes: int | None = None,
+    progress: ProgressFactory | None = None,
+    allow_empty_refs: bool = False,
+    jobs: int = 1,
+    dev_refs: Any = None,
+    dev_systems: Any = None,
+    **metric_options: Any,
 ) -> CompareResult:
     """Paired significance tests between systems: all pairs, or each against ``baseline``.
 
-    Settings: ``test`` (one or several of ``ar`` (default), ``bootstrap``, ``paired-bootstrap``, ``ttest``,
-    ``wilcoxon``), ``n_resamples`` (each test's default when None), ``seed``, ``baseline``,
-    ``correction`` (holm), ``alpha`` (0.05), ``alternative``, ``confidence`` (of the interval of each
-    difference), ``n_bootstrap`` (resamples of that interval), ``keep_distributions``. Returns a
-    :class:`~mtsig.results.CompareResult` whose ``to_dict()`` is the JSON of ``mtsig compare``.
+    Parameters
+    ----------
+    refs, systems, metrics, stats:
+        As :func:`score`.
+    test:
+        One registered test or several (``ar`` default, ``stratified-ar``, ``bootstrap``, ``paired-bootstrap``,
+        ``ttest``, ``wilcoxon``, and any registered by a plugin).
+    n_resamples:
+        Shuffles / bootstrap resamples of each resampling test (None: its default, or more when the corrected
+        threshold needs them).
+    seed:
+        Random seed (12345 when None; always reported); scipy's ``rng`` is accepted as an integer seed.
+    baseline:
+        Compare each system with this one (default: all pairs).
+    correction, alpha:
+        p-value adjustment over the pairs of each metric and test (``holm`` default, ``bonferroni``, ``sidak``,
+        ``bh``, ``maxt``, ``none``) and the significance level (0.05).
+    alternative:
+        ``two-sided`` (default), ``greater`` or ``less`` (of delta = B - A by the metric's numbers).
+    confidence, n_bootstrap:
+        Level (scipy's ``confidence_level`` accepted) and resamples (1000) of the interval of each difference.
+    keep_distributions, system_ci:
+        Keep the null and bootstrap distributions on the results (plots); add each system's interval.
+    chunk_bytes, progress, allow_empty_refs, jobs, dev_refs, dev_systems, **metric_options:
+        As :func:`score`.
+
+    Returns a :class:`~mtsig.results.CompareResult`: ``to_dict()`` is the JSON of ``mtsig compare``, and
+    ``get(a, b, metric=..., test=...)`` one comparison.
     """
-    own = {f.name for f in fields(CompareOptions)} - {"tests"}
-    check_option_names(options, (*LOADING_OPTIONS, *own, "test", "n_resamples", *RESAMPLING_OPTIONS))
-    test = options.pop("test", "ar")
+    check_option_names(metric_options, _OWN["compare"])
+    confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
     tests = (test,) if isinstance(test, str) else tuple(test)
-    opts = CompareOptions(tests, **_take(options, own))
-    resampling = Resampling.of(options.pop("n_resamples", None), **_take(options, RESAMPLING_OPTIONS))
-    table = _table(refs, systems, metrics, stats, options)
+    opts = CompareOptions(tests, baseline, correction, alpha, alternative, confidence, n_bootstrap,
+                          keep_distributions, system_ci)  # fmt: skip
+    extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
+    resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress, **extra)
+    loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems)
+    table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})
     return compare_table(table, opts, resampling)
+
+
+def _given(loading: dict[str, Any]) -> dict[str, Any]:
+    """The loading settings that differ from their defaults (statistics files take none of them)."""
+    defaults = {"allow_empty_refs": False, "jobs": 1, "dev_refs": None, "dev_systems": None}
+    return {k: v for k, v in loading.items() if v != defaults[k]}
+
+
+#: each entry point's own keywords, offered with the metric options when a keyword is misspelled
+_OWN = {
+    "compute": ("allow_empty_refs", "jobs", "dev_refs", "dev_systems"),
+    "score": (),
+    "compare": (),
+}
 
 
 def plot(result: ScoreResult | CompareResult, path: str | None = None):
@@ -237,3 +366,11 @@ def report_html(result: ScoreResult | CompareResult, command: str = "") -> str:
     from mtsig.report.html import render_html
 
     return render_html(result, command)
+
+
+def _keywords(fn) -> tuple[str, ...]:
+    return tuple(p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY)
+
+
+_OWN["score"] = _keywords(score)
+_OWN["compare"] = _keywords(compare)

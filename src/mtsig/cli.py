@@ -404,19 +404,19 @@ def _list_metrics() -> int:
 
 def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.engine import ScoreOptions, score_table
-    from mtsig.report.render import render_score
+    from mtsig.report.render import render
     from mtsig.resample import Resampling
 
     opts = ScoreOptions(a.ci, a.ci_method, a.confidence)
     res = score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog))
     _figures(a, res)
-    _write(render_score(res, a.format), a.output)
+    _write(render(res, a.format), a.output)
 
 
 def _compare(a: argparse.Namespace, table, prog) -> None:
     from mtsig.engine import CompareOptions, compare_table
     from mtsig.errors import InputError
-    from mtsig.report.render import render_compare
+    from mtsig.report.render import render
     from mtsig.resample import Resampling
 
     if a.rank_dir and not a.baseline:
@@ -433,7 +433,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 
         files = write_rankings(table, a.baseline, a.rank_dir)
         print(f"wrote {len(files)} ranking file(s) to {a.rank_dir}", file=sys.stderr)
-    _write(render_compare(res, a.format), a.output)
+    _write(render(res, a.format), a.output)
 
 
 def _figures(a: argparse.Namespace, res) -> None:

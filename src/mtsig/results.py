@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from mtsig.errors import InputError, unknown_name
 from mtsig.stats.intervals import BootstrapSummary, Interval
 
 
@@ -257,6 +258,30 @@ class CompareResult:
     @property
     def metrics(self) -> list[str]:
         return list(dict.fromkeys(c.metric for c in self.comparisons))
+
+    def get(self, a: str, b: str, *, metric: str | None = None, test: str | None = None) -> Comparison:
+        """The comparison of systems ``a`` and ``b`` (delta = b - a) under ``metric`` and ``test`` (each may be
+        left out when the result has only one; the test defaults to the first one run)."""
+        metrics = self.metrics
+        if metric is None:
+            if len(metrics) != 1:
+                raise InputError(f"give metric= (one of {', '.join(metrics)})")
+            metric = metrics[0]
+        if metric not in metrics:
+            raise unknown_name("metric", metric, metrics)
+        test = self.settings.tests[0] if test is None else test
+        if test not in self.settings.tests:
+            raise unknown_name("test", test, self.settings.tests)
+        for c in self.comparisons:
+            if c.metric == metric and c.test == test and c.pair in ((a, b), (b, a)):
+                if c.pair == (a, b):
+                    return c
+                raise InputError(f"{a} and {b} were compared as {b} -> {a}: use get({b!r}, {a!r}, ...)")
+        names = [s.name for s in self.systems]
+        for x in (a, b):
+            if x not in names:
+                raise unknown_name("system", x, names)
+        raise InputError(f"{a} and {b} were not compared (baseline {self.settings.baseline!r})")
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -149,7 +149,10 @@ class Metric(ABC):
 
     # ---------------------------------------------------------------- identity
     def signature_fields(self) -> list[tuple[str, Any]]:
-        return []
+        """``(name, value)`` pairs the signature pins: by default every declared option with its value, in the
+        order declared (a metric whose options read better under short keys overrides this, as the built-in
+        ones do), so that whatever changes the number changes the signature."""
+        return [(k, _signature_value(self.config[k])) for k in type(self).declared_options()]
 
     def signature_for(self, n_refs: int | None) -> str:
         """The signature: a pure function of the configuration and the number of references."""
@@ -166,3 +169,10 @@ class Metric(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
+
+
+def _signature_value(x: Any) -> str:
+    """An option's value as a signature shows it (yes/no for flags)."""
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    return str(x)
