@@ -640,6 +640,28 @@ def _json_keys_differing(o: dict, n: dict) -> str:
     return f" (JSON differs only in: {', '.join(keys)})" if keys else ""
 
 
+#: LaTeX's escapes of special characters (as mtsig's escaper writes them), to tell an escaping change from any other
+_TEX_ESCAPES = {
+    r"\textbackslash{}": "\\", r"\&": "&", r"\%": "%", r"\$": "$", r"\#": "#", r"\_": "_", r"\{": "{",
+    r"\}": "}", r"\textasciitilde{}": "~", r"\textasciicircum{}": "^", r"\textbar{}": "|", r"\textless{}": "<",
+    r"\textgreater{}": ">", r"$\Delta$": "Δ", r"$\alpha$": "α", r"$\uparrow$": "↑", r"$\downarrow$": "↓",
+    r"$\rightarrow$": "→", r"$\leq$": "≤", r"$\geq$": "≥", r"$\propto$": "∝", r"$\surd$": "√",
+}  # fmt: skip
+
+
+def _latex_escaping_only(o: dict, n: dict) -> str:
+    """For LaTeX outputs: whether they are the same text once every escape is undone."""
+    if "\\begin{tabular}" not in o["stdout"] + n["stdout"]:
+        return ""
+
+    def plain(t: str) -> str:
+        for seq in sorted(_TEX_ESCAPES, key=len, reverse=True):
+            t = t.replace(seq, _TEX_ESCAPES[seq])
+        return t
+
+    return " (LaTeX: the same text once unescaped; escaping only)" if plain(o["stdout"]) == plain(n["stdout"]) else ""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--before", default="HEAD~", help="git revision of the old code (HEAD~)")
@@ -667,7 +689,7 @@ def main() -> int:
             same = o == n
             differ += not same
             what = "" if same else "  <-- " + ", ".join(k for k in ("rc", "stdout", "stderr", "files") if o[k] != n[k])
-            what += "" if same else _json_keys_differing(o, n)
+            what += "" if same else _json_keys_differing(o, n) + _latex_escaping_only(o, n)
             print(f"{'same' if same else 'DIFF'}  rc={o['rc']}  {len(o['stdout']):7d} B  {o['label']}{what}")
         print(
             f"\n{len(old)} commands, {len(old) - differ} byte-identical, {differ} different "

@@ -235,3 +235,32 @@ def test_a_plugin_metrics_options_are_in_its_signature(monkeypatch):
     sig = mtsig.score([str(EX / "ref.A.en")], [f"base={EX / 'base.en'}"], ["unif"], unif_beta=3.0)
     signature = sig.systems[0].scores["unif"].signature
     assert signature.startswith("mtsig:unif|unif_beta:3.0|unif_strict:no|nrefs:1|version:")
+
+
+def test_an_installed_plugin_registers_its_test_through_its_entry_point(monkeypatch, capsys):
+    """A package that declares ``[project.entry-points."mtsig.tests"] sign = "pkg:register"``: the command line
+    loads it when a test name is not a built-in one."""
+    import importlib.metadata
+
+    import mtsig.metrics as metrics
+    import mtsig.plugins as plugins
+
+    def register():
+        register_kind(SignKind())
+        register_test(PairedTest("sign", "sign", "sign test", None, sign_outcome))
+
+    class EP:
+        name, value = "sign", "pkg:register"
+
+        def load(self):
+            return register
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: [EP()] if group == "mtsig.tests" else [])
+    monkeypatch.setattr(plugins, "_loaded", False)
+    monkeypatch.setattr(metrics, "_plugins_loaded", False)
+    try:
+        assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "-t", "sign", "-f", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["comparisons"][0]["test"] == "sign"
+    finally:
+        PAIRED_TESTS.pop("sign", None)
+        KINDS.pop("sign", None)

@@ -22,10 +22,19 @@ from mtsig.errors import MtsigError
 EPILOG = "Exit status: 0 success, 2 bad input or usage (one-line message on stderr)."
 
 
+class _ParseFailed(Exception):
+    """A parse error while plugins are not loaded yet (the parse is tried again with them)."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``mtsig: error: ...``, exit 2) and a hint for misspelled flags."""
 
+    #: False while a first parse runs without plugins: an error then raises _ParseFailed instead of exiting
+    strict = True
+
     def error(self, message: str):  # type: ignore[override]
+        if not _Parser.strict:
+            raise _ParseFailed(message)
         self.exit(2, f"mtsig: error: {message} (see `{self.prog} --help`)\n")
 
     def unknown_flags(self, extras: list[str]) -> str:
@@ -390,7 +399,8 @@ def _table(a: argparse.Namespace):
 
 
 def _list_metrics() -> int:
-    from mtsig.metrics import REGISTRY, load_plugins
+    from mtsig.metrics import REGISTRY
+    from mtsig.plugins import load_plugins
 
     load_plugins()
     for name, cls in REGISTRY.items():
@@ -534,15 +544,22 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # answered before anything else is imported (numpy, the metrics)
         print(f"mtsig {__version__}")
         return 0
-    from mtsig.metrics import load_plugins
+    from mtsig.plugins import load_plugins
 
     warnings.showwarning = _show_warning
-    # metric plugins add flags: register them first only when they may matter (scanning entry points costs
-    # tens of milliseconds): for help, and when a flag or a metric name is not a built-in one
+    # plugins add metrics and their flags, tests, studies and formats: register them first only when they may
+    # matter (scanning entry points costs tens of milliseconds): for help, and when a flag, a metric, a test, a
+    # study or a format is not a built-in one
     if "-h" in argv or "--help" in argv:
         load_plugins()
-    ap, a, extras = _parse(argv)
-    if extras or _unknown_metric(a):
+    try:
+        _Parser.strict = False
+        ap, a, extras = _parse(argv)
+    except _ParseFailed:
+        extras, a = None, None
+    finally:
+        _Parser.strict = True
+    if a is None or extras or _unknown_metric(a):
         load_plugins()
         ap, a, extras = _parse(argv)
     if extras:

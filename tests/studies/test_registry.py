@@ -75,3 +75,16 @@ def test_the_json_design_uses_the_flags_names(capsys):
     assert main(["study", "sampling", *INPUTS, "--samples", "4", "-f", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["design"] == {"metric": None, "samples": 4, "pairs": None}
+
+
+def test_study_latex_escapes_names_as_compare_does(capsys):
+    """One LaTeX escaper for every result: system names with TeX's special characters come out escaped."""
+    argv = ["-r", str(EX / "ref.A.en"), "-s", f"A~x^2={EX / 'base.en'}", f"B{{1}}={EX / 'new.en'}", "-f", "latex"]
+    assert main(["study", "sampling", *argv, "--samples", "4"]) == 0
+    study = capsys.readouterr().out
+    assert main(["compare", *argv]) == 0
+    compare = capsys.readouterr().out
+    for out in (study, compare):
+        assert r"A\textasciitilde{}x\textasciicircum{}2" in out and r"B\{1\}" in out
+        assert "A~x^2" not in out and "B{1}" not in out
+    assert r"$\Delta$" in study and "Δ" not in study

@@ -4,7 +4,7 @@
 fields (:mod:`mtsig.studies.design`), so a study is offered only its own options. A new study is one module that
 defines a design dataclass, a run function ``run(table, design, runner) -> StudyResult`` and a figure function
 ``draw(fig, result)``, and calls :func:`register_study` (a plugin does so from the ``mtsig.studies`` entry
-point group).
+point group, see :mod:`mtsig.plugins`).
 """
 
 from __future__ import annotations
@@ -70,14 +70,6 @@ def plot_study(res: StudyResult):
     fig = Figure(figsize=(11 if study.wide else 7, 4.2), layout="constrained")
     study.draw(fig, res)
     return fig
-
-
-def load_plugins() -> None:
-    """Register the studies of installed plugins (entry point group ``mtsig.studies``)."""
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group="mtsig.studies"):
-        ep.load()
 
 
 for _s in (
