@@ -62,9 +62,8 @@ class SignKind(TestKind):
         s = ctx.prepared[self.name]
         return self._evidence(s[pair[0]], s[pair[1]], ctx.opts.alternative), None, {}
 
-    def one_pair(self, metric, stats, resampling, alternative, confidence):
-        sa, sb = (metric.sentence_scores(x) for x in stats)
-        return self._evidence(sa, sb, alternative), None
+    def one_pair(self, pair, resampling, alternative, confidence):
+        return self._evidence(*pair.sentences, alternative), None
 
 
 def sign_outcome(ev: SignEvidence) -> Outcome:

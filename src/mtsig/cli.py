@@ -213,8 +213,9 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     _output(p)
 
 
-def _study_args(p: argparse.ArgumentParser) -> None:
-    """``mtsig study NAME``: one subcommand per registered study, its flags generated from its design."""
+def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
+    """``mtsig study NAME``: one subcommand per registered study, its flags generated from its design (with
+    ``only``, a registered study's name: just that one, as the metric flags of each take milliseconds)."""
     from mtsig.studies.design import add_flags
     from mtsig.studies.registry import STUDIES
 
@@ -222,6 +223,8 @@ def _study_args(p: argparse.ArgumentParser) -> None:
     sub.required = True
     p.studies = {}
     for name, study in STUDIES.items():
+        if only in STUDIES and name != only:
+            continue
         q = sub.add_parser(name, help=study.help, description=study.help, epilog=EPILOG)
         q.prog = f"mtsig study {name}"
         _inputs(q)
@@ -296,8 +299,9 @@ COMMANDS = {
 }
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser; with ``only``, just that command's (building every command's flags takes milliseconds)."""
+def build_parser(only: str | None = None, study: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, just that command's, and with ``study``, just that study's (building every
+    command's flags takes milliseconds)."""
     ap = _Parser(
         prog="mtsig",
         description="Is the difference between MT systems real? Exact BLEU/NIST, bootstrap intervals, "
@@ -309,7 +313,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, (text, add_args) in COMMANDS.items():
         if only is None or name == only:
             p = sub.add_parser(name, help=text, epilog=EPILOG if add_args else None)
-            if add_args is not None:
+            if add_args is _study_args:
+                _study_args(p, study)
+            elif add_args is not None:
                 add_args(p)
     ap.commands = sub.choices  # command name -> its parser
     return ap
@@ -520,9 +526,11 @@ def _unknown_metric(a: argparse.Namespace) -> bool:
 
 
 def _parse(argv: list[str]) -> tuple[_Parser, argparse.Namespace, list[str]]:
-    first = next((x for x in argv if not x.startswith("-")), None)
+    words = [x for x in argv if not x.startswith("-")]
+    first = words[0] if words else None
     help_asked = "-h" in argv or "--help" in argv
-    ap = build_parser(first if first in COMMANDS and not help_asked else None)
+    study = words[1] if first == "study" and len(words) > 1 and not help_asked else None
+    ap = build_parser(first if first in COMMANDS and not help_asked else None, study)
     a, extras = ap.parse_known_args(argv)
     return ap, a, extras
 

@@ -242,8 +242,6 @@ def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[
 def _pairs(table: StatsTable, opts: CompareOptions) -> list[tuple[str, str]]:
     """All pairs, or each system against the baseline."""
     names = table.system_names
-    if len(names) < 2:
-        raise InputError("compare needs at least two systems")
     if opts.baseline is None:
         return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     if opts.baseline not in names:
@@ -263,9 +261,11 @@ def _check_runs(multi: set[str], tests) -> None:
 
 
 def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampling) -> ComparisonPlan:
+    if len(table.system_names) < 2:
+        raise InputError("compare needs at least two systems")
     multi = {s.name for s in table.systems if s.n_runs > 1}
-    pairs = _pairs(table, opts)
     _check_runs(multi, opts.tests)
+    pairs = _pairs(table, opts)
     counts, n_boot, auto, warnings = _counts(opts, resampling, len(pairs))
     by_kind = _by_kind(opts.tests)
     for kind in sorted(by_kind, key=lambda k: KINDS[k].resamples):  # the checks without resampling first
@@ -347,6 +347,7 @@ def _metric_context(
             else None
             for a, b in plan.pairs
         },
+        prepared={},
     )
     for kind, tests in _by_kind(opts.tests).items():
         ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared.get(kind))

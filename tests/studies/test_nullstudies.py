@@ -77,7 +77,9 @@ def test_identical_systems_get_p_one_from_every_test(wmt):
     m = wmt.metrics["bleu"]
     X = wmt.stats["bleu"]["PROMT"][0]
     tests = riezler.type1_tests()
-    out = riezler.pair_p_values(tests, m, X, X.copy(), riezler.Resampling(), riezler._counts(tests, 500, 200))
+    out = riezler.pair_p_values(
+        tests, riezler.PairStats(m, X, X.copy()), riezler.Resampling(), riezler._counts(tests, 500, 200)
+    )
     assert out["delta"] == 0
     assert set(tests) == {"ar", "bootstrap", "bootstrap-abs", "paired-bootstrap", "ttest", "wilcoxon"}
     assert all(out[t] == 1.0 for t in tests), out
@@ -91,7 +93,7 @@ def test_type1_p_values_equal_the_engine(wmt):
     a, b = wmt.stats["bleu"]["Online-B"][0], wmt.stats["bleu"]["PROMT"][0]
     r = riezler.Resampling(None, 9, stream=(51, 4))
     tests = riezler.type1_tests()
-    out = riezler.pair_p_values(tests, m, a, b, r, riezler._counts(tests, 3000, 300))
+    out = riezler.pair_p_values(tests, riezler.PairStats(m, a, b), r, riezler._counts(tests, 3000, 300))
     for t in ("ar", "bootstrap", "paired-bootstrap", "ttest", "wilcoxon"):
         R = 3000 if t == "ar" else 300
         assert out[t] == paired_test(t, a, b, m, resampling=r.with_count(R)).p_value, t

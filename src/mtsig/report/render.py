@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,10 +19,13 @@ from mtsig.errors import unknown_name
 from mtsig.report.table import Table, TextOut, console, csv_text, latex, markdown, print_rich
 from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
 from mtsig.stats.paired import PAIRED_TESTS
-from mtsig.studies.result import StudyResult, StudyTable
 
-#: format name -> result type -> ``renderer(result, fmt, width) -> str`` (filled at the end of this module)
-FORMATS: dict[str, dict[type, Callable[[Any, str, int | None], str]]] = {}
+if TYPE_CHECKING:
+    from mtsig.studies.result import StudyResult, StudyTable
+
+#: format name -> result type (by qualified name, so that no result module is imported for the others) ->
+#: ``renderer(result, fmt, width) -> str`` (filled at the end of this module)
+FORMATS: dict[str, dict[str, Callable[[Any, str, int | None], str]]] = {}
 
 
 class _Fmt:
@@ -422,10 +425,15 @@ def render_study(res: StudyResult, fmt: str = "text", width: int | None = None) 
 
 
 # ------------------------------------------------------------------------------------------- the registry
-def register_format(name: str, result_type: type, renderer: Callable[[Any, str, int | None], str]) -> None:
-    """Render results of ``result_type`` in format ``name`` with ``renderer(result, name, width)`` (a new format,
-    or a new result type for a format; the command line offers every registered format)."""
-    FORMATS.setdefault(name, {})[result_type] = renderer
+def _qualified(t: type | str) -> str:
+    return t if isinstance(t, str) else f"{t.__module__}.{t.__qualname__}"
+
+
+def register_format(name: str, result_type: type | str, renderer: Callable[[Any, str, int | None], str]) -> None:
+    """Render results of ``result_type`` (a class, or its qualified name) in format ``name`` with
+    ``renderer(result, name, width)``: a new format, or a new result type for a format; the command line offers
+    every registered format."""
+    FORMATS.setdefault(name, {})[_qualified(result_type)] = renderer
 
 
 def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
@@ -433,12 +441,13 @@ def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
     if fmt not in FORMATS:
         raise unknown_name("format", fmt, tuple(FORMATS))
     for kind in type(result).__mro__:
-        if kind in FORMATS[fmt]:
-            return FORMATS[fmt][kind](result, fmt, width)
-    raise unknown_name(f"result type for format {fmt}", type(result).__name__, tuple(t.__name__ for t in FORMATS[fmt]))
+        if _qualified(kind) in FORMATS[fmt]:
+            return FORMATS[fmt][_qualified(kind)](result, fmt, width)
+    names = tuple(k.rsplit(".", 1)[-1] for k in FORMATS[fmt])
+    raise unknown_name(f"result type for format {fmt}", type(result).__name__, names)
 
 
 for _f in ("text", "json", "csv", "markdown", "latex"):
     register_format(_f, ScoreResult, render_score)
     register_format(_f, CompareResult, render_compare)
-    register_format(_f, StudyResult, render_study)
+    register_format(_f, "mtsig.studies.result.StudyResult", render_study)

@@ -3,8 +3,8 @@
 A paired test (:data:`mtsig.stats.paired.PAIRED_TESTS`) names its kind; the kind knows
 
 - its **evidence** (a typed tuple: counts of shuffles, bootstrap differences, sentence-level scores) and how to
-  gather it for one pair of statistics arrays (:meth:`TestKind.one_pair`, used by ``paired_test`` and the
-  studies) and for every pair of a comparison (:meth:`TestKind.prepare` once per metric, or
+  gather it for one pair of statistics arrays (:meth:`TestKind.one_pair` of a :class:`PairStats`, used by
+  ``paired_test`` and the studies) and for every pair of a comparison (:meth:`TestKind.prepare` once per metric, or
   :meth:`TestKind.prepare_all` once for all metrics, then :meth:`TestKind.evidence` per pair);
 - the **smallest p-value** R resamples can give, which distribution a test of the kind can **keep** (``null``
   or ``bootstrap``), whether its tests run on systems with several optimizer runs, and what it refuses.
@@ -16,7 +16,6 @@ and ``study type1`` read both registries).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -96,10 +95,10 @@ class ComparisonPlan(NamedTuple):
     warnings: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class MetricContext:
+class MetricContext(NamedTuple):
     """Everything the tests of one metric read in a comparison: the plan and options, each system's corpus
-    score and bootstrap scores, the interval of each difference, and what each kind prepared (by kind name)."""
+    score and bootstrap scores, the interval of each difference, and what each kind prepared (by kind name;
+    the engine fills it once per metric, before any test reads it)."""
 
     table: Any
     plan: ComparisonPlan
@@ -109,7 +108,7 @@ class MetricContext:
     score: dict[str, float]
     boot: dict[str, np.ndarray]
     delta_ci: dict[tuple[str, str], Interval | None]
-    prepared: dict[str, Any] = field(default_factory=dict)
+    prepared: dict[str, Any]
 
     def stats(self, name: str) -> np.ndarray:
         """A system's statistics under this metric with its runs pooled (summed per segment)."""
@@ -124,6 +123,32 @@ class Counted(NamedTuple):
     null: np.ndarray | None
     extra: dict
     p_value: float | None = None
+
+
+class PairStats:
+    """One pair of statistics arrays ``(N, d)`` under a metric, and what the kinds derive from them, computed at
+    most once (the corpus difference, the sentence-level scores; a caller that has the sentence scores already,
+    e.g. a study that swaps segments, passes them)."""
+
+    __slots__ = ("metric", "a", "b", "_sentences", "_delta")
+
+    def __init__(self, metric, a: np.ndarray, b: np.ndarray, sentences: tuple[np.ndarray, np.ndarray] | None = None):
+        self.metric, self.a, self.b = metric, a, b
+        self._sentences, self._delta = sentences, None
+
+    @property
+    def delta(self) -> float:
+        """score(b) - score(a) of the corpus."""
+        if self._delta is None:
+            self._delta = float(self.metric.score(self.b.sum(axis=0))) - float(self.metric.score(self.a.sum(axis=0)))
+        return self._delta
+
+    @property
+    def sentences(self) -> tuple[np.ndarray, np.ndarray]:
+        """Both systems' sentence-level scores."""
+        if self._sentences is None:
+            self._sentences = (self.metric.sentence_scores(self.a), self.metric.sentence_scores(self.b))
+        return self._sentences
 
 
 # ------------------------------------------------------------------------------------------------ kinds
@@ -172,10 +197,10 @@ class TestKind:
         return ctx.score[a], ctx.score[b], ctx.score[b] - ctx.score[a], ctx.delta_ci[pair]
 
     def one_pair(
-        self, metric, stats: tuple[np.ndarray, np.ndarray], resampling: Resampling, alternative: str, confidence: float
+        self, pair: PairStats, resampling: Resampling, alternative: str, confidence: float
     ) -> tuple[Any, Interval | None]:
-        """Evidence for one pair of statistics arrays ``(N, d)`` and the interval of the difference (or None);
-        ``resampling`` carries the count of resamples (None for a kind that does not resample)."""
+        """Evidence for one pair of statistics arrays and the interval of the difference (or None); ``resampling``
+        carries the count of resamples (None for a kind that does not resample)."""
         raise NotImplementedError
 
 
@@ -196,11 +221,9 @@ class RandomizationKind(TestKind):
         ev = CountEvidence(delta, ctx.opts.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value)
         return ev, c.null, c.extra
 
-    def one_pair(self, metric, stats, resampling, alternative, confidence):
-        sa, sb = stats
-        n_resamples = resampling.n_resamples
-        counts = ar_counts({0: sa, 1: sb}, metric, [(0, 1)], resampling, alternative)
-        return CountEvidence(_delta(metric, sa, sb), alternative, counts[(0, 1)], n_resamples), None
+    def one_pair(self, pair, resampling, alternative, confidence):
+        counts = ar_counts({0: pair.a, 1: pair.b}, pair.metric, [(0, 1)], resampling, alternative)
+        return CountEvidence(pair.delta, alternative, counts[(0, 1)], resampling.n_resamples), None
 
 
 class StratifiedKind(TestKind):
@@ -227,12 +250,10 @@ class StratifiedKind(TestKind):
             c.extra,
         )
 
-    def one_pair(self, metric, stats, resampling, alternative, confidence):
-        sa, sb = stats
-        n_resamples = resampling.n_resamples
+    def one_pair(self, pair, resampling, alternative, confidence):
         # one run each: a re-partition of 2 outputs, i.e. a swap
-        counts = stratified_ar_many({0: (metric, sa[None], sb[None])}, resampling, alternative)
-        return CountEvidence(_delta(metric, sa, sb), alternative, counts[0], n_resamples), None
+        counts = stratified_ar_many({0: (pair.metric, pair.a[None], pair.b[None])}, resampling, alternative)
+        return CountEvidence(pair.delta, alternative, counts[0], resampling.n_resamples), None
 
 
 class BootstrapKind(TestKind):
@@ -254,11 +275,9 @@ class BootstrapKind(TestKind):
         bd = ctx.boot[b][:R] - ctx.boot[a][:R]
         return BootstrapEvidence(ctx.score[b] - ctx.score[a], ctx.opts.alternative, bd, R), bd, {}
 
-    def one_pair(self, metric, stats, resampling, alternative, confidence):
-        sa, sb = stats
-        n_resamples = resampling.n_resamples
-        boot = bootstrap_many({0: (metric, sa), 1: (metric, sb)}, resampling)
-        ev = BootstrapEvidence(_delta(metric, sa, sb), alternative, boot[1] - boot[0], n_resamples)
+    def one_pair(self, pair, resampling, alternative, confidence):
+        boot = bootstrap_many({0: (pair.metric, pair.a), 1: (pair.metric, pair.b)}, resampling)
+        ev = BootstrapEvidence(pair.delta, alternative, boot[1] - boot[0], resampling.n_resamples)
         return ev, interval(ev.boot_delta, "percentile", confidence)
 
 
@@ -286,11 +305,8 @@ class SentenceKind(TestKind):
     def summary(self, ctx, ev, pair, confidence):
         return float(ev.sent_a.mean()), float(ev.sent_b.mean()), ev.observed, mean_difference_ci(ev, confidence)
 
-    def one_pair(self, metric, stats, resampling, alternative, confidence):
-        sa, sb = stats
-        return SentenceEvidence(
-            _delta(metric, sa, sb), alternative, metric.sentence_scores(sa), metric.sentence_scores(sb)
-        ), None
+    def one_pair(self, pair, resampling, alternative, confidence):
+        return SentenceEvidence(pair.delta, alternative, *pair.sentences), None
 
 
 def mean_difference_ci(ev: SentenceEvidence, confidence: float) -> Interval:
@@ -301,10 +317,6 @@ def mean_difference_ci(ev: SentenceEvidence, confidence: float) -> Interval:
     n = d.size
     half = float(sps.t.ppf(0.5 + confidence / 2, max(n - 1, 1)) * d.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
     return Interval(ev.observed - half, ev.observed + half, "t", confidence)
-
-
-def _delta(metric, sa: np.ndarray, sb: np.ndarray) -> float:
-    return float(metric.score(sb.sum(axis=0))) - float(metric.score(sa.sum(axis=0)))
 
 
 def _ar(ctx: MetricContext, r: Resampling) -> dict[tuple[str, str], Counted]:

@@ -38,7 +38,7 @@ import numpy as np
 from mtsig.errors import InputError, unknown_name
 from mtsig.resample import Resampling
 from mtsig.results import TestResult
-from mtsig.stats.kinds import KINDS, BootstrapEvidence, CountEvidence, SentenceEvidence, get_kind
+from mtsig.stats.kinds import KINDS, BootstrapEvidence, CountEvidence, PairStats, SentenceEvidence, get_kind
 from mtsig.stats.pvalues import (  # noqa: F401 - the p-value arithmetic, importable from here as before
     ALTERNATIVES,
     check_alternative,
@@ -155,11 +155,9 @@ def get_test(name: str) -> PairedTest:
 # one pair, from statistics arrays
 
 
-def pair_evidence(  # noqa: PLR0913 - one pair, every test: the arrays, the metric and how to resample
+def pair_evidence(
     tests: Sequence[str],
-    metric,
-    stats_a: np.ndarray,
-    stats_b: np.ndarray,
+    pair: PairStats,
     resampling: Resampling,
     counts: Mapping[str, int],
     alternative: str = "two-sided",
@@ -174,9 +172,8 @@ def pair_evidence(  # noqa: PLR0913 - one pair, every test: the arrays, the metr
         spec = get_test(t)
         R = counts[t] if spec.resamples else None
         if (spec.kind, R) not in cache:
-            kind = KINDS[spec.kind]
             how = resampling.with_count(R)
-            cache[(spec.kind, R)] = kind.one_pair(metric, (stats_a, stats_b), how, alternative, confidence)
+            cache[(spec.kind, R)] = KINDS[spec.kind].one_pair(pair, how, alternative, confidence)
         out[t] = cache[(spec.kind, R)]
     return out
 
@@ -203,9 +200,8 @@ def paired_test(test: str, stats_a, stats_b, metric, *, resampling: Resampling |
     score_a, score_b = float(metric.score(sa.sum(axis=0))), float(metric.score(sb.sum(axis=0)))
     R = resampling.count(spec.default_resamples) if spec.resamples else None
     counts = {test: R} if R is not None else {}
-    ev, ci = pair_evidence([test], metric, sa, sb, resampling, counts, alternative, settings.get("confidence", 0.95))[
-        test
-    ]
+    confidence = settings.get("confidence", 0.95)
+    ev, ci = pair_evidence([test], PairStats(metric, sa, sb), resampling, counts, alternative, confidence)[test]
     out = spec.outcome(ev)
     return TestResult(
         test=test,

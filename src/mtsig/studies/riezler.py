@@ -25,7 +25,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.resample import STREAM_KEYS, PermutationPlan, Resampling, stream_rng
 from mtsig.stats.engines import ar_counts
-from mtsig.stats.kinds import KINDS
+from mtsig.stats.kinds import KINDS, PairStats
 from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
 from mtsig.stats.paired import PAIRED_TESTS, pair_evidence
 from mtsig.stats.pvalues import p_from_count
@@ -106,12 +106,12 @@ class SensitivityDesign:
         check_design(self)
 
 
-def pair_p_values(tests, metric, a: np.ndarray, b: np.ndarray, resampling: Resampling, counts: dict) -> dict:
+def pair_p_values(tests, pair: PairStats, resampling: Resampling, counts: dict) -> dict:
     """Δ (b - a) and the two-sided p-value of every test (and variant) of ``tests`` for one pair, each registered
     test from the evidence its kind gathers (:func:`~mtsig.stats.paired.pair_evidence`)."""
     registered = [t for t in tests if t in PAIRED_TESTS]
-    ev = pair_evidence(registered, metric, a, b, resampling, counts)
-    out = {"delta": float(metric.score(b.sum(axis=0)) - metric.score(a.sum(axis=0)))}
+    ev = pair_evidence(registered, pair, resampling, counts)
+    out = {"delta": pair.delta}
     for t in registered:
         out[t] = PAIRED_TESTS[t].outcome(ev[t][0]).p_value
     if "bootstrap-abs" in tests:
@@ -132,6 +132,8 @@ class SwapJob:
     metric: object
     A: np.ndarray
     B: np.ndarray
+    sent_a: np.ndarray
+    sent_b: np.ndarray
     tests: tuple[str, ...]
     counts: dict
     seed: int
@@ -139,8 +141,9 @@ class SwapJob:
     def replicate(self, r: int) -> dict:
         swap = stream_rng(self.seed, STREAM_KEYS["type1"], r).random(self.A.shape[0]) < 0.5
         a, b = np.where(swap[:, None], self.B, self.A), np.where(swap[:, None], self.A, self.B)
+        sents = (np.where(swap, self.sent_b, self.sent_a), np.where(swap, self.sent_a, self.sent_b))
         res = Resampling(None, self.seed, stream=(STREAM_KEYS["type1"], r))
-        return pair_p_values(self.tests, self.metric, a, b, res, self.counts)
+        return pair_p_values(self.tests, PairStats(self.metric, a, b, sents), res, self.counts)
 
 
 # ------------------------------------------------------------------------------------------------ inputs
@@ -154,7 +157,7 @@ def _equivalents(name, m, stats, g: Type1Design, names: list[str]) -> StudyTable
     """Part (a): the first system against each other one, every test (the seed's Table 2)."""
     first, tests = names[0], type1_tests()
     res, counts = Resampling(None, g.seed), _counts(tests, g.n_resamples, g.n_bootstrap)
-    cols = {other: pair_p_values(tests, m, stats[first], stats[other], res, counts) for other in names[1:]}
+    cols = {other: pair_p_values(tests, PairStats(m, stats[first], stats[other]), res, counts) for other in names[1:]}
     head = ["", *(f"{first} : {o}" for o in cols)]
     rows = [[f"{name} difference", *(c["delta"] for c in cols.values())]]
     rows += [[f"p ({label(t)})", *(c[t] for c in cols.values())] for t in tests]
@@ -169,7 +172,8 @@ def type1(table, design: Type1Design | None = None, run: Runner | None = None) -
     a, b = pair_of(table, g.pairs[0] if g.pairs else None, "two real systems to build exact nulls from")
     R, tests = g.n_resamples, type1_tests()
     tables = [_equivalents(name, m, stats, g, table.system_names)]
-    job = SwapJob(m, stats[a], stats[b], tests, _counts(tests, g.n_resamples, g.n_bootstrap), g.seed)
+    sents = m.sentence_scores(stats[a]), m.sentence_scores(stats[b])
+    job = SwapJob(m, stats[a], stats[b], *sents, tests, _counts(tests, g.n_resamples, g.n_bootstrap), g.seed)
     reps = run.replicates("type1: null pairs", job, g.replicates)
     ps = {t: np.array([x[t] for x in reps]) for t in tests}
     rows = [_rate_row(label(t), al, int(np.sum(ps[t] <= al)), len(reps), al) for t in tests for al in g.alphas]
