@@ -217,14 +217,15 @@ def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
     """``mtsig study NAME``: one subcommand per registered study, its flags generated from its design (with
     ``only``, a registered study's name: just that one, as the metric flags of each take milliseconds)."""
     from mtsig.studies.design import add_flags
-    from mtsig.studies.registry import STUDIES
+    from mtsig.studies.registry import STUDIES, get_study
 
     sub = p.add_subparsers(dest="study", metavar="STUDY", parser_class=_Parser)
     sub.required = True
     p.studies = {}
-    for name, study in STUDIES.items():
+    for name in list(STUDIES):
         if only in STUDIES and name != only:
             continue
+        study = get_study(name)
         q = sub.add_parser(name, help=study.help, description=study.help, epilog=EPILOG)
         q.prog = f"mtsig study {name}"
         _inputs(q)
@@ -252,9 +253,9 @@ def _other_studies_flag(flag: str, here: str) -> list[str]:
     from dataclasses import fields
 
     from mtsig.studies.design import flag_of
-    from mtsig.studies.registry import STUDIES
+    from mtsig.studies.registry import STUDIES, get_study
 
-    return [n for n, s in STUDIES.items() if n != here and any(flag_of(f.name) == flag for f in fields(s.design))]
+    return [n for n in list(STUDIES) if n != here and any(flag_of(f.name) == flag for f in fields(get_study(n).design))]
 
 
 def _run_study(a: argparse.Namespace, table, prog):

@@ -11,11 +11,11 @@ import pytest
 
 from mtsig.cli import main
 from mtsig.studies.design import flag_of
-from mtsig.studies.registry import STUDIES
+from mtsig.studies.registry import STUDIES, get_study
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 INPUTS = ["-r", str(EX / "ref.A.en"), "-s", f"base={EX / 'base.en'}", f"new={EX / 'new.en'}"]
-ALL_FLAGS = {flag_of(f.name) for s in STUDIES.values() for f in fields(s.design)}
+ALL_FLAGS = {flag_of(f.name) for n in list(STUDIES) for f in fields(get_study(n).design)}
 
 
 def _help(capsys, *argv: str) -> str:
@@ -28,7 +28,7 @@ def _help(capsys, *argv: str) -> str:
 @pytest.mark.parametrize("name", list(STUDIES))
 def test_study_help_shows_only_its_own_options(capsys, name):
     text = _help(capsys, "study", name)
-    own = {flag_of(f.name) for f in fields(STUDIES[name].design)}
+    own = {flag_of(f.name) for f in fields(get_study(name).design)}
     for flag in ALL_FLAGS:
         shown = f"{flag} " in text or f"{flag}\n" in text
         assert shown == (flag in own), (name, flag)

@@ -9,30 +9,45 @@ point group, see :mod:`mtsig.plugins`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mtsig.errors import InputError, unknown_name
-from mtsig.studies import clark, koehn, plots, riezler
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult
 
 
 @dataclass(frozen=True)
 class Study:
+    """One study. ``design``, ``run`` and ``draw`` may be given as ``"module:name"`` strings, imported when the
+    study is first used (so running one study does not import the others)."""
+
     name: str
     #: one line for ``mtsig study --help``
     help: str
     #: a frozen dataclass of options (see :mod:`mtsig.studies.design`)
-    design: type
-    run: Callable[[Any, Any, Runner], StudyResult]
+    design: type | str
+    run: Callable[[Any, Any, Runner], StudyResult] | str
     #: ``draw(fig, result)``: the study's figure on a matplotlib figure
-    draw: Callable[[Any, StudyResult], None]
+    draw: Callable[[Any, StudyResult], None] | str
     #: its replicates run through the executor (``--jobs``, ``--dask``)
     replicated: bool = True
     #: its figure is wide (panels side by side)
     wide: bool = False
+
+    def resolved(self) -> Study:
+        """The entry with its ``"module:name"`` parts imported."""
+        parts = {k: getattr(self, k) for k in ("design", "run", "draw")}
+        if not any(isinstance(v, str) for v in parts.values()):
+            return self
+        return replace(self, **{k: _load(v) if isinstance(v, str) else v for k, v in parts.items()})
+
+
+def _load(where: str) -> Any:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 STUDIES: dict[str, Study] = {}
@@ -46,9 +61,11 @@ def register_study(study: Study) -> Study:
 
 
 def get_study(name: str) -> Study:
+    """The registered study ``name``, its parts imported."""
     if name not in STUDIES:
         raise unknown_name("study", name, tuple(STUDIES))
-    return STUDIES[name]
+    study = STUDIES[name] = STUDIES[name].resolved()
+    return study
 
 
 def run_study(name: str, table, design: Any = None, run: Runner | None = None) -> StudyResult:
@@ -72,24 +89,25 @@ def plot_study(res: StudyResult):
     return fig
 
 
+_R, _K, _C, _P = "mtsig.studies.riezler:", "mtsig.studies.koehn:", "mtsig.studies.clark:", "mtsig.studies.plots:draw_"
 for _s in (
     Study("type1", "Riezler & Maxwell Table 2, 4.3: equivalent systems, and rejection rates of every test under exact "
-          "nulls", riezler.Type1Design, riezler.type1, plots.draw_type1, wide=True),
+          "nulls", _R + "Type1Design", _R + "type1", _P + "type1", wide=True),
     Study("multiplicity", "Riezler & Maxwell 4.4: experimentwise error of all pairs, uncorrected and corrected",
-          riezler.MultiplicityDesign, riezler.multiplicity, plots.draw_multiplicity),
+          _R + "MultiplicityDesign", _R + "multiplicity", _P + "multiplicity"),
     Study("sensitivity", "Riezler & Maxwell 3: significant differences found by each metric, and where they disagree",
-          riezler.SensitivityDesign, riezler.sensitivity, plots.draw_sensitivity, replicated=False),
+          _R + "SensitivityDesign", _R + "sensitivity", _P + "sensitivity", replicated=False),
     Study("runs", "Clark et al. Table 2, Figs. 1-2: p-values and differences by the number of optimizer runs",
-          clark.RunsDesign, clark.runs, plots.draw_runs, wide=True),
+          _C + "RunsDesign", _C + "runs", _P + "runs", wide=True),
     Study("power", "power of each test and the detectable difference by test-set size, from a pilot pair",
-          clark.PowerDesign, clark.power, plots.draw_power, wide=True),
+          _C + "PowerDesign", _C + "power", _P + "power", wide=True),
     Study("sampling", "Koehn Figs. 2-4: blocks of consecutive segments against broad samples",
-          koehn.SamplingDesign, koehn.sampling, plots.draw_sampling, replicated=False, wide=True),
+          _K + "SamplingDesign", _K + "sampling", _P + "sampling", replicated=False, wide=True),
     Study("coverage", "Koehn Fig. 6: coverage of bootstrap intervals (percentile, t, BCa) on samples",
-          koehn.CoverageDesign, koehn.coverage, plots.draw_coverage, wide=True),
+          _K + "CoverageDesign", _K + "coverage", _P + "coverage", wide=True),
     Study("testsize", "Koehn Table 3: conclusions and their correctness by test-set size",
-          koehn.TestsizeDesign, koehn.testsize, plots.draw_testsize),
+          _K + "TestsizeDesign", _K + "testsize", _P + "testsize"),
     Study("levels", "Koehn Table 4: correctness of conclusions by the significance level they reach",
-          koehn.LevelsDesign, koehn.levels, plots.draw_levels),
+          _K + "LevelsDesign", _K + "levels", _P + "levels"),
 ):  # fmt: skip
     register_study(_s)
