@@ -24,7 +24,7 @@ from mtsig.report.render import FORMATS, register_format, render
 from mtsig.results import CompareResult
 from mtsig.stats.kinds import KINDS, TestKind, register_kind
 from mtsig.stats.paired import PAIRED_TESTS, Outcome, PairedTest, register_test
-from mtsig.studies.design import check_design, design_dict, metric_option, option
+from mtsig.studies.design import Design, design_dict, metric_option, option
 from mtsig.studies.inputs import pooled_stats
 from mtsig.studies.registry import STUDIES, Study, plot_study, register_study, run_study
 from mtsig.studies.result import StudyResult, StudyTable
@@ -134,12 +134,9 @@ def test_without_the_registration_the_test_is_unknown(capsys):
 
 # ------------------------------------------------------------------------------------------------ a study
 @dataclass(frozen=True)
-class ScaledDesign:
+class ScaledDesign(Design):
     metric: str | None = metric_option()
     scale: float = option(1.0, "multiply every score by this", "float", low=0, open=True)
-
-    def __post_init__(self):
-        check_design(self)
 
 
 def scaled(table, design: ScaledDesign, run) -> StudyResult:

@@ -88,3 +88,16 @@ def test_study_latex_escapes_names_as_compare_does(capsys):
         assert r"A\textasciitilde{}x\textasciicircum{}2" in out and r"B\{1\}" in out
         assert "A~x^2" not in out and "B{1}" not in out
     assert r"$\Delta$" in study and "Δ" not in study
+
+
+def test_run_study_takes_the_studys_own_design_only():
+    from mtsig.api import compute
+    from mtsig.errors import InputError
+    from mtsig.studies import koehn
+    from mtsig.studies.registry import run_study
+
+    table = compute([str(EX / "ref.A.en")], [f"base={EX / 'base.en'}", f"new={EX / 'new.en'}"])
+    with pytest.raises(InputError, match="study levels takes a LevelsDesign, got a TestsizeDesign"):
+        run_study("levels", table, koehn.TestsizeDesign(alpha=0.01))
+    with pytest.raises(InputError, match="unknown study 'nope'"):
+        run_study("nope", table)

@@ -24,7 +24,7 @@ from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.engines import stratified_ar_many
 from mtsig.stats.kinds import KINDS
 from mtsig.stats.paired import PAIRED_TESTS, p_from_count, paired_test
-from mtsig.studies.design import check_design, design_dict, metric_option, option, pairs_option, seed_option
+from mtsig.studies.design import Design, design_dict, metric_option, option, pairs_option, seed_option
 from mtsig.studies.inputs import metric_of, pair_of, pooled_stats
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
@@ -33,7 +33,7 @@ POWER_TESTS = ("ar", "paired-bootstrap", "bootstrap", "ttest")
 
 
 @dataclass(frozen=True)
-class RunsDesign:
+class RunsDesign(Design):
     """``study runs``: p-values and differences by the number of optimizer runs."""
 
     metric: str | None = metric_option()
@@ -42,9 +42,6 @@ class RunsDesign:
     alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option("pairs of systems (default: all pairs)")
-
-    def __post_init__(self):
-        check_design(self)
 
 
 def _pooled_score(metric, runs: np.ndarray) -> float:
@@ -181,7 +178,7 @@ def _single_output_tests() -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class PowerDesign:
+class PowerDesign(Design):
     """``study power``: power and the detectable difference by test-set size, from a pilot pair."""
 
     metric: str | None = metric_option()
@@ -195,9 +192,6 @@ class PowerDesign:
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option("the pilot pair A:B (default: the first two)", most=1)
     tests: tuple[str, ...] = option(POWER_TESTS, "the tests", "strs", choices=_single_output_tests)
-
-    def __post_init__(self):
-        check_design(self)
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,14 @@ def check_design(design: Any) -> None:
             _check_value(f.name, x, opt_of(f))
 
 
+class Design:
+    """The base of a study design: subclasses are frozen dataclasses whose fields are declared with
+    :func:`option`; every field is checked when a design is made."""
+
+    def __post_init__(self):
+        check_design(self)
+
+
 def design_dict(design: Any) -> dict[str, Any]:
     """The design as JSON: field name -> value (tuples as lists)."""
 

@@ -24,7 +24,7 @@ from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
 from mtsig.stats.kinds import KINDS, MIN_SEGMENTS_BOOTSTRAP, check_bootstrap
 from mtsig.stats.paired import PAIRED_TESTS
-from mtsig.studies.design import check_design, design_dict, metric_option, option, pairs_option, seed_option
+from mtsig.studies.design import Design, design_dict, metric_option, option, pairs_option, seed_option
 from mtsig.studies.inputs import pooled_stats
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import Runner
@@ -45,19 +45,16 @@ def _test_names() -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class SamplingDesign:
+class SamplingDesign(Design):
     """``study sampling``: blocks of consecutive segments against broad samples."""
 
     metric: str | None = metric_option()
     samples: int = option(10, "number of blocks and of broad samples", "int", low=2)
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
 
-    def __post_init__(self):
-        check_design(self)
-
 
 @dataclass(frozen=True)
-class CoverageDesign:
+class CoverageDesign(Design):
     """``study coverage``: bootstrap intervals on samples, against the full-set score."""
 
     metric: str | None = metric_option()
@@ -69,32 +66,12 @@ class CoverageDesign:
     seed: int = seed_option()
 
     def __post_init__(self):
-        check_design(self)
+        super().__post_init__()
         check_bootstrap(MIN_SEGMENTS_BOOTSTRAP, self.n_bootstrap, self.confidence, "an interval")
 
 
 @dataclass(frozen=True)
-class TestsizeDesign:
-    """``study testsize``: conclusions and their correctness by test-set size."""
-
-    __test__ = False  # not a pytest test class
-
-    metric: str | None = metric_option()
-    sampling: str = option("broad", "how samples are cut", "str", choices=SAMPLINGS)
-    samples: int = option(100, "random samples per size", "int", low=1)
-    sizes: tuple[int, ...] | None = option(None, _SIZES, "ints", low=1)
-    test: str = option("paired-bootstrap", "the test", "str", choices=_test_names)
-    alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
-    n_resamples: int = option(1000, "resamples per test", "int", low=1)
-    seed: int = seed_option()
-    pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
-
-    def __post_init__(self):
-        check_design(self)
-
-
-@dataclass(frozen=True)
-class LevelsDesign:
+class LevelsDesign(Design):
     """``study levels``: correctness of conclusions by the significance level they reach."""
 
     metric: str | None = metric_option()
@@ -106,8 +83,15 @@ class LevelsDesign:
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
 
-    def __post_init__(self):
-        check_design(self)
+
+@dataclass(frozen=True)
+class TestsizeDesign(LevelsDesign):
+    """``study testsize``: conclusions and their correctness by test-set size (the samples and tests of
+    ``levels``, and the level at which a conclusion is drawn)."""
+
+    __test__ = False  # not a pytest test class
+
+    alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
 
 
 # ------------------------------------------------------------------------------------------------ samples
@@ -335,7 +319,7 @@ class ConclusionJob:
         return out
 
 
-def _conclusions(table, sizes: list[int], g: TestsizeDesign | LevelsDesign, run: Runner | None = None):
+def _conclusions(table, sizes: list[int], g: LevelsDesign, run: Runner | None = None):
     """Every sample's test of every pair at every size: dicts of pair, size, sample, Δ, p, full-set Δ."""
     name, m, stats, full = _inputs(table, g.metric)
     kind, count = g.sampling, g.samples

@@ -30,7 +30,7 @@ from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, st
 from mtsig.stats.paired import PAIRED_TESTS, pair_evidence
 from mtsig.stats.pvalues import p_from_count
 from mtsig.stats.pvalues import tolerance as _tol
-from mtsig.studies.design import check_design, design_dict, metric_option, option, pairs_option, seed_option
+from mtsig.studies.design import Design, design_dict, metric_option, option, pairs_option, seed_option
 from mtsig.studies.inputs import pair_of, pooled_stats
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
@@ -61,7 +61,7 @@ def label(test: str) -> str:
 
 
 @dataclass(frozen=True)
-class Type1Design:
+class Type1Design(Design):
     """``study type1``: the options of Riezler & Maxwell's type-I error experiments."""
 
     metric: str | None = metric_option()
@@ -72,12 +72,9 @@ class Type1Design:
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
 
-    def __post_init__(self):
-        check_design(self)
-
 
 @dataclass(frozen=True)
-class MultiplicityDesign:
+class MultiplicityDesign(Design):
     """``study multiplicity``: families of exact-null pseudo-systems."""
 
     metric: str | None = metric_option()
@@ -88,12 +85,9 @@ class MultiplicityDesign:
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
 
-    def __post_init__(self):
-        check_design(self)
-
 
 @dataclass(frozen=True)
-class SensitivityDesign:
+class SensitivityDesign(Design):
     """``study sensitivity``: every pair under every metric given with -m."""
 
     test: str = option("ar", "the test", "str", choices=lambda: tuple(PAIRED_TESTS))
@@ -101,9 +95,6 @@ class SensitivityDesign:
     correction: str = option("holm", "p-value correction", "str", choices=P_CORRECTIONS)
     n_resamples: int | None = option(None, "resamples of the test (its default)", "int", low=1)
     seed: int = seed_option()
-
-    def __post_init__(self):
-        check_design(self)
 
 
 def pair_p_values(tests, pair: PairStats, resampling: Resampling, counts: dict) -> dict:
