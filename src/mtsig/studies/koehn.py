@@ -198,17 +198,7 @@ def sampling(table, design: SamplingDesign | None = None, run: Runner | None = N
         "blocks: consecutive segments; broad: every k-th segment. A smaller sd for broad samples means that"
         " neighbouring segments are alike (topic, document), so a test set should be sampled broadly."
     ]
-    return StudyResult(
-        "sampling",
-        settings,
-        (
-            t1,
-            t2,
-        ),
-        data,
-        tuple(notes),
-        design_dict(g),
-    )
+    return StudyResult("sampling", settings, (t1, t2), data, tuple(notes), design_dict(g))
 
 
 # ------------------------------------------------------------------------------------------------ coverage
@@ -279,17 +269,7 @@ def coverage(table, design: CoverageDesign | None = None, run: Runner | None = N
         if kind == "random"
         else "broad samples are not random draws: compare with the nominal level loosely."
     ]
-    return StudyResult(
-        "coverage",
-        settings,
-        (
-            t1,
-            t2,
-        ),
-        data,
-        tuple(notes),
-        design_dict(g),
-    )
+    return StudyResult("coverage", settings, (t1, t2), data, tuple(notes), design_dict(g))
 
 
 # ------------------------------------------------------------------------------------------------ test size
