@@ -170,18 +170,40 @@ def test_damaged_or_edited_statistics_files_are_refused(tmp_path, capsys):
         np.savez(p, meta=np.array(json.dumps(meta)), **arrays)
         return p
 
+    from mtsig.table import _checksum
+
+    def signed(meta, arrays):  # a crafted file whose checksum was recomputed: the checksum cannot catch it
+        m = {k: v for k, v in meta.items() if k != "checksum"}
+        return m | {"checksum": _checksum(m, arrays)}
+
+    def changed(**edit):  # the arrays with one statistic set, e.g. bleu::0=((0, 0, 2), 99.0)
+        out = {k: v.copy() for k, v in arrays.items()}
+        for key, (where, value) in edit.items():
+            out[key.replace("__", "::")][where] = value
+        return out
+
     arrays = {k: v for k, v in z.items() if k != "meta"}
     edited = json.loads(json.dumps(meta))
     edited["metrics"][0]["options"]["bleu_order"] = 2  # the 0.1.0 reproduction: BLEU 357.97, exit 0
-    nocheck = {k: v for k, v in edited.items() if k != "checksum"} | {"format_version": 1}
-    nan = {k: v.copy() for k, v in arrays.items()}
-    nan["bleu::0"][0, 0, 0] = np.nan
-    nan_meta = {k: v for k, v in meta.items() if k != "checksum"} | {"format_version": 1}
+    old = {k: v for k, v in edited.items() if k != "checksum"} | {"format_version": 1}
+    nan = changed(bleu__0=((0, 0, 0), np.nan))
+    more = changed(bleu__0=((0, 0, 2), 10_000.0))  # matches of order 1 above the n-grams of order 1
+    negative = changed(bleu__0=((0, 3, 0), -5.0))
+    fraction = changed(bleu__0=((0, 3, 0), 2.5))
+    no_systems = json.loads(json.dumps(meta)) | {"systems": []}
+    twice = json.loads(json.dumps(meta))
+    twice["systems"][1]["name"] = twice["systems"][0]["name"]
     cases = {
         write("edited.npz", edited, arrays): "checksum",
-        write("v1-edited.npz", nocheck, arrays): "the file was edited or damaged",
-        write("missing.npz", nocheck | {"metrics": meta["metrics"]}, {}): "are missing",
-        write("nan.npz", nan_meta, nan): "NaN or infinite statistics",
+        write("v1.npz", old, arrays): "written by an older mtsig (format 1, without a checksum)",
+        write("signed-edited.npz", signed(edited, arrays), arrays): "the file was edited or damaged",
+        write("missing.npz", signed(meta, {}), {}): "are missing",
+        write("nan.npz", signed(meta, nan), nan): "NaN or infinite statistics",
+        write("more.npz", signed(meta, more), more): "more matches than n-grams (match_1 > total_1)",
+        write("negative.npz", signed(meta, negative), negative): "negative statistics, which bleu never produces",
+        write("fraction.npz", signed(meta, fraction), fraction): "fractional counts",
+        write("none.npz", signed(no_systems, {}), {}): "holds no system",
+        write("twice.npz", signed(twice, arrays), arrays): "appear more than once",
     }
     broken = tmp_path / "broken.npz"
     broken.write_bytes(path.read_bytes()[:200])

@@ -397,6 +397,11 @@ def _table(a: argparse.Namespace):
     if getattr(a, "stats", None):
         if a.refs or a.systems:
             raise InputError("give either --stats or -r/-s, not both")
+        textual = {k: v for k, v in _compute_options(a).items() if k not in ("jobs", "allow_empty_refs")}
+        textual = [k for k, v in textual.items() if v] + (["allow_empty_refs"] if a.allow_empty_refs else [])
+        if textual:  # the statistics were computed with the options the file records; these would be ignored
+            flags = ", ".join("--" + k.replace("_", "-") for k in textual)
+            raise InputError(f"{flags}: options of the texts do not apply to statistics read with --stats")
         return StatsTable.load(a.stats).select(a.metrics)
     if not a.refs:
         raise InputError("no reference given: use -r REF [REF ...]")

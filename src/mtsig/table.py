@@ -28,7 +28,7 @@ from mtsig.io.segments import RefSet
 from mtsig.metrics import Metric, get_metric
 
 FORMAT = "mtsig-stats"
-#: 2: a checksum of the meta data and arrays (files of version 1 are read without it)
+#: 2: a checksum of the meta data and arrays (files of version 1, without it, are refused)
 FORMAT_VERSION = 2
 
 
@@ -61,7 +61,12 @@ def _read_archive(path: str) -> tuple[dict, dict[str, np.ndarray]]:
     version = meta.get("format_version", 0)
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise InputError(f"{path}: written by a newer mtsig (format {version})")
-    if version >= 2 and meta.get("checksum") != _checksum(meta, arrays):
+    if version < 2:
+        raise InputError(
+            f"{path}: written by an older mtsig (format {version}, without a checksum): "
+            "write it again with `mtsig stats`"
+        )
+    if meta.get("checksum") != _checksum(meta, arrays):
         raise InputError(f"{path}: the statistics or their description were changed after mtsig wrote them (checksum)")
     return meta, arrays
 
@@ -87,6 +92,24 @@ def _array(path: str, arrays: dict, key: str, want: tuple[int, int, int]) -> np.
     if not np.all(np.isfinite(a)):
         raise InputError(f"{path}: {key} holds NaN or infinite statistics")
     return a.astype(np.float64, copy=False)
+
+
+def _check_consistent(path: str, metrics: dict, stats: dict, systems: list) -> None:
+    """Statistics a metric cannot produce (negative or fractional counts, more matches than n-grams), no system,
+    or two systems of one name: the file was edited, even if its checksum was recomputed."""
+    if not systems:
+        raise InputError(f"{path}: the statistics file holds no system")
+    names = [s.name for s in systems]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"{path}: system name(s) {', '.join(map(repr, twice))} appear more than once")
+    for mname, m in metrics.items():
+        for sname, a in stats[mname].items():
+            why = m.check_stats(a)
+            if why:
+                raise InputError(
+                    f"{path}: {mname} of {sname!r}: {why}, which {mname} never produces: the file was edited"
+                )
 
 
 @dataclass
@@ -179,6 +202,7 @@ class StatsTable:
                     s.name: _array(path, arrays, f"{md['name']}::{i}", (s.n_runs, n, len(m.stat_names)))
                     for i, s in enumerate(systems)
                 }
+            _check_consistent(path, metrics, stats, systems)
             sigs = {md["name"]: md["signature"] for md in meta["metrics"]}
             keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
         except (KeyError, TypeError, ValueError) as exc:

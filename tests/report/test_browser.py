@@ -85,3 +85,34 @@ def test_report_in_headless_chromium(wmt, tmp_path, case):
     n_pairs = len(systems) * (len(systems) - 1) // 2
     assert len(up) == 3 * n_pairs and up == sorted(up) and down == sorted(up, reverse=True)
     assert shot.stat().st_size > 10_000
+
+
+def test_hostile_system_names_stay_data_in_the_report(tmp_path):
+    """Names that would end the embedded JSON's <script> early or open an HTML comment (``</script>``, ``<!--``),
+    quotes, an ampersand and a right-to-left mark: the page has no error and its embedded JSON parses to them."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = _chromium()
+    ex = Path(__file__).resolve().parents[2] / "examples"
+    names = ["A<!--<script>", "B</script>\"x'&amp;", "C\u200fD"]
+    specs = [f"{n}={ex / f}" for n, f in zip(names, ("base.en", "new.en", "base.en"))]
+    report = tmp_path / "hostile.html"
+    rc = main(["compare", "-r", str(ex / "ref.A.en"), "-s", *specs, "--html", str(report), "-q",
+               "-o", str(tmp_path / "out.txt")])  # fmt: skip
+    assert rc == 0
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(report.as_uri())
+        page.wait_for_load_state("load")
+        parsed = page.evaluate(
+            "() => JSON.parse(document.getElementById('mtsig-result').textContent).systems.map(s => s.name)"
+        )
+        scripts = page.evaluate("() => document.scripts.length")
+        browser.close()
+    assert errors == []
+    assert parsed == names
+    assert scripts == 2  # the data and the page's own script, nothing swallowed or added

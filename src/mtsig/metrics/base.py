@@ -42,6 +42,10 @@ class Metric(ABC):
     side_inputs: ClassVar[dict[str, SideInput]] = {}
     #: decimals shown in reports
     decimals: ClassVar[int] = 2
+    #: what any statistics of the metric satisfy (checked when a statistics file is read): no negative value,
+    #: whole numbers (counts)
+    nonnegative_stats: ClassVar[bool] = True
+    integer_stats: ClassVar[bool] = False
     #: whether the number of references is part of the signature
     signature_has_refs: ClassVar[bool] = True
     #: whether statistics of a chunk of segments equal those rows of the whole corpus' statistics (given the
@@ -142,6 +146,24 @@ class Metric(ABC):
     def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
         """Score of each segment on its own (row by row)."""
         return self.score(np.asarray(stats, dtype=np.float64))
+
+    def check_stats(self, stats: np.ndarray) -> str | None:
+        """Why ``stats`` (finite, of this metric's width) cannot have come from this metric, or None: negative
+        or fractional counts where the metric has none, and a ``match_K`` column above ``total_K``, ``hyp_K`` or
+        ``ref_K`` (a match is counted in both)."""
+        S = np.asarray(stats, dtype=np.float64)
+        if self.nonnegative_stats and S.size and S.min() < 0:
+            return "negative statistics"
+        if self.integer_stats and not np.array_equal(S, np.round(S)):
+            return "fractional counts"
+        names = list(self.stat_names)
+        for i, n in enumerate(names):
+            if not n.startswith("match_"):
+                continue
+            for other in (f"total_{n[6:]}", f"hyp_{n[6:]}", f"ref_{n[6:]}"):
+                if other in names and np.any(S[..., i] > S[..., names.index(other)]):
+                    return f"more matches than n-grams ({n} > {other})"
+        return None
 
     def describe(self, totals: np.ndarray) -> dict[str, Any]:
         """Extra details of a corpus score (precisions, brevity penalty ...), for reports."""

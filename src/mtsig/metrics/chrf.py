@@ -71,6 +71,7 @@ def f_score(stats: np.ndarray, order: int, beta: float, eps_smoothing: bool) -> 
 class CHRF(Metric):
     name = "chrf"
     chunkable = True
+    integer_stats = True  # character and word n-gram counts
     description = "chrF (character n-gram F-score, sacreBLEU definitions), 0-100"
     options = {
         "lowercase": LOWERCASE,
@@ -89,6 +90,10 @@ class CHRF(Metric):
             raise InputError("chrF needs a positive character or word order")
         self.order = self.char_order + self.word_order
         self.beta = float(c["chrf_beta"])
+        if not (np.isfinite(self.beta) and self.beta >= 0):
+            raise InputError(
+                f"chrf_beta must be a finite number of at least 0, got {c['chrf_beta']!r}", param="chrf_beta"
+            )
 
     @property
     def stat_names(self):

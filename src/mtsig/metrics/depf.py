@@ -109,6 +109,7 @@ def attach_hyp_parses(refs, systems, specs) -> None:
 
 class DepF(Metric):
     name = "depf"
+    integer_stats = True  # counts of triples
     description = "dependency-relation F-score (labeled triples; needs parses), 0-100"
     options = {
         "depf_labeled": Option(True, "depf: (head, dependent) pairs without relations", flag="--depf-unlabeled"),

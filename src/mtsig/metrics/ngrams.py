@@ -279,6 +279,7 @@ class NgramMetric(Metric):
 
     options = {"tokenize": TOKENIZE, "lowercase": LOWERCASE}
     chunkable = True
+    integer_stats = True  # lengths and n-gram counts (NIST's information weights are not: it says so)
 
     def __init__(self, **opts: Any):
         super().__init__(**opts)

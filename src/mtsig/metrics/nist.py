@@ -31,6 +31,7 @@ def nist_penalty(ratio: np.ndarray) -> np.ndarray:
 
 class NIST(NgramMetric):
     name = "nist"
+    integer_stats = False  # information-weighted matches and an average reference length
     description = "NIST (Doddington), mteval-v13a formulas and information weights"
     options = {**NgramMetric.options, "nist_order": Option(5, "NIST max n-gram order (5)")}
     decimals = 4

@@ -26,6 +26,7 @@ def _attach(refs, systems, specs) -> None:
 
 class SegmentScores(Metric):
     name = "seg"
+    nonnegative_stats = False  # scores may be negative
     description = "mean of user-supplied segment scores (--seg-scores; human, COMET, ...)"
     options = {
         "seg_name": Option("seg", "name of the segment-score metric in reports (seg)"),

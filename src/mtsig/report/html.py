@@ -127,6 +127,20 @@ def _figure(fig, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
 
 
+#: characters that must not appear raw in JSON inside a <script> element: "<" starts "</script>" or "<!--" (which
+#: changes how the HTML parser reads the rest), ">" and "&" for symmetry, U+2028/U+2029 (line terminators of older
+#: JavaScript); all written as JSON escapes, so JSON.parse reads the same strings
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def embedded_json(obj) -> str:
+    """``obj`` as JSON that is safe inside an HTML ``<script>`` element whatever its strings hold."""
+    text = json.dumps(obj, ensure_ascii=False)
+    for ch, esc in _SCRIPT_ESCAPES.items():
+        text = text.replace(ch, esc)
+    return text
+
+
 def render_html(res: ScoreResult | CompareResult, command: str) -> str:
     """The report of ``res``; ``command`` is the command line that reproduces it."""
     compare = isinstance(res, CompareResult)
@@ -162,7 +176,7 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
                       for m, cl in clusters]  # fmt: skip
             parts.append("</ul>")
         parts.append(_figure(plot_compare(res), "Comparisons"))
-    data = json.dumps(res.to_dict(), ensure_ascii=False).replace("</", "<\\/")
+    data = embedded_json(res.to_dict())
     body = "\n".join(parts)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
