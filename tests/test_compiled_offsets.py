@@ -221,3 +221,67 @@ def call():
 )
 def test_tok_clip_counts(off, starts, message):
     assert _outcome(CLIP.replace("OFF", repr(off)).replace("STARTS", repr(starts))).startswith(message)
+
+
+# ------------------------------------------------------------------------------------------------ objects that run code
+CALLBACKS = {
+    # a token whose __hash__ grows a later list: the lengths were summed before the loop (ASan: _tok.c:302)
+    "code_words: a str subclass token": (
+        """
+from mtsig import _tok
+later = ["x"]
+class Grow(str):
+    def __hash__(self):
+        later.extend(["y"] * 1000)
+        return 1
+def call():
+    return _tok.code_words([["a", Grow("b")], later], {}, True)
+""",
+        "TypeError code_words: tokens must be str",
+    ),
+    "code_words: a vocabulary id that is not an int": (
+        """
+from mtsig import _tok
+def call():
+    return _tok.code_words([["a"]], {"a": "x"}, False)
+""",
+        "TypeError code_words: vocabulary ids must be int",
+    ),
+    # an item whose __index__ empties the list being read (a length taken before the items)
+    "para_find: __index__ empties its list": (
+        """
+from mtsig import _meteor
+class Shrink:
+    def __init__(self, lst): self.lst = lst
+    def __index__(self):
+        self.lst.clear()
+        return 0
+starts = [0] * 50
+starts[0] = Shrink(starts)
+def call():
+    return _meteor.para_find(b"", b"", b"\\0\\0\\0\\0", (starts, [1] * 50, [0] * 50), ([0], [1], [0]))
+""",
+        "ok",  # read from a snapshot taken before any item's __index__ runs
+    ),
+    "search: __float__ empties the weights": (
+        """
+from array import array
+from mtsig import _meteor
+class Shrink(float):
+    def __float__(self):
+        w.clear()
+        return 1.0
+w = [1.0] * 10
+w[0] = Shrink(1.0)
+def call():
+    return _meteor.search(array("i", [0, 1, 0, 1, 0]), array("i", [0, 1, 1]), 2, 2, w, 5)
+""",
+        "ok",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CALLBACKS))
+def test_python_callbacks_cannot_resize_what_c_reads(case):
+    code, message = CALLBACKS[case]
+    assert _outcome(code).startswith(message)

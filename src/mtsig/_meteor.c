@@ -94,7 +94,7 @@ static void sort_top(Path *p, Py_ssize_t n, Py_ssize_t k) {
     } else {
         k = n;
     }
-    qsort(p, (size_t)k, sizeof(Path), cmp_path);
+    if (k > 1) qsort(p, (size_t)k, sizeof(Path), cmp_path);
 }
 
 typedef struct {
@@ -287,8 +287,12 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*iiOi", &cb, &ob, &n1, &n2, &wobj, &beam)) return NULL;
     PyObject *out = NULL;
     double w[64];
-    PyObject *seq = PySequence_Fast(wobj, "weights must be a sequence");
-    if (!seq) goto end;
+    /* a tuple copy: an item's __float__ cannot resize what is being read */
+    PyObject *seq = PyList_Check(wobj) || PyTuple_Check(wobj) ? PySequence_Tuple(wobj) : NULL;
+    if (!seq) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "weights must be a list or tuple");
+        goto end;
+    }
     Py_ssize_t nw = PySequence_Fast_GET_SIZE(seq);
     if (nw > 64) {
         PyErr_SetString(PyExc_ValueError, "too many stages");
@@ -482,8 +486,12 @@ static int cmp_hit(const void *x, const void *y) {
 }
 
 static int long_list(PyObject *lst, long **out, Py_ssize_t *n) {
-    PyObject *seq = PySequence_Fast(lst, "para_find: expected lists of ints");
-    if (!seq) return -1;
+    /* a tuple copy: an item's __index__ cannot resize what is being read */
+    PyObject *seq = PyList_Check(lst) || PyTuple_Check(lst) ? PySequence_Tuple(lst) : NULL;
+    if (!seq) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "para_find: expected lists of ints");
+        return -1;
+    }
     *n = PySequence_Fast_GET_SIZE(seq);
     *out = PyMem_Malloc((size_t)(*n + 1) * sizeof(long));
     if (!*out) {
@@ -600,7 +608,7 @@ static int para_hits(const PairTable *t, const PhraseList *src, const PhraseList
         }
     }
     PyMem_Free(o);
-    if (rc == 0) qsort(out->a, (size_t)out->n, sizeof(ParaHit), cmp_hit);
+    if (rc == 0 && out->n > 1) qsort(out->a, (size_t)out->n, sizeof(ParaHit), cmp_hit); /* a may be NULL at 0 */
     return rc;
 }
 
@@ -730,7 +738,7 @@ static void fill_row(double *row, const Vocab *v, const int32_t *h, int n1, cons
         row[1] += v->size[r[j]];
         if (v->fw[r[j]]) row[3] += v->size[r[j]];
     }
-    qsort(chosen, (size_t)n_chosen, 5 * sizeof(int32_t), cmp_match);
+    if (n_chosen > 1) qsort(chosen, (size_t)n_chosen, 5 * sizeof(int32_t), cmp_match);
     int chunks = 0, last = -1, idx = 0, words1 = 0, words2 = 0;
     for (int k = 0; k < n_chosen; k++) {
         const int32_t *m = chosen + 5 * k;

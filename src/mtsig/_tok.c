@@ -282,15 +282,31 @@ static PyObject *code_words(PyObject *self, PyObject *args) {
     if (!ids || !lens) goto fail;
     int64_t *pi = (int64_t *)PyBytes_AS_STRING(ids), *pl = (int64_t *)PyBytes_AS_STRING(lens);
     Py_ssize_t k = 0;
+    /* Only exact str tokens and exact int ids are taken: their hashing, comparison and conversion run no Python
+     * code, so no token or value can resize a list while it is read; the sizes are re-read all the same and the
+     * output is never written past the total counted above. */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
         Py_ssize_t m = PySequence_Fast_GET_SIZE(t);
         pl[i] = m;
-        for (Py_ssize_t j = 0; j < m; j++) {
+        for (Py_ssize_t j = 0; j < m && j < PySequence_Fast_GET_SIZE(t); j++) {
             PyObject *word = PySequence_Fast_GET_ITEM(t, j);
+            if (!PyUnicode_CheckExact(word)) {
+                PyErr_SetString(PyExc_TypeError, "code_words: tokens must be str");
+                goto fail;
+            }
+            if (k >= total) {
+                PyErr_SetString(PyExc_ValueError, "code_words: the token lists changed while they were read");
+                goto fail;
+            }
             PyObject *v = PyDict_GetItemWithError(vocab, word);
             if (v) {
+                if (!PyLong_CheckExact(v)) {
+                    PyErr_SetString(PyExc_TypeError, "code_words: vocabulary ids must be int");
+                    goto fail;
+                }
                 pi[k++] = PyLong_AsLongLong(v);
+                if (pi[k - 1] == -1 && PyErr_Occurred()) goto fail;
             } else if (PyErr_Occurred()) {
                 goto fail;
             } else if (grow) {

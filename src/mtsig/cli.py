@@ -22,6 +22,10 @@ from mtsig.errors import MtsigError
 EPILOG = "Exit status: 0 success, 2 bad input or usage (one-line message on stderr)."
 
 
+class _OutputFailed(Exception):
+    """Standard output cannot be written (a full disk, /dev/full): said on stderr, exit status 2."""
+
+
 class _ParseFailed(Exception):
     """A parse error while plugins are not loaded yet (the parse is tried again with them)."""
 
@@ -376,6 +380,18 @@ def _check_output(path: str, a: argparse.Namespace, what: str = "--output") -> N
                 raise InputError(f"{what} {path} is also an input ({inp}); refusing to overwrite it")
 
 
+def _check_distinct(outputs: dict[str, str]) -> None:
+    """Refuse two outputs written to one file (the second would overwrite the first)."""
+    from mtsig.errors import InputError
+
+    seen: dict[str, str] = {}
+    for flag, path in outputs.items():
+        key = os.path.realpath(path)
+        if key in seen:
+            raise InputError(f"{seen[key]} and {flag} name the same file ({path}): give each its own")
+        seen[key] = flag
+
+
 def _write(text: str, path: str | None, what: str = "--output") -> None:
     if path:
         from mtsig.errors import InputError
@@ -386,7 +402,13 @@ def _write(text: str, path: str | None, what: str = "--output") -> None:
         except OSError as exc:
             raise InputError(f"{what} {path}: cannot write ({exc.strerror or exc})") from None
     else:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputFailed(f"cannot write to standard output ({exc.strerror or exc})") from None
 
 
 def _table(a: argparse.Namespace):
@@ -415,12 +437,13 @@ def _list_metrics() -> int:
     from mtsig.plugins import load_plugins
 
     load_plugins()
+    lines = []
     for name, cls in REGISTRY.items():
         opts = ", ".join(f"{k}={o.default!r}" for k, o in cls.declared_options().items())
         direction = "higher" if cls.higher_is_better else "lower"
         direction = f"closest to {cls.target:g}" if cls.target is not None else direction
-        print(f"{name:8s} {direction + ' is better':26s} {cls.description}")
-        print(f"{'':8s} options: {opts}")
+        lines += [f"{name:8s} {direction + ' is better':26s} {cls.description}", f"{'':8s} options: {opts}"]
+    _write("".join(x + "\n" for x in lines), None)
     return 0
 
 
@@ -478,9 +501,10 @@ def _figures(a: argparse.Namespace, res) -> None:
 def _run(a: argparse.Namespace) -> int:
     if a.command == "metrics":
         return _list_metrics()
-    for flag in ("output", "plot", "html"):
-        if getattr(a, flag, None):
-            _check_output(getattr(a, flag), a, f"--{flag}")
+    given = {f"--{flag}": getattr(a, flag) for flag in ("output", "plot", "html") if getattr(a, flag, None)}
+    for flag, path in given.items():
+        _check_output(path, a, flag)
+    _check_distinct(given)
     if getattr(a, "plot", None):
         from mtsig.report.plots import check_path
 
@@ -553,19 +577,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):  #
 _DEFAULT_SHOWWARNING = warnings.showwarning
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv == ["--version"]:  # answered before anything else is imported (numpy, the metrics)
-        print(f"mtsig {__version__}")
-        return 0
+def _parse_with_plugins(argv: list[str]) -> tuple[_Parser, argparse.Namespace]:
+    """Parse without plugins first; with them when a name or flag is not a built-in one. Unknown flags end here
+    (one line; for a study, naming the studies that have the flag)."""
     from mtsig.plugins import load_plugins
 
-    warnings.showwarning = _show_warning
-    # plugins add metrics and their flags, tests, studies and formats: register them first only when they may
-    # matter (scanning entry points costs tens of milliseconds): for help, and when a flag, a metric, a test, a
-    # study or a format is not a built-in one
-    if "-h" in argv or "--help" in argv:
-        load_plugins()
     try:
         _Parser.strict = False
         ap, a, extras = _parse(argv)
@@ -580,10 +596,28 @@ def main(argv: list[str] | None = None) -> int:
         sub = ap.commands.get(a.command, ap) if a.command else ap
         if a.command == "study" and getattr(a, "study", None):
             sub = sub.studies[a.study]
-            owners = _other_studies_flag(next((x for x in extras if x.startswith("-")), "").split("=")[0], a.study)
+            flag = next((x for x in extras if x.startswith("-")), "").split("=")[0]
+            owners = _other_studies_flag(flag, a.study)
             if owners:
-                sub.error(f"{extras[0]} is not an option of study {a.study} (it is one of {', '.join(owners)})")
+                sub.error(f"{flag} is not an option of study {a.study} (it is one of {', '.join(owners)})")
         sub.error(sub.unknown_flags(extras))
+    return ap, a
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # answered before anything else is imported (numpy, the metrics)
+        print(f"mtsig {__version__}")
+        return 0
+    from mtsig.plugins import load_plugins
+
+    warnings.showwarning = _show_warning
+    # plugins add metrics and their flags, tests, studies and formats: register them first only when they may
+    # matter (scanning entry points costs tens of milliseconds): for help, and when a flag, a metric, a test, a
+    # study or a format is not a built-in one
+    if "-h" in argv or "--help" in argv:
+        load_plugins()
+    ap, a = _parse_with_plugins(argv)
     if a.command is None:
         ap.print_help()
         return 2
@@ -595,6 +629,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except _OutputFailed as exc:
+        print(f"mtsig: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("mtsig: interrupted", file=sys.stderr)
         return 130
@@ -620,6 +657,9 @@ def run() -> None:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):  # a reader that went away, a stream already closed
         sys.exit(code)
+    except OSError as exc:  # e.g. no space left (stdout to /dev/full): said once, never a traceback
+        print(f"mtsig: error: cannot write to standard output ({exc.strerror or exc})", file=sys.stderr)
+        os._exit(2)
     if any(m in sys.modules for m in _NEEDS_TEARDOWN):
         sys.exit(code)
     if "logging" in sys.modules:  # what logging would flush at exit (sacreBLEU imports it)

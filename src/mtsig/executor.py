@@ -200,6 +200,27 @@ def fork_map(fn: Callable[[Any], Any], items: list, jobs: int, progress: Progres
     return out
 
 
+#: seconds to wait for a Dask scheduler before saying it cannot be reached
+DASK_CONNECT_TIMEOUT = 10
+
+
+def _connect(client_class, address: str):
+    """A client of the scheduler at ``address``; an address that is not one, or a scheduler that does not answer,
+    is a one-line error."""
+    from mtsig.errors import InputError
+
+    try:
+        return client_class(address, timeout=DASK_CONNECT_TIMEOUT)
+    except ValueError as exc:
+        raise InputError(
+            f"--dask {address!r} is not a scheduler address (e.g. tcp://host:8786) nor local:N: {exc}"
+        ) from None
+    except (OSError, TimeoutError) as exc:
+        raise InputError(
+            f"--dask {address}: no Dask scheduler answered within {DASK_CONNECT_TIMEOUT} s ({type(exc).__name__})"
+        ) from None
+
+
 class DaskExecutor:
     """Items as tasks on a Dask distributed cluster: ``address`` of a running scheduler, or ``local:N`` for a
     ``LocalCluster`` of N single-threaded worker processes started here (and closed by :meth:`close`)."""
@@ -227,7 +248,7 @@ class DaskExecutor:
                 signal.signal(signal.SIGINT, old)
             self.client = Client(self.cluster)
         else:
-            self.client = Client(address)
+            self.client = _connect(Client, address)
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
         from dask.distributed import as_completed

@@ -94,6 +94,7 @@ class Resampling:
             raise InputError(
                 f"n_resamples must be a whole number of at least 1, got {self.n_resamples!r}", param="n_resamples"
             )
+        _check_at_most(self.n_resamples, "n_resamples")
         if not _is_int(self.seed) or self.seed < 0:
             raise InputError(f"seed must be a whole number of at least 0, got {self.seed!r}", param="seed")
         if not _is_int(self.chunk_bytes) or self.chunk_bytes < 1:
@@ -113,6 +114,7 @@ class Resampling:
             raise InputError(
                 f"{count_name} must be a whole number of at least 1, got {n_resamples!r}", param=count_name
             )
+        _check_at_most(n_resamples, count_name)
         return cls(n_resamples, DEFAULT_SEED if seed is None else seed, **kw)
 
     def count(self, default: int) -> int:
@@ -131,6 +133,18 @@ class Resampling:
 
     def plan(self, kind: str, n_segments: int, n_resamples: int, groups: tuple[int, int] | None = None) -> Plan:
         return Plan(kind, n_segments, n_resamples, self.seed, self.chunk_bytes, groups, self.stream)
+
+
+#: the most resamples one test or interval may draw: its work and its kept scores grow with the count (10^7
+#: resamples of 2,000 segments are 2 * 10^10 weights; 10^4 already resolve p-values of 10^-4)
+MAX_RESAMPLES = 10_000_000
+
+
+def _check_at_most(n: int | None, name: str) -> None:
+    if n is not None and n > MAX_RESAMPLES:
+        raise InputError(
+            f"{name} must be at most {MAX_RESAMPLES:,} (the work and memory grow with it), got {n:,}", param=name
+        )
 
 
 def _is_int(x) -> bool:

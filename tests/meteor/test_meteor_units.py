@@ -57,8 +57,11 @@ def test_options_resolve_like_the_jar():
     assert c.modules == (0, 1, 3) and c.weights == (1.0, 0.8, 0.2) and c.params == (0.95, 1.0, 0.55, 0.55)
     c = resolve("en", "rank", modules="exact stem")
     assert c.weights == (1.0, 0.6) and c.task == "custom"
-    c = resolve("en", "rank", modules="exact stem synonym paraphrase exact")
-    assert c.weights == (1.0, 0.6, 0.8, 0.6, 0.0)  # missing weights are 0, as in the jar
+    c = resolve("en", "rank", modules="exact stem synonym paraphrase", weights="1.0 0.5")
+    assert c.weights == (1.0, 0.5, 0.0, 0.0)  # missing weights are 0, as in the jar
+    # a module twice (the jar takes it, and its row then overflows the four stages: issue 28) is refused
+    with pytest.raises(InputError, match="module\\(s\\) exact given more than once"):
+        resolve("en", "rank", modules="exact stem synonym paraphrase exact")
     assert resolve("da").task == "li" or resolve("da", "rank").params == (0.0, 0.0, 0.0, 0.0)
     assert resolve("en", "li").params == (0.75, 1.40, 0.70, 0.50)
 

@@ -84,13 +84,27 @@ def test_plain_tables_equal_rich_tables():
     "line", ["", "plain words", "  spaced  ", "Δ CI: 95% [1.0, 2.0] ↑", "tab\there", "wide 中文", "é" * 300]
 )
 def test_lines_equal_rich_lines(line):
+    """A line is Rich's line of the same text, its control characters shown escaped (a tab as \\t)."""
+    from mtsig.report.table import printable
+
     out = TextOut()
     out.line(line)
     con = console()
     from rich.text import Text
 
-    con.print(Text(line), soft_wrap=True)
+    con.print(Text(printable(line)), soft_wrap=True)
     assert out.getvalue() == con.file.getvalue()
+
+
+def test_control_and_bidi_characters_are_shown_escaped():
+    """A name with a newline cannot split a row, nor an escape sequence or a right-to-left override reach the
+    terminal or reorder the text after it (issue 28)."""
+    out = TextOut()
+    out.table(Table(["system", "bleu"], [["a\nb", "1.0"], ["\x1b[31mred\u202e", "2.0"]]))
+    out.line("note \x07 \u2066x")
+    text = out.getvalue()
+    assert "a\\nb" in text and "\\x1b[31mred\\u202e" in text and "note \\x07 \\u2066x" in text
+    assert not any(c in text for c in "\x1b\x07\u202e\u2066") and text.count("\n") == 5  # 4 table lines, 1 note
 
 
 def test_text_out_keeps_order_across_both_paths():
@@ -107,5 +121,5 @@ def test_text_out_keeps_order_across_both_paths():
     print_rich(con, t_plain)
     con.print(Text("x"), soft_wrap=True)
     print_rich(con, t_wide)
-    con.print(Text("tab\tline"), soft_wrap=True)
+    con.print(Text("tab\\tline"), soft_wrap=True)  # a tab is shown as its escape
     assert out.getvalue() == con.file.getvalue()

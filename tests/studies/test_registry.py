@@ -54,7 +54,7 @@ def test_an_option_of_another_study_is_a_one_line_error(capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["type1", "--replicates", "0"], "--replicates must be at least 1, got 0"),
+        (["type1", "--replicates", "0"], "--replicates must be at least 1 and at most 1,000,000, got 0"),
         (["type1", "--alphas", "0", "2"], "--alphas must be above 0 and below 1, got 0.0"),
         (["type1", "--pairs", "base:new", "new:base"], "--pairs: this study takes 1 pair, got 2"),
         (["multiplicity", "--null-systems", "12"], "--null-systems must be at least 3 and at most 8, got 12"),

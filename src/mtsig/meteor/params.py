@@ -160,6 +160,10 @@ def _floats(text: str, n: int | None, what: str, param: str) -> tuple[float, ...
     return vals
 
 
+#: the largest beam accepted (the jar's default is 40; the search's pools grow with it)
+MAX_BEAM = 1_000_000
+
+
 def module_ids(text: str) -> tuple[int, ...]:
     ids = []
     for name in text.replace("+", " ").replace(",", " ").split():
@@ -171,6 +175,11 @@ def module_ids(text: str) -> tuple[int, ...]:
         ids.append(MODULE_NAMES.index(key))
     if not ids:
         raise InputError("METEOR: no modules given", param="meteor_modules")
+    twice = sorted({MODULE_NAMES[i] for i in ids if ids.count(i) > 1})
+    if twice:  # the statistics row has one block per module, in the jar's order of the four
+        raise InputError(
+            f"METEOR: module(s) {', '.join(twice)} given more than once ({text!r})", param="meteor_modules"
+        )
     return tuple(ids)
 
 
@@ -208,8 +217,8 @@ def resolve(  # noqa: PLR0913 - one keyword per flag of the jar
         label = "custom"
     if len(w) < len(mods):
         w = w + (0.0,) * (len(mods) - len(w))
-    if beam < 1:
-        raise InputError(f"METEOR: the beam size must be at least 1, got {beam}", param="meteor_beam")
+    if not 1 <= beam <= MAX_BEAM:
+        raise InputError(f"METEOR: the beam size must lie in 1..{MAX_BEAM:,}, got {beam}", param="meteor_beam")
     # The jar's API switches to characters for util, but its command line resets that unless -ch is given
     # (MeteorConfiguration reads the charBased property after the task): mtsig follows the command line.
     if char_based is None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mtsig.errors import unknown_name
-from mtsig.report.table import Table, TextOut, console, csv_text, latex, markdown, print_rich
+from mtsig.report.table import Table, TextOut, console, csv_text, latex, markdown, print_rich, printable, shown
 from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
 from mtsig.stats.paired import PAIRED_TESTS
 
@@ -84,12 +84,12 @@ _TEX = str.maketrans(
 
 def _tex(s: str) -> str:
     """Text as LaTeX (each special character escaped once; Δ, α and arrows as math)."""
-    return s.translate(_TEX)
+    return printable(s).translate(_TEX)
 
 
 def _md(s: str) -> str:
     """Text for a Markdown table cell or list item (pipes and asterisks kept literal)."""
-    return s.replace("|", "\\|").replace("*", "\\*")
+    return printable(s).replace("|", "\\|").replace("*", "\\*")
 
 
 def to_json(obj: Any) -> str:
@@ -415,12 +415,12 @@ def render_study(res: StudyResult, fmt: str = "text", width: int | None = None) 
             for t in res.tables
         )
     con = console()
-    con.print(f"mtsig study {res.study}  ({settings})")
+    con.print(printable(f"mtsig study {res.study}  ({settings})"))
     for t in res.tables:
         con.print()
-        print_rich(con, _study_layout(t))
+        print_rich(con, shown(_study_layout(t)))
     for n in res.notes:
-        con.print(n)
+        con.print(printable(n))
     return con.file.getvalue()
 
 

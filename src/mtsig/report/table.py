@@ -93,6 +93,27 @@ def plain_table(t: Table, width: int = DEFAULT_WIDTH) -> str | None:
     return "\n".join(out) + "\n"
 
 
+#: characters that would act on the terminal or the page instead of being shown: C0 and C1 controls (escape
+#: sequences, newlines, carriage returns), DEL, and the bidirectional controls (U+202E reverses what follows)
+_UNSHOWABLE = {
+    **{c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))},
+    **{c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+    0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r",
+}  # fmt: skip
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or bidirectional-control character written as its escape (``\\n``,
+    ``\\x1b``, ``\\u202e``), so a name can neither split a table row nor reach the terminal or reorder text."""
+    return text if text.isprintable() else text.translate(_UNSHOWABLE)
+
+
+def shown(t: Table) -> Table:
+    """The table with every header and cell :func:`printable`."""
+    title = printable(t.title) if t.title is not None else None
+    return Table([printable(h) for h in t.header], [[printable(c) for c in r] for r in t.rows], t.align, title)
+
+
 class TextOut:
     """Text written as the console of :func:`console` prints it (tables by :func:`print_rich`, lines as
     ``print(Text(line), soft_wrap=True)``), without importing Rich (a tenth of a second at start-up) when no
@@ -103,10 +124,12 @@ class TextOut:
         self.parts: list[str] = []
 
     def table(self, t: Table) -> None:
+        t = shown(t)
         text = plain_table(t, self.width)
         self.parts.append(text if text is not None else self._rich(lambda con: print_rich(con, t)))
 
     def line(self, text: str = "") -> None:
+        text = "\n".join(printable(x) for x in text.split("\n"))  # a line's own line breaks stay
         if one_cell_chars(text):
             self.parts.append(text + "\n")
             return

@@ -24,7 +24,16 @@ from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.engines import stratified_ar_many
 from mtsig.stats.kinds import KINDS
 from mtsig.stats.paired import PAIRED_TESTS, p_from_count, paired_test
-from mtsig.studies.design import Design, design_dict, metric_option, option, pairs_option, seed_option
+from mtsig.studies.design import (
+    MAX_REPLICATES,
+    MAX_RESAMPLES,
+    Design,
+    design_dict,
+    metric_option,
+    option,
+    pairs_option,
+    seed_option,
+)
 from mtsig.studies.inputs import metric_of, pair_of, pooled_stats
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
@@ -37,8 +46,8 @@ class RunsDesign(Design):
     """``study runs``: p-values and differences by the number of optimizer runs."""
 
     metric: str | None = metric_option()
-    replicates: int = option(250, "draws of n runs per number of runs", "int", low=1)
-    n_resamples: int = option(1000, "shuffles of stratified randomization", "int", low=1)
+    replicates: int = option(250, "draws of n runs per number of runs", "int", low=1, high=MAX_REPLICATES)
+    n_resamples: int = option(1000, "shuffles of stratified randomization", "int", low=1, high=MAX_RESAMPLES)
     alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option("pairs of systems (default: all pairs)")
@@ -184,8 +193,8 @@ class PowerDesign(Design):
     metric: str | None = metric_option()
     sizes: tuple[int, ...] | None = option(None, "test-set sizes (default: 100 250 500 1000 2000 below N, N, 2N)",
                                            "ints", low=2)  # fmt: skip
-    replicates: int = option(200, "test sets drawn per size", "int", low=2)
-    n_resamples: int = option(1000, "resamples per test", "int", low=1)
+    replicates: int = option(200, "test sets drawn per size", "int", low=2, high=MAX_REPLICATES)
+    n_resamples: int = option(1000, "resamples per test", "int", low=1, high=MAX_RESAMPLES)
     alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
     power: float = option(0.8, "the power wanted", "float", low=0, high=1, open=True)
     target: float | None = option(None, "the difference to detect (default: the pilot's)", "float")

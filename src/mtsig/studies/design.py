@@ -14,7 +14,10 @@ from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
 from mtsig.errors import InputError, unknown_name
-from mtsig.resample import DEFAULT_SEED
+from mtsig.resample import DEFAULT_SEED, MAX_RESAMPLES  # noqa: F401 - the studies' bound on resamples
+
+#: the most replicates (null pairs, families, draws) a study runs: each is a whole test
+MAX_REPLICATES = 1_000_000
 
 #: value kinds: how a flag parses its values and what a field holds
 _ONE = {"int": int, "float": float, "str": str}
@@ -68,6 +71,10 @@ def _choices(o: Opt) -> tuple | None:
     return tuple(o.choices()) if callable(o.choices) else o.choices
 
 
+def _num(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:g}"
+
+
 def _check_number(name: str, x: Any, o: Opt) -> None:
     want = int if o.kind in ("int", "ints") else float
     if isinstance(x, bool) or not isinstance(x, (int, float)) or (want is int and x != int(x)):
@@ -77,8 +84,8 @@ def _check_number(name: str, x: Any, o: Opt) -> None:
     below = o.low is not None and (x <= o.low if o.open else x < o.low)
     above = o.high is not None and (x >= o.high if o.open else x > o.high)
     if below or above:
-        lo = "" if o.low is None else (f"above {o.low:g}" if o.open else f"at least {o.low:g}")
-        hi = "" if o.high is None else (f"below {o.high:g}" if o.open else f"at most {o.high:g}")
+        lo = "" if o.low is None else (f"above {_num(o.low)}" if o.open else f"at least {_num(o.low)}")
+        hi = "" if o.high is None else (f"below {_num(o.high)}" if o.open else f"at most {_num(o.high)}")
         raise InputError(f"{name} must be {' and '.join(x for x in (lo, hi) if x)}, got {x!r}", param=name)
 
 

@@ -24,7 +24,15 @@ from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
 from mtsig.stats.kinds import KINDS, MIN_SEGMENTS_BOOTSTRAP, check_bootstrap
 from mtsig.stats.paired import PAIRED_TESTS
-from mtsig.studies.design import Design, design_dict, metric_option, option, pairs_option, seed_option
+from mtsig.studies.design import (
+    MAX_RESAMPLES,
+    Design,
+    design_dict,
+    metric_option,
+    option,
+    pairs_option,
+    seed_option,
+)
 from mtsig.studies.inputs import pooled_stats
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import Runner
@@ -62,7 +70,7 @@ class CoverageDesign(Design):
     samples: int = option(200, "samples", "int", low=1)
     size: int = option(100, "segments per sample", "int", low=2)
     confidence: float = option(0.95, "interval level", "float", low=0, high=1, open=True)
-    n_bootstrap: int = option(1000, "bootstrap resamples per sample", "int", low=1)
+    n_bootstrap: int = option(1000, "bootstrap resamples per sample", "int", low=1, high=MAX_RESAMPLES)
     seed: int = seed_option()
 
     def __post_init__(self):
@@ -79,7 +87,7 @@ class LevelsDesign(Design):
     samples: int = option(100, "random samples per size", "int", low=1)
     sizes: tuple[int, ...] | None = option(None, _SIZES, "ints", low=1)
     test: str = option("paired-bootstrap", "the test", "str", choices=_test_names)
-    n_resamples: int = option(1000, "resamples per test", "int", low=1)
+    n_resamples: int = option(1000, "resamples per test", "int", low=1, high=MAX_RESAMPLES)
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
 

@@ -30,7 +30,16 @@ from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, st
 from mtsig.stats.paired import PAIRED_TESTS, pair_evidence
 from mtsig.stats.pvalues import p_from_count
 from mtsig.stats.pvalues import tolerance as _tol
-from mtsig.studies.design import Design, design_dict, metric_option, option, pairs_option, seed_option
+from mtsig.studies.design import (
+    MAX_REPLICATES,
+    MAX_RESAMPLES,
+    Design,
+    design_dict,
+    metric_option,
+    option,
+    pairs_option,
+    seed_option,
+)
 from mtsig.studies.inputs import pair_of, pooled_stats
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
@@ -65,9 +74,11 @@ class Type1Design(Design):
     """``study type1``: the options of Riezler & Maxwell's type-I error experiments."""
 
     metric: str | None = metric_option()
-    replicates: int = option(1000, "null pairs", "int", low=1)
-    n_resamples: int = option(10_000, "shuffles per null pair (randomization tests)", "int", low=1)
-    n_bootstrap: int = option(1000, "bootstrap resamples per null pair (bootstrap tests)", "int", low=1)
+    replicates: int = option(1000, "null pairs", "int", low=1, high=MAX_REPLICATES)
+    n_resamples: int = option(10_000, "shuffles per null pair (randomization tests)", "int", low=1, high=MAX_RESAMPLES)
+    n_bootstrap: int = option(
+        1000, "bootstrap resamples per null pair (bootstrap tests)", "int", low=1, high=MAX_RESAMPLES
+    )
     alphas: tuple[float, ...] = option((0.01, 0.05, 0.1), _ALPHAS, "floats", low=0, high=1, open=True)
     seed: int = seed_option()
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
@@ -78,8 +89,10 @@ class MultiplicityDesign(Design):
     """``study multiplicity``: families of exact-null pseudo-systems."""
 
     metric: str | None = metric_option()
-    replicates: int = option(1000, "null families", "int", low=1)
-    n_resamples: int = option(1000, "shuffles per family (approximate randomization, max-T)", "int", low=1)
+    replicates: int = option(1000, "null families", "int", low=1, high=MAX_REPLICATES)
+    n_resamples: int = option(
+        1000, "shuffles per family (approximate randomization, max-T)", "int", low=1, high=MAX_RESAMPLES
+    )
     null_systems: int = option(5, "exact-null systems per family (3 to 8)", "int", low=3, high=8)
     alphas: tuple[float, ...] = option((0.01, 0.05, 0.1), _ALPHAS, "floats", low=0, high=1, open=True)
     seed: int = seed_option()
@@ -93,7 +106,7 @@ class SensitivityDesign(Design):
     test: str = option("ar", "the test", "str", choices=lambda: tuple(PAIRED_TESTS))
     alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
     correction: str = option("holm", "p-value correction", "str", choices=P_CORRECTIONS)
-    n_resamples: int | None = option(None, "resamples of the test (its default)", "int", low=1)
+    n_resamples: int | None = option(None, "resamples of the test (its default)", "int", low=1, high=MAX_RESAMPLES)
     seed: int = seed_option()
 
 
