@@ -6,6 +6,7 @@ import math
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -155,6 +156,11 @@ def test_swapping_systems_flips_delta_and_keeps_p(data, seed):
     r2 = approximate_randomization(b, a, m, 200, seed=seed)
     assert r1.delta == -r2.delta
     assert r1.p_value == r2.p_value
+    # as compare, no bootstrap test on fewer than 10 segments: the corpus repeated to 10 or more
+    with pytest.raises(mtsig.InputError, match="at least 10 segments"):
+        paired_bootstrap(a, b, m, 200, seed=seed)
+    k = -(-10 // a.shape[0])
+    a, b = np.tile(a, (k, 1)), np.tile(b, (k, 1))
     s1, s2 = paired_bootstrap(a, b, m, 200, seed=seed), paired_bootstrap(b, a, m, 200, seed=seed)
     assert s1.p_value == s2.p_value
 

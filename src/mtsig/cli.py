@@ -22,6 +22,10 @@ from mtsig.errors import MtsigError
 EPILOG = "Exit status: 0 success, 2 bad input or usage (one-line message on stderr)."
 
 
+#: standard output failed and was reported (see _OutputFailed)
+_output_failed = False
+
+
 class _OutputFailed(Exception):
     """Standard output cannot be written (a full disk, /dev/full): said on stderr, exit status 2."""
 
@@ -630,6 +634,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except _OutputFailed as exc:
+        global _output_failed
+        _output_failed = True  # said once: the final flush of what is left in the buffer fails again
         print(f"mtsig: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -658,7 +664,8 @@ def run() -> None:
     except (BrokenPipeError, ValueError):  # a reader that went away, a stream already closed
         sys.exit(code)
     except OSError as exc:  # e.g. no space left (stdout to /dev/full): said once, never a traceback
-        print(f"mtsig: error: cannot write to standard output ({exc.strerror or exc})", file=sys.stderr)
+        if not _output_failed:
+            print(f"mtsig: error: cannot write to standard output ({exc.strerror or exc})", file=sys.stderr)
         os._exit(2)
     if any(m in sys.modules for m in _NEEDS_TEARDOWN):
         sys.exit(code)

@@ -276,6 +276,11 @@ class BootstrapKind(TestKind):
         return BootstrapEvidence(ctx.score[b] - ctx.score[a], ctx.opts.alternative, bd, R), bd, {}
 
     def one_pair(self, pair, resampling, alternative, confidence):
+        if pair.a.shape[0] < MIN_SEGMENTS_BOOTSTRAP:  # as compare: every resample would be nearly the test set
+            raise InputError(
+                f"the bootstrap tests need at least {MIN_SEGMENTS_BOOTSTRAP} segments; this test set has "
+                f"{pair.a.shape[0]} (approximate randomization, test 'ar', is exact at any size)"
+            )
         boot = bootstrap_many({0: (pair.metric, pair.a), 1: (pair.metric, pair.b)}, resampling)
         ev = BootstrapEvidence(pair.delta, alternative, boot[1] - boot[0], resampling.n_resamples)
         return ev, interval(ev.boot_delta, "percentile", confidence)
@@ -306,6 +311,8 @@ class SentenceKind(TestKind):
         return float(ev.sent_a.mean()), float(ev.sent_b.mean()), ev.observed, mean_difference_ci(ev, confidence)
 
     def one_pair(self, pair, resampling, alternative, confidence):
+        if pair.a.shape[0] < 2:
+            raise InputError(f"the sentence-level tests need at least 2 segments; this test set has {pair.a.shape[0]}")
         return SentenceEvidence(pair.delta, alternative, *pair.sentences), None
 
 

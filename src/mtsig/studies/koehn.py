@@ -152,6 +152,8 @@ def _inputs(table, metric: str | None):
 
 def _pairs(table, pairs: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
     names = table.system_names
+    if len(names) < 2:
+        raise InputError(f"the study compares systems: give at least two (got {len(names)})")
     if pairs is None:
         return list(combinations(names, 2))
     for a, b in pairs:
