@@ -97,3 +97,36 @@ def test_names_with_control_and_bidi_characters_are_shown_escaped(capsys):
     assert " a\\nb " in out and " \\x1b[31mred\\u202e " in out and "\x1b" not in out and "\u202e" not in out
     assert main(["score", "-r", REF, "-s", f"{names[0]}={EX / 'base.en'}", "-f", "json"]) == 0
     assert '"name": "a\\nb"' in capsys.readouterr().out  # the data keeps the name as it is
+
+
+def test_segment_scores_beyond_any_metric_are_refused(tmp_path, capsys):
+    """1e308 per segment made sums overflow: an interval [0.42, NaN] and Infinity in the JSON (issue 28)."""
+    scores = tmp_path / "s.tsv"
+    scores.write_text("base\tnew\n" + "".join(f"{1e308 if i == 3 else 0.5}\t0.6\n" for i in range(40)))
+    argv = ["score", "-r", REF, "-s", *TWO, "-m", "seg", "--seg-scores", str(scores), "--ci"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "'1e+308' is beyond ±1e+12" in err and "line" in err and err.count("\n") == 1
+
+
+def test_paired_bootstrap_floor_is_stated(capsys):
+    assert main(["compare", *IN, "-t", "ar", "paired-bootstrap"]) == 0
+    assert "at least 1/(R+1) (paired-bootstrap: 2/(R+1))" in capsys.readouterr().out
+
+
+def test_sgml_with_a_long_prolog_is_read_as_sgml(tmp_path, capsys):
+    """A refset after a comment longer than 4,096 characters is still SGML (it was read as plain text)."""
+    segs = (EX / "ref.A.en").read_text(encoding="utf-8").splitlines()
+    body = "".join(f'<seg id="{i + 1}">{s}</seg>\n' for i, s in enumerate(segs))
+    prolog = "<!-- " + "generated " * 600 + "-->\n"
+    ref = tmp_path / "ref.sgm"
+    ref.write_text(
+        f'{prolog}<refset setid="t" srclang="de" trglang="en">\n<doc docid="d" sysid="r">\n{body}</doc>\n</refset>\n'
+    )
+    tst = tmp_path / "tst.sgm"
+    tst.write_text(
+        f'{prolog}<tstset setid="t" srclang="de" trglang="en">\n<doc docid="d" sysid="s">\n{body}</doc>\n</tstset>\n'
+    )
+    assert main(["score", "-r", str(ref), "-s", str(tst), "-f", "json"]) == 0
+    out = capsys.readouterr().out
+    assert '"score": 100.0' in out and '"n_segments": 40' in out

@@ -3,7 +3,6 @@ calibration under the null, unequal runs, s_dev, median run and the ranking file
 
 from __future__ import annotations
 
-import csv
 import math
 
 import numpy as np
@@ -166,7 +165,8 @@ def test_rank_dir_files(multeval, tmp_path, capsys):
     )
     assert rc == 0
     with open(tmp_path / "bleu.sys1.tsv", encoding="utf-8") as fh:
-        rows = list(csv.reader(fh, delimiter="\t"))
+        rows = [line.rstrip("\n").split("\t") for line in fh]  # plain TSV: no quoting
+    assert {len(r) for r in rows} == {8}
     assert rows[0][:3] == ["rank", "segment", "improvement"] and "opt2" in rows[0][5]  # sys1's median run
     imps = [float(r[2]) for r in rows[1:]]
     assert len(imps) == 2489 and imps == sorted(imps, reverse=True)
@@ -214,3 +214,24 @@ def test_default_runs_test_holds_its_level_under_every_null(me_table, null):
     assert lo <= 0.05 <= hi, f"{null}: ar {rates[('ar', 0.05)]}; pooled-ar {rates[('pooled-ar', 0.05)]}"
     if null == "run-level":
         assert rates[("pooled-ar", 0.05)].interval[0] > 0.1
+
+
+def test_rank_dir_tsv_escapes_tabs_newlines_and_backslashes(tmp_path, capsys):
+    """A segment with a tab, a backslash or a quote stays one field of one line (issue 28)."""
+    from pathlib import Path
+
+    from mtsig.report.ranking import _TSV_ESCAPES
+
+    lines = ['a\tb said "hi"', 'back\\slash "', "plain words here", "x y"]
+    ref = tmp_path / "ref.txt"
+    ref.write_text("plain words here\nx y z\nsome words\nx y\n", encoding="utf-8")
+    base, new = tmp_path / "base.txt", tmp_path / "new.txt"
+    base.write_text("plain\nx\nsome\nx\n", encoding="utf-8")
+    new.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    out = tmp_path / "rank"
+    argv = ["compare", "-r", str(ref), "-s", f"base={base}", f"new={new}", "-b", "base", "--rank-dir", str(out)]
+    assert main([*argv, "-t", "ar", "--n-resamples", "100"]) == 0
+    text = Path(out / "bleu.new.tsv").read_text(encoding="utf-8").splitlines()
+    assert len(text) == 5 and all(len(line.split("\t")) == 8 for line in text)
+    shown = {line.split("\t")[5] for line in text[1:]}
+    assert shown == {x.translate(_TSV_ESCAPES) for x in lines} and 'a\\tb said "hi"' in shown

@@ -20,6 +20,9 @@ from mtsig.errors import InputError
 from mtsig.io.load import System, parse_system_spec
 from mtsig.io.text import read_text, split_lines
 
+#: the largest magnitude of a segment score: human and neural scores lie within a few hundred
+MAX_SCORE = 1e12
+
 
 def _number(x: str, where: str) -> float:
     try:
@@ -28,6 +31,8 @@ def _number(x: str, where: str) -> float:
         raise InputError(f"{where}: {x!r} is not a number") from None
     if not math.isfinite(v):
         raise InputError(f"{where}: {x!r} is not a finite number")
+    if abs(v) > MAX_SCORE:  # sums over resamples would overflow to infinity (an interval [0.42, NaN])
+        raise InputError(f"{where}: {x!r} is beyond ±{MAX_SCORE:g}, which no segment-level metric gives")
     return v
 
 

@@ -13,6 +13,7 @@ Rules (each has a test):
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -140,9 +141,23 @@ def read_lines(path: str | os.PathLike) -> list[str]:
     return split_lines(read_text(path))
 
 
+_SET_TAGS = ("srcset", "refset", "tstset", "mteval")
+#: what may come before a document's first element: an XML declaration or processing instruction, comments, a
+#: DOCTYPE (each of any length)
+_PROLOG = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!doctype[^>]*>)", re.S | re.I)
+
+
 def looks_like_sgml(text: str) -> bool:
-    """True when ``text`` is a NIST mteval SGML/XML document (a srcset, refset or tstset element)."""
+    """True when ``text`` is a NIST mteval SGML/XML document: its first element, after any prolog of any length
+    (declaration, comments, DOCTYPE), is a srcset, refset, tstset or mteval element, or one of them appears in
+    its first 4,096 characters."""
     head = text.lstrip()[:4096].lower()
     if not head.startswith("<"):
         return False
-    return any(f"<{tag}" in head for tag in ("srcset", "refset", "tstset", "mteval"))
+    if any(f"<{tag}" in head for tag in _SET_TAGS):
+        return True
+    pos = 0
+    while (m := _PROLOG.match(text, pos)) and m.end() > pos:
+        pos = m.end()
+    first = text[pos : pos + 64].lstrip().lower()
+    return any(first.startswith(f"<{tag}") for tag in _SET_TAGS)

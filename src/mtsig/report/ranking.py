@@ -5,12 +5,13 @@ One TSV per (metric, system) in the target folder, ``<metric>.<system>.tsv``, wi
 ``rank, segment, improvement, score_system, score_baseline, system, baseline, ref1..refK``.
 ``improvement`` is the sentence-level difference oriented so that positive is better for the system
 (for lower-is-better metrics such as TER the sign is flipped); ``segment`` is the 1-based line number,
-or ``docid:segid`` for SGML input.
+or ``docid:segid`` for SGML input. Fields are plain TSV: no quoting; a backslash, tab, newline or carriage
+return inside a segment is written ``\\``, ``\t``, ``\n``, ``\r`` (so every line is one segment and every
+tab a column boundary, for ``cut``, ``awk`` and spreadsheets alike).
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 
@@ -19,6 +20,19 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.stats.runs import median_run
 from mtsig.table import StatsTable
+
+#: a TSV field's escapes (the text format's convention): the backslash first, so an escape is never doubled
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+class _TsvWriter:
+    """Rows of fields joined by tabs, each field escaped (see the module's description)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def writerow(self, fields) -> None:
+        self.fh.write("\t".join(str(f).translate(_TSV_ESCAPES) for f in fields) + "\n")
 
 
 def rank_segments(sys_scores: np.ndarray, base_scores: np.ndarray, metric) -> tuple[np.ndarray, np.ndarray]:
@@ -61,7 +75,7 @@ def write_rankings(table: StatsTable, baseline: str, folder: str) -> list[str]:
             order, imp = rank_segments(sent, base_sent, metric)
             path = os.path.join(folder, f"{_safe(mname)}.{_safe(s.name)}.tsv")
             with open(path, "w", encoding="utf-8", newline="") as fh:
-                w = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+                w = _TsvWriter(fh)
                 w.writerow(
                     [
                         "rank",

@@ -344,8 +344,13 @@ def _compare_notes(res: CompareResult) -> list[str]:
     nres = ", ".join(f"{t}: {n}" for t, n in st.n_resamples.items())
     extra = []
     if st.n_resamples:
+        # tests whose smallest p-value is 2/(R+1) (the two-sided paired bootstrap)
+        doubled = [
+            t for t, R in st.n_resamples.items() if PAIRED_TESTS[t].smallest_p(R, st.alternative) * (R + 1) > 1.5
+        ]
         extra.append(
             "R resamples give p-values of at least 1/(R+1)"
+            + (f" ({', '.join(doubled)}: 2/(R+1))" if doubled else "")
             + (" (chosen automatically: at most a tenth of the corrected threshold)." if st.n_resamples_auto else ".")
         )
     sentence = [c for c in res.comparisons if c.result.extra.get("quantity")]
