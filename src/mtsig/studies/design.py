@@ -48,7 +48,7 @@ def option(default: Any, help: str, kind: str, **kw: Any) -> Field:  # noqa: A00
 
 
 def seed_option() -> Field:
-    return option(DEFAULT_SEED, f"random seed ({DEFAULT_SEED}; always reported)", "int", low=0)
+    return option(DEFAULT_SEED, "random seed (always reported)", "int", low=0)
 
 
 def metric_option() -> Field:
