@@ -296,29 +296,21 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
 
     Parameters
     ----------
-    refs, systems, metrics, stats:
-        As :func:`score`.
     test:
         One registered test or several (``ar`` default, ``stratified-ar``, ``bootstrap``, ``paired-bootstrap``,
-        ``ttest``, ``wilcoxon``, and any registered by a plugin).
-    n_resamples:
-        Shuffles / bootstrap resamples of each resampling test (None: its default, or more when the corrected
-        threshold needs them).
-    seed:
-        Random seed (12345 when None; always reported); scipy's ``rng`` is accepted as an integer seed.
-    baseline:
-        Compare each system with this one (default: all pairs).
-    correction, alpha:
-        p-value adjustment over the pairs of each metric and test (``holm`` default, ``bonferroni``, ``sidak``,
-        ``bh``, ``maxt``, ``none``) and the significance level (0.05).
-    alternative:
+        ``ttest``, ``wilcoxon``, and any a plugin registers).
+    n_resamples, seed:
+        Resamples of each resampling test (None: its default, or more when the corrected threshold needs them);
+        random seed (12345 when None; always reported; scipy's ``rng`` accepted as an integer seed).
+    baseline, correction, alpha, alternative:
+        Each system against ``baseline`` (default: all pairs); the p-value adjustment over the pairs of each metric
+        and test (``holm`` default, ``bonferroni``, ``sidak``, ``bh``, ``maxt``, ``none``) at ``alpha`` (0.05);
         ``two-sided`` (default), ``greater`` or ``less`` (of delta = B - A by the metric's numbers).
-    confidence, n_bootstrap:
-        Level (scipy's ``confidence_level`` accepted) and resamples (1000) of the interval of each difference.
-    keep_distributions, system_ci:
-        Keep the null and bootstrap distributions on the results (plots); add each system's interval.
-    chunk_bytes, progress, allow_empty_refs, jobs, dev_refs, dev_systems, **metric_options:
-        As :func:`score`.
+    confidence, n_bootstrap, keep_distributions, system_ci:
+        Level (scipy's ``confidence_level`` accepted) and resamples (1000) of the interval of each difference;
+        keep the null and bootstrap distributions on the results (plots); add each system's interval.
+    refs, systems, metrics, stats, chunk_bytes, progress, allow_empty_refs, jobs, dev_refs, dev_systems:
+        As :func:`score`, and ``**metric_options`` as :func:`compute`.
 
     Returns a :class:`~mtsig.results.CompareResult`: ``to_dict()`` is the JSON of ``mtsig compare``, and
     ``get(a, b, metric=..., test=...)`` one comparison.

@@ -25,6 +25,8 @@ import numpy as np
 
 from mtsig.errors import InputError, unknown_name
 from mtsig.resample import PermutationPlan
+from mtsig.stats.pvalues import check_alternative
+from mtsig.stats.pvalues import tolerance as _tol
 
 CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "maxt", "none")
 #: corrections computed from p-values alone (maxt needs the statistics)
@@ -122,9 +124,6 @@ def maxt(  # noqa: PLR0913 - the statistics, what to test, how, and which versio
     null of the others); adjusted values made monotone in that order. Both reject some pair exactly when the
     largest observed difference reaches the single-step null (their first steps are one computation), so
     ``step_down=False`` (single-step only) suffices to measure the family-wise error."""
-    from mtsig.stats.pvalues import check_alternative
-    from mtsig.stats.pvalues import tolerance as _tol
-
     check_alternative(alternative)
     names = list(stats)
     if len(names) > 8:
