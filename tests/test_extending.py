@@ -105,7 +105,7 @@ def test_a_sign_test_of_a_new_kind_runs_in_compare(sign_test):
 
 
 def test_the_command_line_offers_the_new_test(sign_test, capsys):
-    assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "-t", "sign", "-f", "json"]) == 0
+    assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "--test", "sign", "-f", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [c["test"] for c in out["comparisons"]] == ["sign"]
 
@@ -127,7 +127,7 @@ def test_study_type1_calibrates_the_new_test_with_no_study_edit(sign_test):
 def test_without_the_registration_the_test_is_unknown(capsys):
     assert "sign" not in PAIRED_TESTS
     with pytest.raises(SystemExit) as exc:
-        main(["compare", "-r", *REFS, "-s", *SYSTEMS, "-t", "sign"])
+        main(["compare", "-r", *REFS, "-s", *SYSTEMS, "--test", "sign"])
     assert exc.value.code == 2
     assert "invalid choice: 'sign'" in capsys.readouterr().err
 
@@ -255,7 +255,7 @@ def test_an_installed_plugin_registers_its_test_through_its_entry_point(monkeypa
     monkeypatch.setattr(plugins, "_loaded", False)
     monkeypatch.setattr(metrics, "_plugins_loaded", False)
     try:
-        assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "-t", "sign", "-f", "json"]) == 0
+        assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "--test", "sign", "-f", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["comparisons"][0]["test"] == "sign"
     finally:
         PAIRED_TESTS.pop("sign", None)

@@ -110,7 +110,7 @@ def test_segment_scores_beyond_any_metric_are_refused(tmp_path, capsys):
 
 
 def test_paired_bootstrap_floor_is_stated(capsys):
-    assert main(["compare", *IN, "-t", "ar", "paired-bootstrap"]) == 0
+    assert main(["compare", *IN, "--test", "ar", "paired-bootstrap"]) == 0
     assert "at least 1/(R+1) (paired-bootstrap: 2/(R+1))" in capsys.readouterr().out
 
 

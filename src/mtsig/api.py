@@ -22,7 +22,7 @@ import numpy as np
 from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
 from mtsig.errors import InputError
 from mtsig.executor import executor_for
-from mtsig.io.load import System, load_references, load_systems
+from mtsig.io.load import System, attach_docids, load_references, load_systems
 from mtsig.io.segments import RefSet, Segments
 from mtsig.metrics import all_side_inputs, check_option_names
 from mtsig.pipeline import attach_dev, build_metrics, compute_stats
@@ -33,7 +33,9 @@ from mtsig.tokenize import DEFAULT_TOKENIZER, MTEVAL_TOKENIZERS
 
 DEFAULT_METRICS = ("bleu",)
 #: keywords of ``compute`` that are not metric options or side inputs
-LOADING_OPTIONS = ("allow_empty_refs", "jobs", "dev_refs", "dev_systems")
+LOADING_OPTIONS = (
+    "allow_empty_refs", "jobs", "dev_refs", "dev_systems", "docids", "ref_translator", "test_set", "langpair"
+)  # fmt: skip
 
 
 def _is_lines(x: Any) -> bool:
@@ -42,14 +44,16 @@ def _is_lines(x: Any) -> bool:
     )
 
 
-def _refs(refs: Any, unescape: bool, allow_empty: bool) -> RefSet:
+def _refs(refs: Any, unescape: bool, allow_empty: bool, translators: Sequence[str] | None = None) -> RefSet:
     if isinstance(refs, RefSet):
         return refs
     if isinstance(refs, str):
         refs = [refs]
     refs = list(refs)
     if refs and all(isinstance(r, str) for r in refs):
-        return load_references(refs, allow_empty=allow_empty, unescape=unescape)
+        return load_references(refs, allow_empty=allow_empty, unescape=unescape, translators=translators)
+    if translators:
+        raise InputError("ref_translator selects references of WMT XML files: give the references as files")
     if refs and all(_is_lines(r) for r in refs):
         n = {len(r) for r in refs}
         if len(n) != 1:
@@ -94,7 +98,7 @@ def _check_stdin_once(refs: Any, systems: Any) -> None:
     """Standard input can be read once: refuse ``-`` given for two inputs (the second would be empty)."""
     from mtsig.io.load import parse_system_spec
 
-    files = [r for r in ([refs] if isinstance(refs, str) else refs) if isinstance(r, str)]
+    files = [r for r in ([refs] if isinstance(refs, str) else refs or []) if isinstance(r, str)]
     specs = [systems] if isinstance(systems, str) else systems.values() if isinstance(systems, Mapping) else systems
     for s in specs:
         if isinstance(s, str):
@@ -111,7 +115,18 @@ def _stats_of(refs, systems, metrics, options: dict[str, Any], jobs: int) -> Sta
     ms = build_metrics(list(metrics), **metric_opts)
     unescape = metric_opts.get("tokenize", DEFAULT_TOKENIZER) not in MTEVAL_TOKENIZERS
     allow_empty = bool(options.get("allow_empty_refs", False))
-    rs = _refs(refs, unescape, allow_empty)
+    if options.get("test_set"):
+        from mtsig.io.testsets import load_test_set
+
+        if refs is not None:
+            raise InputError("give references or a test set by name, not both", param=("refs", "test_set"))
+        rs = load_test_set(options["test_set"], options.get("langpair"), options.get("ref_translator"))
+    else:
+        if options.get("langpair"):
+            raise InputError("langpair goes with a test set by name (test_set, -t)", param="langpair")
+        rs = _refs(refs, unescape, allow_empty, options.get("ref_translator"))
+    if options.get("docids") is not None:
+        attach_docids(rs, options["docids"])
     ss = _systems(systems, rs, unescape)
     _attach_side_inputs(rs, ss, {k: v for k, v in options.items() if k in side})
     n_runs = sum(s.n_runs for s in ss)
@@ -127,6 +142,10 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
     jobs: int = 1,
     dev_refs: Any = None,
     dev_systems: Any = None,
+    docids: Any = None,
+    ref_translator: Sequence[str] | None = None,
+    test_set: str | None = None,
+    langpair: str | None = None,
     **metric_options: Any,
 ) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
@@ -141,6 +160,14 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
         Processes to score systems in (1: in this process).
     dev_refs, dev_systems:
         Development-set references and outputs (one per optimizer run, same names and order): add s_dev.
+    docids:
+        The document of each segment (a file of one id per line, or a list), for plain-text input: what
+        ``resample_unit="document"`` resamples. SGML and WMT XML input bring their documents along.
+    ref_translator:
+        With WMT XML references, the translators whose references to use (default: all of them).
+    test_set, langpair:
+        A test set sacreBLEU knows (``"wmt22"``, ``"de-en"``) instead of ``refs``: its references (sacreBLEU's
+        default ones, or ``ref_translator``'s), documents and domains, from sacreBLEU's cache or downloaded.
     **metric_options:
         Metric options (``tokenize``, ``lowercase``, ``bleu_order`` ...; ``mtsig metrics`` lists them) and side
         inputs: ``parses_ref`` / ``parses_hyp`` (CoNLL-U files for the dependency F-score), ``seg_scores``
@@ -150,7 +177,8 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
     check_option_names(metric_options, _OWN["compute"])
     if isinstance(metrics, str):
         metrics = [metrics]
-    options = {**metric_options, "allow_empty_refs": allow_empty_refs, "jobs": jobs}
+    options = {**metric_options, "allow_empty_refs": allow_empty_refs, "jobs": jobs, "docids": docids,
+               "ref_translator": ref_translator, "test_set": test_set, "langpair": langpair}  # fmt: skip
     table = _stats_of(refs, systems, metrics, options, int(jobs))
     if (dev_refs is None) != (dev_systems is None):
         raise InputError(
@@ -164,7 +192,9 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
                 f"s_dev is available for text metrics only (not for {', '.join(type(m).name for m in with_side)})"
             )
         side = set(all_side_inputs())
-        dev = _stats_of(dev_refs, dev_systems, metrics, {k: v for k, v in options.items() if k not in side}, int(jobs))
+        own = ("docids", "ref_translator", "test_set", "langpair")
+        dev_opts = {k: v for k, v in options.items() if k not in side and k not in own}
+        dev = _stats_of(dev_refs, dev_systems, metrics, dev_opts, int(jobs))
         attach_dev(table, dev)
     return table
 
@@ -178,7 +208,7 @@ def _table(refs, systems, metrics, stats, options: dict[str, Any]) -> StatsTable
             raise InputError("give either statistics or references and systems, not both")
         wanted = None if metrics in (None, DEFAULT_METRICS) else list(metrics)
         return table.select(wanted)
-    if refs is None or systems is None:
+    if (refs is None and not options.get("test_set")) or systems is None:
         raise InputError("give references and systems (or a statistics file)")
     return compute(refs, systems, metrics, **options)
 
@@ -207,8 +237,9 @@ def _seed(seed: int | None, rng: Any) -> int | None:
     return int(rng)
 
 
-def _loading(allow_empty_refs: bool, jobs: int, dev_refs: Any, dev_systems: Any) -> dict[str, Any]:
-    return {"allow_empty_refs": allow_empty_refs, "jobs": jobs, "dev_refs": dev_refs, "dev_systems": dev_systems}
+def _loading(*values: Any) -> dict[str, Any]:
+    """The loading settings (in the order of :data:`LOADING_OPTIONS`) by name."""
+    return dict(zip(LOADING_OPTIONS, values))
 
 
 def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
@@ -223,6 +254,7 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     n_bootstrap: int | None = None,
     seed: int | None = None,
     keep_distributions: bool = False,
+    resample_unit: str = "segment",
     confidence_level: float | None = None,
     rng: int | None = None,
     chunk_bytes: int | None = None,
@@ -231,6 +263,10 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     jobs: int = 1,
     dev_refs: Any = None,
     dev_systems: Any = None,
+    docids: Any = None,
+    ref_translator: Sequence[str] | None = None,
+    test_set: str | None = None,
+    langpair: str | None = None,
     **metric_options: Any,
 ) -> ScoreResult:
     """Corpus scores of every system under every metric, with bootstrap intervals when ``ci=True``.
@@ -249,18 +285,21 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         Random seed (12345 when None; always reported); scipy's name ``rng`` is accepted as an integer seed.
     keep_distributions:
         Keep the bootstrap scores on the result (for plots).
+    resample_unit:
+        What the bootstrap draws: ``segment`` (default), ``document`` (whole documents: the cluster bootstrap) or
+        ``domain``; see :mod:`mtsig.units`.
     chunk_bytes, progress:
         The memory bound of the resampling weights held at once, and a progress factory ``(label, total) ->
         advance(n)``; neither changes any number.
-    allow_empty_refs, jobs, dev_refs, dev_systems, **metric_options:
+    allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair, **metric_options:
         As :func:`compute`.
     """
     check_option_names(metric_options, _OWN["score"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
-    opts = ScoreOptions(ci, ci_method, confidence, keep_distributions)
+    opts = ScoreOptions(ci, ci_method, confidence, keep_distributions, resample_unit)
     extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
     resampling = Resampling.of(n_bootstrap, _seed(seed, rng), "n_bootstrap", progress=progress, **extra)
-    loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems)
+    loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair)
     table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})
     return score_table(table, opts, resampling)
 
@@ -282,6 +321,7 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     n_bootstrap: int | None = None,
     keep_distributions: bool = False,
     system_ci: bool = False,
+    resample_unit: str = "segment",
     confidence_level: float | None = None,
     rng: int | None = None,
     chunk_bytes: int | None = None,
@@ -290,6 +330,10 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     jobs: int = 1,
     dev_refs: Any = None,
     dev_systems: Any = None,
+    docids: Any = None,
+    ref_translator: Sequence[str] | None = None,
+    test_set: str | None = None,
+    langpair: str | None = None,
     **metric_options: Any,
 ) -> CompareResult:
     """Paired significance tests between systems: all pairs, or each against ``baseline``.
@@ -309,7 +353,11 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     confidence, n_bootstrap, keep_distributions, system_ci:
         Level (scipy's ``confidence_level`` accepted) and resamples (1000) of the interval of each difference;
         keep the null and bootstrap distributions on the results (plots); add each system's interval.
-    refs, systems, metrics, stats, chunk_bytes, progress, allow_empty_refs, jobs, dev_refs, dev_systems:
+    resample_unit:
+        What every resampling procedure draws or swaps: ``segment`` (default), ``document`` or ``domain``
+        (randomization swaps whole documents, the bootstrap draws them, the sentence-level tests use their means).
+    refs, systems, metrics, stats, chunk_bytes, progress, allow_empty_refs, jobs, dev_refs, dev_systems, docids,
+    ref_translator, test_set, langpair:
         As :func:`score`, and ``**metric_options`` as :func:`compute`.
 
     Returns a :class:`~mtsig.results.CompareResult`: ``to_dict()`` is the JSON of ``mtsig compare``, and
@@ -319,23 +367,23 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
     tests = (test,) if isinstance(test, str) else tuple(test)
     opts = CompareOptions(tests, baseline, correction, alpha, alternative, confidence, n_bootstrap,
-                          keep_distributions, system_ci)  # fmt: skip
+                          keep_distributions, system_ci, resample_unit)  # fmt: skip
     extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
     resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress, **extra)
-    loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems)
+    loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair)
     table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})
     return compare_table(table, opts, resampling)
 
 
 def _given(loading: dict[str, Any]) -> dict[str, Any]:
     """The loading settings that differ from their defaults (statistics files take none of them)."""
-    defaults = {"allow_empty_refs": False, "jobs": 1, "dev_refs": None, "dev_systems": None}
+    defaults = {"allow_empty_refs": False, "jobs": 1, **{k: None for k in LOADING_OPTIONS[2:]}}
     return {k: v for k, v in loading.items() if v != defaults[k]}
 
 
 #: each entry point's own keywords, offered with the metric options when a keyword is misspelled
 _OWN = {
-    "compute": ("allow_empty_refs", "jobs", "dev_refs", "dev_systems"),
+    "compute": LOADING_OPTIONS,
     "score": (),
     "compare": (),
 }

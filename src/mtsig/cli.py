@@ -62,14 +62,25 @@ class _Parser(argparse.ArgumentParser):
 
 def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
     g = p.add_argument_group("inputs")
-    g.add_argument("-r", "--refs", nargs="+", metavar="REF", help="reference files (plain text or NIST SGML/XML)")
+    g.add_argument("-r", "--refs", nargs="+", metavar="REF",
+                   help="reference files (plain text, NIST SGML/XML, or a WMT XML test set)")  # fmt: skip
     g.add_argument(
         "-s",
         "--systems",
         nargs="+",
         metavar="SYS",
-        help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'",
+        help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'; a WMT XML file "
+        "gives each of its systems (FILE.xml:SYSTEM one of them)",
     )
+    g.add_argument("-t", "--test-set", default=None, metavar="NAME",
+                   help="a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, "
+                   "from sacreBLEU's cache or downloaded")  # fmt: skip
+    g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT", help="the language pair of --test-set")
+    g.add_argument("--ref-translator", nargs="+", metavar="T", default=None,
+                   help="with a WMT XML test set: the translators whose references to use (default: all)")  # fmt: skip
+    g.add_argument("--docids", metavar="FILE", default=None,
+                   help="the document of each segment, one id per line (plain-text input; SGML/XML brings its own): "
+                   "what --resample-unit document resamples")  # fmt: skip
     if stats_input:
         g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
     g.add_argument("--allow-empty-refs", action="store_true", help="accept empty reference segments")
@@ -149,6 +160,10 @@ def _compute_options(a: argparse.Namespace) -> dict:
         "jobs": max(1, a.jobs),
         "dev_refs": a.dev_refs,
         "dev_systems": a.dev_systems,
+        "docids": a.docids,
+        "ref_translator": a.ref_translator,
+        "test_set": a.test_set,
+        "langpair": a.langpair,
     }
 
 
@@ -179,6 +194,7 @@ def _score_args(p: argparse.ArgumentParser) -> None:
     c.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (1000)")
     c.add_argument("--confidence", type=float, default=0.95, help="confidence level (0.95)")
     c.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    _unit_flag(c)
     _output(p)
 
 
@@ -194,13 +210,14 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     TESTS = test_names()
     _inputs(p)
     t = p.add_argument_group("tests")
-    t.add_argument("--test", "-t", nargs="+", default=["ar"], choices=TESTS, metavar="TEST",
+    t.add_argument("--test", nargs="+", default=["ar"], choices=TESTS, metavar="TEST",
                    help=f"one or more of: {', '.join(TESTS)} (default: ar)")  # fmt: skip
     t.add_argument("--baseline", "-b", default=None, help="compare each system with this one (default: all pairs)")
     t.add_argument("--n-resamples", type=int, default=None,
                    help="shuffles / bootstrap resamples of the tests (default: automatic: 10000 for ar, 1000 for "
                    "bootstrap tests, more when the corrected threshold needs them)")  # fmt: skip
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    _unit_flag(t)
     t.add_argument("--correction", default="holm", choices=CORRECTIONS,
                    help="p-value adjustment (holm); maxt: step-down max-T over the joint randomization of all "
                    "systems (with -t ar; uses the dependence between pairs, Tukey-like)")  # fmt: skip
@@ -219,6 +236,14 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
                    help="with --baseline: write, per system and metric, the segments ranked by improvement of its "
                    "median run over the baseline's median run (TSV)")  # fmt: skip
     _output(p)
+
+
+def _unit_flag(group) -> None:
+    from mtsig.units import UNITS
+
+    group.add_argument("--resample-unit", default="segment", choices=UNITS,
+                       help="what resampling draws or swaps: segment (default), document (whole documents: segments "
+                       "of a document are not independent) or domain")  # fmt: skip
 
 
 def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
@@ -429,11 +454,23 @@ def _table(a: argparse.Namespace):
             flags = ", ".join("--" + k.replace("_", "-") for k in textual)
             raise InputError(f"{flags}: options of the texts do not apply to statistics read with --stats")
         return StatsTable.load(a.stats).select(a.metrics)
-    if not a.refs:
-        raise InputError("no reference given: use -r REF [REF ...]")
+    if a.test_set and getattr(a, "test", None) is not None and a.test_set in _test_names():
+        raise InputError(
+            f"-t is --test-set (a test set by name, as in sacreBLEU); for the test give --test {a.test_set}"
+        )
+    if a.test_set and a.refs:
+        raise InputError("give -r or -t (a test set by name), not both")
+    if not a.refs and not a.test_set:
+        raise InputError("no reference given: use -r REF [REF ...] (or -t TESTSET -l SRC-TGT)")
     if not a.systems:
         raise InputError("no system given: use -s SYS [SYS ...]")
     return compute(a.refs, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
+
+
+def _test_names() -> list[str]:
+    from mtsig.stats.paired import test_names
+
+    return list(test_names())
 
 
 def _list_metrics() -> int:
@@ -456,7 +493,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.report.render import render
     from mtsig.resample import Resampling
 
-    opts = ScoreOptions(a.ci, a.ci_method, a.confidence)
+    opts = ScoreOptions(a.ci, a.ci_method, a.confidence, resample_unit=a.resample_unit)
     res = score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog))
     _figures(a, res)
     _write(render(res, a.format), a.output)
@@ -472,7 +509,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
     keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution, the report systems' intervals
     opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap,
-                          keep_distributions=keep, system_ci=keep or a.ci)  # fmt: skip
+                          keep_distributions=keep, system_ci=keep or a.ci, resample_unit=a.resample_unit)  # fmt: skip
     res = compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
     _figures(a, res)
     for w in res.warnings:

@@ -41,6 +41,7 @@ from mtsig.stats.paired import DEFAULT_BOOTSTRAP, PAIRED_TESTS, get_test
 from mtsig.stats.pvalues import ALTERNATIVES, check_alternative
 from mtsig.stats.runs import median_run, s_sel, sample_std
 from mtsig.table import StatsTable
+from mtsig.units import by_unit, check_unit
 
 
 def _check_confidence(confidence: float) -> None:
@@ -57,11 +58,14 @@ class ScoreOptions:
     ci_method: str = "percentile"
     confidence: float = 0.95
     keep_distributions: bool = False
+    #: what the bootstrap draws: "segment", "document" or "domain" (see :mod:`mtsig.units`)
+    resample_unit: str = "segment"
 
     def __post_init__(self):
         if self.ci_method not in CI_METHODS:
             raise unknown_name("confidence-interval method", self.ci_method, CI_METHODS)
         _check_confidence(self.confidence)
+        check_unit(self.resample_unit)
 
 
 def shared_bootstrap(table: StatsTable, resampling: Resampling, pooled: bool = False) -> dict:
@@ -91,7 +95,11 @@ def _run_stats(table: StatsTable, mname: str, name: str, run_scores: np.ndarray,
     )
 
 
-def _system_score(table: StatsTable, mname: str, name: str, opts: ScoreOptions, boot: dict | None) -> SystemScore:
+def _system_score(
+    table: StatsTable, mname: str, name: str, opts: ScoreOptions, boot: dict | None, rtable: StatsTable
+) -> SystemScore:
+    """One system's score under one metric: the point estimate from the segments of ``table``, the jackknife of
+    BCa over the units of ``rtable`` (the table of resampling units)."""
     metric = table.metrics[mname]
     info = table.system(name)
     st = table.stats[mname][name]
@@ -100,7 +108,8 @@ def _system_score(table: StatsTable, mname: str, name: str, opts: ScoreOptions, 
     ci = summary = samples = None
     if info.n_runs == 1 and opts.ci:
         samples = boot[(mname, name, 0)]
-        jack = jackknife_scores(metric, st[0]) if opts.ci_method == "bca" else None
+        bca = opts.ci_method == "bca"
+        jack = jackknife_scores(rtable.metrics[mname], rtable.stats[mname][name][0]) if bca else None
         ci = interval(samples, opts.ci_method, opts.confidence, observed=float(run_scores[0]), jackknife=jack)
         summary = summarize(samples)
     if opts.keep_distributions and boot is not None:
@@ -123,19 +132,26 @@ def score_table(
     """
     opts = options or ScoreOptions()
     resampling = resampling or Resampling()
-    if opts.ci:
-        check_bootstrap(table.n_segments, resampling.count(DEFAULT_BOOTSTRAP), opts.confidence, "a bootstrap interval")
     need_boot = opts.ci or table.has_runs
+    rtable = by_unit(table, opts.resample_unit) if need_boot else table
+    if opts.ci:
+        check_bootstrap(
+            rtable.n_segments, resampling.count(DEFAULT_BOOTSTRAP), opts.confidence, "a bootstrap interval",
+            unit=rtable.unit,
+        )  # fmt: skip
     if need_boot and boot is None:
-        boot = shared_bootstrap(table, resampling)
+        boot = shared_bootstrap(rtable, resampling)
     systems = tuple(
-        SystemResult(s.name, tuple(s.files), {m: _system_score(table, m, s.name, opts, boot) for m in table.metrics})
+        SystemResult(
+            s.name, tuple(s.files), {m: _system_score(table, m, s.name, opts, boot, rtable) for m in table.metrics}
+        )
         for s in table.systems
     )
     ci = (opts.ci_method, opts.confidence) if opts.ci else (None, None)
     boot_settings = (resampling.count(DEFAULT_BOOTSTRAP), resampling.seed) if need_boot else (None, None)
     signatures = {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics}
-    settings = ScoreSettings(*boot_settings, *ci, signatures=signatures, n_segments=table.n_segments)
+    units = {"resample_unit": rtable.unit, "n_units": rtable.n_segments} if need_boot else {}
+    settings = ScoreSettings(*boot_settings, *ci, signatures=signatures, n_segments=table.n_segments, **units)
     return ScoreResult(systems, settings, table.directions(), table.decimals())
 
 
@@ -155,8 +171,11 @@ class CompareOptions:
     keep_distributions: bool = False
     #: also each system's percentile interval at ``confidence``, from the bootstrap behind the intervals of Δ
     system_ci: bool = False
+    #: what every resampling procedure draws or swaps: "segment", "document" or "domain" (:mod:`mtsig.units`)
+    resample_unit: str = "segment"
 
     def __post_init__(self):
+        check_unit(self.resample_unit)
         object.__setattr__(self, "tests", tuple(dict.fromkeys(self.tests)))
         if not self.tests:
             raise InputError("no test given")
@@ -272,7 +291,7 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
         KINDS[kind].check(table, by_kind[kind], counts, opts.confidence)
     if any(KINDS[k].keeps == "bootstrap" for k in by_kind) or table.n_segments >= MIN_SEGMENTS_BOOTSTRAP:
         # the interval of each difference
-        check_bootstrap(table.n_segments, n_boot, opts.confidence, "an interval of a difference")
+        check_bootstrap(table.n_segments, n_boot, opts.confidence, "an interval of a difference", unit=table.unit)
     if opts.baseline is None and opts.alternative != "two-sided":
         warnings += (
             "no significance clusters: they need two-sided tests (one-sided results depend on the order in "
@@ -326,9 +345,10 @@ def _metric_context(
 ) -> MetricContext:
     """Everything the tests of one metric read: scores, bootstrap scores, intervals of differences, and what
     each kind prepared. ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores; per
-    kind, what its ``prepare_all`` returned)."""
+    kind, what its ``prepare_all`` returned). ``table`` holds the resampling units; the scores come from the
+    segments of ``shared["segments"]`` (the same table when the units are segments)."""
+    seg_table = shared.get("segments", table)
     boot_all = shared["boot"]
-    metric = table.metrics[mname]
     names = table.system_names
     multi = {s.name for s in table.systems if s.n_runs > 1}
     boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
@@ -339,7 +359,7 @@ def _metric_context(
         opts=opts,
         resampling=resampling,
         metric=mname,
-        score={n: float(metric.score(_pooled(table, mname, n).sum(axis=0))) for n in names},
+        score={n: float(seg_table.metrics[mname].score(_pooled(seg_table, mname, n).sum(axis=0))) for n in names},
         boot=boot,
         delta_ci={
             (a, b): interval(boot[b][:nb] - boot[a][:nb], "percentile", opts.confidence)
@@ -375,19 +395,20 @@ def compare_table(
     opts = options or CompareOptions()
     resampling = resampling or Resampling()
     check_alternative(opts.alternative)
+    seg_table, table = table, by_unit(table, opts.resample_unit)
     plan = plan_comparison(table, opts, resampling)
     n_drawn = max(
         [plan.n_bootstrap, *(plan.counts[t] for t in opts.tests if KINDS[PAIRED_TESTS[t].kind].keeps == "bootstrap")]
     )
     boot_all = shared_bootstrap(table, resampling.with_count(n_drawn), pooled=True)
     system_ci = opts.system_ci and table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
-    keep = ScoreOptions(system_ci, "percentile", opts.confidence, keep_distributions=opts.keep_distributions)
+    keep = ScoreOptions(system_ci, "percentile", opts.confidence, opts.keep_distributions, opts.resample_unit)
     for_intervals = {k: v[: plan.n_bootstrap] for k, v in boot_all.items()}
-    scores = score_table(table, keep, resampling.with_count(plan.n_bootstrap), boot=for_intervals)
+    scores = score_table(seg_table, keep, resampling.with_count(plan.n_bootstrap), boot=for_intervals)
     comparisons: list[Comparison] = []
     cl: dict[str, list[list[str]] | None] = {}
     cluster = opts.baseline is None and opts.alternative == "two-sided"
-    shared = {"boot": boot_all}
+    shared = {"boot": boot_all, "segments": seg_table}
     for kind, tests in _by_kind(opts.tests).items():
         shared[kind] = KINDS[kind].prepare_all(table, plan, opts, resampling, tests)
     for mname, metric in table.metrics.items():
@@ -400,14 +421,14 @@ def compare_table(
         # a metric best at a target value (length) gets none: its tests compare values, not distances to the target
         clusterable = cluster and metric.target is None
         cl[mname] = clusters(ctx.score, first, metric.higher_is_better) if clusterable else None
-    settings = _compare_settings(table, opts, plan, resampling)
+    settings = _compare_settings(seg_table, opts, plan, resampling, table)
     return CompareResult(
         settings, scores.systems, tuple(comparisons), cl, scores.directions, scores.decimals, plan.warnings
     )
 
 
 def _compare_settings(
-    table: StatsTable, opts: CompareOptions, plan: ComparisonPlan, resampling: Resampling
+    table: StatsTable, opts: CompareOptions, plan: ComparisonPlan, resampling: Resampling, rtable: StatsTable
 ) -> CompareSettings:
     k = len(plan.pairs)
     return CompareSettings(
@@ -426,4 +447,6 @@ def _compare_settings(
         cluster_test=opts.tests[0] if opts.baseline is None and opts.alternative == "two-sided" else None,
         signatures={m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
         n_segments=table.n_segments,
+        resample_unit=rtable.unit,
+        n_units=rtable.n_segments,
     )

@@ -58,7 +58,10 @@ def compute_stats(
         stats = _stats_of_chunk(refs, [s.runs for s in systems], metrics, executor, [s.name for s in systems])
     sigs = {name: m.signature_for(len(refs)) for name, m in metrics.items()}
     infos = [SystemInfo(s.name, s.files, s.n_runs) for s in systems]
-    return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs, texts=(refs, systems))
+    units = dict(refs.units)
+    if "document" not in units and refs[0].keys is not None:  # NIST SGML: the document of each segment
+        units["document"] = [d for d, _ in refs[0].keys]
+    return StatsTable(metrics, infos, stats, refs.n_segments, refs[0].keys, sigs, texts=(refs, systems), units=units)
 
 
 def _stats_of_chunk(refs: RefSet, runs: list[list], metrics: dict[str, Metric], executor: Executor, names: list[str]):

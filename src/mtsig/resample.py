@@ -57,6 +57,8 @@ STREAM_KEYS = {
     "multiplicity": 52,
     "runs": 61,
     "power": 62,
+    "units null": 71,
+    "units coverage": 72,
     "stream tag": 0x5EED,
 }
 #: the plan kinds' keys

@@ -146,6 +146,9 @@ class ScoreSettings:
     confidence: float | None = None
     signatures: dict[str, str] = field(default_factory=dict)
     n_segments: int | None = None
+    #: what the bootstrap drew when it drew documents or domains (segments: left out), and how many there are
+    resample_unit: str | None = None
+    n_units: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
@@ -222,6 +225,9 @@ class CompareSettings:
     cluster_test: str | None
     signatures: dict[str, str]
     n_segments: int
+    #: what every resampling procedure drew or swapped ("segment", "document", "domain") and how many there are
+    resample_unit: str = "segment"
+    n_units: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -240,6 +246,8 @@ class CompareSettings:
             "cluster_test": self.cluster_test,
             "signatures": dict(self.signatures),
             "n_segments": self.n_segments,
+            "resample_unit": self.resample_unit,
+            "n_units": self.n_units if self.n_units is not None else self.n_segments,
         }
 
 

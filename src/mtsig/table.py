@@ -133,6 +133,13 @@ class StatsTable:
     dev_scores: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     #: the texts behind the statistics (references, systems), when computed from text in this process
     texts: tuple[RefSet, list[System]] | None = field(default=None, repr=False, compare=False)
+    #: per-segment labels of the units segments can be resampled by: ``{"document": [...], "domain": [...]}``
+    units: dict[str, list[str]] = field(default_factory=dict)
+    #: what one row is: "segment", or (a table built by :func:`mtsig.units.by_unit`) "document" or "domain"
+    unit: str = "segment"
+    #: the names of the rows' units, and the segments behind them (tables of units only)
+    unit_names: list[str] | None = None
+    n_segments_total: int | None = None
 
     @property
     def system_names(self) -> list[str]:
@@ -162,12 +169,15 @@ class StatsTable:
 
     # ---------------------------------------------------------------- file I/O
     def save(self, path: str) -> None:
+        if self.unit != "segment":
+            raise InputError("a table of documents or domains is not saved: save the table of segments")
         meta = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "mtsig_version": __version__,
             "n_segments": self.n_segments,
             "keys": [list(k) for k in self.keys] if self.keys else None,
+            "units": {k: list(v) for k, v in self.units.items()},
             "dev_scores": self.dev_scores,
             "systems": [{"name": s.name, "files": s.files, "n_runs": s.n_runs} for s in self.systems],
             "metrics": [
@@ -205,9 +215,13 @@ class StatsTable:
             _check_consistent(path, metrics, stats, systems)
             sigs = {md["name"]: md["signature"] for md in meta["metrics"]}
             keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
-        except (KeyError, TypeError, ValueError) as exc:
+            units = {str(k): [str(x) for x in v] for k, v in (meta.get("units") or {}).items()}
+            for k, v in units.items():
+                if len(v) != n:
+                    raise InputError(f"{path}: {len(v)} {k} labels for {n} segments: the file was edited")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"{path}: a damaged mtsig statistics file ({type(exc).__name__}: {exc})") from None
-        return cls(metrics, systems, stats, n, keys, sigs, meta.get("dev_scores") or {})
+        return cls(metrics, systems, stats, n, keys, sigs, meta.get("dev_scores") or {}, units=units)
 
     def select(self, metrics: list[str] | None = None, systems: list[str] | None = None) -> StatsTable:
         """A view restricted to some metrics and/or systems (names checked)."""
@@ -229,4 +243,8 @@ class StatsTable:
                 if m in self.dev_scores
             },
             self.texts,
+            self.units,
+            self.unit,
+            self.unit_names,
+            self.n_segments_total,
         )

@@ -219,9 +219,9 @@ def test_one_segment_corpus_is_never_called_significant(tmp_path, capsys):
     base = ["compare", "-r", str(ref), "-s", f"A={hyp}", f"B={ref}"]
     for test, message in (("ttest", "need at least 2 segments"), ("bootstrap", "needs at least 10 segments"),
                           ("paired-bootstrap", "needs at least 10 segments")):  # fmt: skip
-        rc, _, err = _cli([*base, "-t", test], capsys)
+        rc, _, err = _cli([*base, "--test", test], capsys)
         assert rc == 2 and message in err and err.count("\n") == 1
-    rc, out, _ = _cli([*base, "-t", "ar", "-f", "json"], capsys)  # AR is exact at any size: p = 1 here
+    rc, out, _ = _cli([*base, "--test", "ar", "-f", "json"], capsys)  # AR is exact at any size: p = 1 here
     import json
 
     c = json.loads(out)["comparisons"][0]
@@ -232,7 +232,7 @@ def test_too_few_bootstrap_resamples_for_an_interval(capsys):
     args = ["compare", "-r", "examples/ref.A.en", "-s", "A=examples/base.en", "B=examples/new.en"]
     rc, _, err = _cli([*args, "--n-bootstrap", "1"], capsys)
     assert rc == 2 and "--n-bootstrap must be at least 40 for a 95% interval" in err
-    rc, _, err = _cli([*args, "-t", "paired-bootstrap", "--n-resamples", "1"], capsys)
+    rc, _, err = _cli([*args, "--test", "paired-bootstrap", "--n-resamples", "1"], capsys)
     assert rc == 2 and "--n-resamples must be at least 40" in err
     rc, _, err = _cli([*args, "--n-bootstrap", "0"], capsys)  # 0.1.0 ignored it in compare
     assert rc == 2 and "--n-bootstrap must be at least 1" in err

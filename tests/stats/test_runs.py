@@ -230,7 +230,7 @@ def test_rank_dir_tsv_escapes_tabs_newlines_and_backslashes(tmp_path, capsys):
     new.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
     out = tmp_path / "rank"
     argv = ["compare", "-r", str(ref), "-s", f"base={base}", f"new={new}", "-b", "base", "--rank-dir", str(out)]
-    assert main([*argv, "-t", "ar", "--n-resamples", "100"]) == 0
+    assert main([*argv, "--test", "ar", "--n-resamples", "100"]) == 0
     text = Path(out / "bleu.new.tsv").read_text(encoding="utf-8").splitlines()
     assert len(text) == 5 and all(len(line.split("\t")) == 8 for line in text)
     shown = {line.split("\t")[5] for line in text[1:]}

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mtsig.errors import InputError
 from mtsig.io.segments import RefSet, Segments
-from mtsig.io.text import lines_of, looks_like_sgml, read_text
+from mtsig.io.text import first_element, lines_of, looks_like_sgml, looks_like_xml, read_text
 
 
 @dataclass
@@ -64,9 +64,41 @@ def attach_parses(targets: list[Segments], paths: list[str], what: str) -> None:
         seg.parses = parses
 
 
-def _read_any(path: str) -> tuple[str, bool]:
+def _read_any(path: str) -> tuple[str, str]:
+    """A file's text and what it is: "wmt" (WMT XML), "sgml" (NIST SGML/XML) or "text". Markup that is neither
+    is an error: it is never read as segments of plain text."""
     text = read_text(path)
-    return text, looks_like_sgml(text)
+    first = first_element(text)
+    if first == "dataset":
+        return text, "wmt"
+    if looks_like_sgml(text):
+        return text, "sgml"
+    if looks_like_xml(text):
+        raise InputError(
+            f"{path}: XML, but neither a WMT XML test set (<dataset>) nor NIST mteval SGML/XML (<srcset>, <refset>, "
+            f"<tstset>): its first element is <{first or '?'}>"
+        )
+    return text, "text"
+
+
+def _wmt_references(path: str, text: str, allow_empty: bool, translators) -> RefSet:
+    from mtsig.io.wmtxml import load_wmt_xml, select_translators
+
+    ts = load_wmt_xml(path, text)
+    refs = []
+    for t in select_translators(ts, list(translators) if translators else None):
+        lines = ts.refs[t]
+        if not allow_empty:
+            empty = next((k for k, ln in zip(ts.keys, lines) if not ln), None)
+            if empty is not None:
+                raise InputError(
+                    f"{path}: the reference of translator {t!r} for document {empty[0]!r}, segment {empty[1]!r} is "
+                    "empty (choose other translators with --ref-translator, or pass allow_empty_refs to keep it)",
+                    param="allow_empty_refs",
+                )
+        refs.append(Segments(list(lines), name=t or "ref", source=path, keys=list(ts.keys)))
+    source = Segments(list(ts.source), name="source", source=path, keys=list(ts.keys))
+    return RefSet(refs, units=ts.units(), source=source)
 
 
 def _check_text_lines(lines: list[str], path: str, what: str, allow_empty: bool) -> None:
@@ -102,19 +134,30 @@ def _sgml_references(sgml_paths: list[str], allow_empty: bool, unescape: bool) -
     return refs
 
 
-def load_references(paths: list[str], allow_empty: bool = False, unescape: bool = True) -> RefSet:
-    """Read reference files (plain text or SGML/XML) into a :class:`RefSet`.
+def load_references(paths: list[str], allow_empty: bool = False, unescape: bool = True, translators=None) -> RefSet:
+    """Read reference files (plain text, NIST SGML/XML, or one WMT XML test set) into a :class:`RefSet`.
 
     ``unescape`` replaces entities in SGML text (pass False for the mteval tokenizers, which replace
-    them themselves exactly as the NIST scorer does).
+    them themselves exactly as the NIST scorer does). ``translators``: with WMT XML, whose references to use
+    (default: every translator's).
     """
     if not paths:
         raise InputError("no reference file given (refs)", param="refs")
     refs: list[Segments] = []
     sgml_paths = []
-    for p in paths:
-        text, is_sgml = _read_any(p)
-        if is_sgml:
+    read = [(p, *_read_any(p)) for p in paths]
+    wmt = [p for p, _, kind in read if kind == "wmt"]
+    if wmt:
+        if len(paths) > 1:
+            raise InputError(
+                f"{wmt[0]} is a WMT XML test set, which holds its references: give it alone as -r (choose its "
+                "translators with --ref-translator)"
+            )
+        return _wmt_references(wmt[0], read[0][1], allow_empty, translators)
+    if translators:
+        raise InputError("--ref-translator selects the references of a WMT XML test set: -r is not one")
+    for p, text, kind in read:
+        if kind == "sgml":
             sgml_paths.append(p)
             continue
         lines, parses = _lines_or_parses(p, text)
@@ -136,9 +179,19 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
     return RefSet(refs)
 
 
+def split_selector(part: str) -> tuple[str, str | None]:
+    """``FILE.xml:SYSTEM`` (one system of a WMT XML file) as (FILE.xml, SYSTEM); anything else as (part, None)."""
+    if not os.path.exists(part) and ":" in part:
+        path, system = part.rsplit(":", 1)
+        if system and os.path.isfile(path):
+            return path, system
+    return part, None
+
+
 def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
-    """Split ``NAME=FILE[,FILE...]`` / glob / ``FILE`` into (name or None, list of paths)."""
-    if spec == "-" or os.path.exists(spec):
+    """Split ``NAME=FILE[,FILE...]`` / glob / ``FILE`` into (name or None, list of paths); a path may carry a
+    ``:SYSTEM`` selector (one system of a WMT XML file)."""
+    if spec == "-" or os.path.exists(spec) or split_selector(spec)[1] is not None:
         return None, [spec]
     name, files = None, spec
     if "=" in spec:
@@ -151,7 +204,7 @@ def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
             raise InputError(f"system {spec!r}: {part} is given twice")
         if not part:
             raise InputError(f"system {spec!r}: empty file name in the list")
-        if os.path.exists(part) or part == "-":
+        if os.path.exists(part) or part == "-" or split_selector(part)[1] is not None:
             out.append(part)
         elif glob.has_magic(part):
             hits = sorted(glob.glob(part))
@@ -200,21 +253,61 @@ def _text_run(p: str, text: str, name: str | None, refs: RefSet) -> Segments:
     return Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys, parses=parses)
 
 
+def _wmt_systems(path: str, text: str, selector: str | None, refs: RefSet) -> list[System]:
+    """The systems (``<hyp system=..>``) of a WMT XML file, or the one ``selector`` names, aligned with the
+    references: by (document, segment) when the references have ids, by position (same count) otherwise."""
+    from mtsig.io.wmtxml import load_wmt_xml
+
+    ts = load_wmt_xml(path, text)
+    if not ts.hyps:
+        raise InputError(f"{path}: no system output (<hyp>) in this WMT XML file")
+    if selector is not None and selector not in ts.hyps:
+        raise InputError(f"{path}: no system {selector!r}; the file has: {', '.join(ts.hyps)}")
+    keys, n = refs[0].keys, refs.n_segments
+    if keys is None:
+        if len(ts.keys) != n:
+            raise InputError(f"{path} has {len(ts.keys)} segments but reference {refs[0].source} has {n} lines")
+        order = None
+    elif keys == ts.keys:
+        order = None
+    else:
+        where = {k: i for i, k in enumerate(ts.keys)}
+        missing = next((k for k in keys if k not in where), None)
+        if missing is not None or len(keys) != len(ts.keys):
+            k = missing or next(k for k in ts.keys if k not in set(keys))
+            side = "has no" if missing else "has an extra"
+            raise InputError(
+                f"{path} {side} segment {k[1]!r} of document {k[0]!r} ({'in' if missing else 'not in'} the "
+                f"references, {refs[0].source})"
+            )
+        order = [where[k] for k in keys]
+    out = []
+    for s in [selector] if selector else list(ts.hyps):
+        lines = ts.hyps[s] if order is None else [ts.hyps[s][i] for i in order]
+        out.append(System(s, [Segments(list(lines), s, path, keys if keys is not None else None)], [path]))
+    return out
+
+
 def _load_spec(spec: str, refs: RefSet, unescape: bool) -> list[System]:
     """The system(s) of one ``-s`` specification: one system with its runs, or the systems of an SGML file."""
     name, paths = parse_system_spec(spec)
     runs: list[Segments] = []
     sgml_systems: list[System] = []
-    for p in paths:
-        text, is_sgml = _read_any(p)
-        if is_sgml:
+    for part in paths:
+        p, selector = split_selector(part)
+        text, kind = _read_any(p)
+        if selector is not None and kind != "wmt":
+            raise InputError(f"{part}: the :SYSTEM selector picks one system of a WMT XML file; {p} is not one")
+        if kind == "wmt":
+            sgml_systems.extend(_wmt_systems(p, text, selector, refs))
+        elif kind == "sgml":
             sgml_systems.extend(_sgml_systems(p, refs[0], unescape))
         else:
             runs.append(_text_run(p, text, name, refs))
     if not sgml_systems:
         return [System(name or _default_name(paths), runs, list(paths))]
     if runs:
-        raise InputError(f"system {spec!r}: mixes SGML and plain-text files")
+        raise InputError(f"system {spec!r}: mixes SGML/XML and plain-text files")
     if name is not None:
         if len(sgml_systems) != 1:
             raise InputError(
@@ -263,3 +356,25 @@ def _shorten_default_names(systems: list[System], unnamed: list[bool]) -> None:
     if all(short) and len(set(short)) == len(short):
         for i, s in zip(idx, short):
             systems[i].name = s
+
+
+def attach_docids(refs: RefSet, docids) -> None:
+    """The document of every segment, from a file of one id per line (or a list), for plain-text input."""
+    if isinstance(docids, (str, os.PathLike)):
+        source = str(docids)
+        text, kind = _read_any(source)
+        if kind != "text":
+            raise InputError(f"{source}: a document-id file has one id per line, not markup")
+        ids = [x.strip() for x in lines_of(text)]
+    else:
+        source, ids = "docids", [str(x).strip() for x in docids]
+    if len(ids) != refs.n_segments:
+        raise InputError(
+            f"document-id file {source} has {len(ids)} lines but reference {refs[0].source} has {refs.n_segments}"
+        )
+    empty = next((i for i, x in enumerate(ids) if not x), None)
+    if empty is not None:
+        raise InputError(f"{source}: line {empty + 1}: empty document id")
+    if "document" in refs.units or refs[0].keys is not None:
+        raise InputError(f"{source}: the references already carry their documents (SGML/XML input): drop --docids")
+    refs.units["document"] = ids

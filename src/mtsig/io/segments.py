@@ -88,6 +88,10 @@ class RefSet(_Memo):
     """
 
     refs: list[Segments]
+    #: per-segment labels of the units segments can be resampled by (``"document"``, ``"domain"``)
+    units: dict[str, list[str]] = field(default_factory=dict)
+    #: the source segments, when the input carried them (WMT XML)
+    source: Segments | None = None
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self):

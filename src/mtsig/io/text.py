@@ -161,3 +161,21 @@ def looks_like_sgml(text: str) -> bool:
         pos = m.end()
     first = text[pos : pos + 64].lstrip().lower()
     return any(first.startswith(f"<{tag}") for tag in _SET_TAGS)
+
+
+def first_element(text: str) -> str | None:
+    """The lower-cased name of a markup document's first element (after any XML declaration, processing
+    instructions, comments and DOCTYPE), or None when the text does not start with markup."""
+    if not text.lstrip()[:1] == "<":
+        return None
+    pos = 0
+    while (m := _PROLOG.match(text, pos)) and m.end() > pos:
+        pos = m.end()
+    m = re.match(r"\s*<([A-Za-z_][\w.:-]*)", text[pos : pos + 256])
+    return m.group(1).lower() if m else None
+
+
+def looks_like_xml(text: str) -> bool:
+    """True when the text starts with an XML declaration or a DOCTYPE: markup, never segments of plain text."""
+    head = text.lstrip()[:64].lower()
+    return head.startswith("<?xml") or head.startswith("<!doctype")

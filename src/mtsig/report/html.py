@@ -147,6 +147,8 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
     st = res.settings
     sigs = st.signatures
     items = [("mtsig", _e(__version__)), ("segments", _e(st.n_segments))]
+    if getattr(st, "resample_unit", None) not in (None, "segment"):
+        items.append(("resampled by", _e(f"{st.resample_unit} ({st.n_units})")))
     if compare:
         items += [("tests", _e(", ".join(f"{t} ({st.n_resamples.get(t, '-')} resamples)" for t in st.tests))),
                   ("seed", _e(st.seed)), ("correction", _e(f"{st.correction}, α = {st.alpha}, {st.n_comparisons} "

@@ -128,13 +128,20 @@ def _score_csv(res: ScoreResult) -> str:
     return csv_text(["system", "metric", "score", "ci_low", "ci_high", "s_sel", "s_test", "runs", "signature"], rows)
 
 
+def units_note(unit: str | None, n_units: int | None) -> str:
+    """What resampling drew when it was not segments: ", resampling whole documents (271)"."""
+    if unit in (None, "segment"):
+        return ""
+    return f", resampling whole {unit}s ({n_units})"
+
+
 def _score_notes(res: ScoreResult) -> list[str]:
     st = res.settings
     notes = []
     if st.ci_method is not None:
         notes.append(
             f"[low, high]: {st.confidence:.0%} {st.ci_method} bootstrap interval, "
-            f"{st.n_bootstrap} resamples, seed {st.seed}."
+            f"{st.n_bootstrap} resamples{units_note(st.resample_unit, st.n_units)}, seed {st.seed}."
         )
     scores = [e for s in res.systems for e in s.scores.values()]
     if any(e.runs is not None for e in scores):
@@ -143,7 +150,8 @@ def _score_notes(res: ScoreResult) -> list[str]:
             f"mean ({'s_sel/s_dev/s_test' if dev else 's_sel/s_test'}) over optimizer runs: s_sel = bootstrap std "
             "within a run (test-set selection, averaged over runs), "
             + ("s_dev = std of the runs' development-set scores, " if dev else "")
-            + f"s_test = std of the runs' test scores; {st.n_bootstrap} resamples, seed {st.seed}."
+            + f"s_test = std of the runs' test scores; {st.n_bootstrap} resamples"
+            + f"{units_note(st.resample_unit, st.n_units)}, seed {st.seed}."
         )
     return notes
 
@@ -379,7 +387,7 @@ def _compare_notes(res: CompareResult) -> list[str]:
         f"would be 1-(1-alpha)^k = {st.experimentwise_error_unadjusted:.3f}).",
         f"Δ CI: {st.confidence:.0%} percentile interval of {st.n_bootstrap} paired bootstrap "
         f"resamples. Resamples: {nres or '-'}; seed {st.seed}; {st.alternative}; "
-        f"{st.n_segments} segments.",
+        f"{st.n_segments} segments{units_note(st.resample_unit, st.n_units)}.",
         *extra,
     ]
 

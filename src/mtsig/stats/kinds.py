@@ -36,11 +36,14 @@ def min_bootstrap(confidence: float) -> int:
     return int(np.ceil(2 / (1 - confidence) - 1e-9))
 
 
-def check_bootstrap(n_segments: int, n_bootstrap: int, confidence: float, what: str, name: str = "n_bootstrap") -> None:
-    """Refuse an interval (or bootstrap test) on too few segments or from too few resamples."""
+def check_bootstrap(
+    n_segments: int, n_bootstrap: int, confidence: float, what: str, name: str = "n_bootstrap", unit: str = "segment"
+) -> None:
+    """Refuse an interval (or bootstrap test) on too few segments (or documents, domains: the resampling ``unit``)
+    or from too few resamples."""
     if n_segments < MIN_SEGMENTS_BOOTSTRAP:
         raise InputError(
-            f"{what} needs at least {MIN_SEGMENTS_BOOTSTRAP} segments; the test set has {n_segments} "
+            f"{what} needs at least {MIN_SEGMENTS_BOOTSTRAP} {unit}s; the test set has {n_segments} "
             "(approximate randomization, test 'ar', is exact at any size)"
         )
     if n_bootstrap < min_bootstrap(confidence):
@@ -266,7 +269,12 @@ class BootstrapKind(TestKind):
 
     def check(self, table, tests, counts, confidence):
         check_bootstrap(
-            table.n_segments, counts[tests[0]], confidence, f"the {' and '.join(tests)} test", "n_resamples"
+            table.n_segments,
+            counts[tests[0]],
+            confidence,
+            f"the {' and '.join(tests)} test",
+            "n_resamples",
+            unit=getattr(table, "unit", "segment"),
         )
 
     def evidence(self, ctx, test, pair):
@@ -294,7 +302,8 @@ class SentenceKind(TestKind):
 
     def check(self, table, tests, counts, confidence):
         if table.n_segments < 2:
-            raise InputError(f"the sentence-level tests need at least 2 segments; the test set has {table.n_segments}")
+            unit = getattr(table, "unit", "segment")
+            raise InputError(f"the sentence-level tests need at least 2 {unit}s; the test set has {table.n_segments}")
 
     def prepare(self, ctx, tests, shared):
         m = ctx.table.metrics[ctx.metric]

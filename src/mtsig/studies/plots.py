@@ -154,3 +154,35 @@ def draw_power(fig, res: StudyResult) -> None:
     ax2.axhline(abs(res.data["target"]), color="C3", lw=0.8, ls="--")
     ax2.set(xscale="log", yscale="log", xlabel="test-set size (segments)", ylabel="detectable |Δ|",
             title="smallest detectable difference (red: target)")  # fmt: skip
+
+
+def draw_units(fig, res: StudyResult) -> None:
+    """(a) rejection rates of each test at each level with their binomial intervals against α; (b) coverage of
+    the intervals by resampling unit against the nominal level."""
+    ax1, ax2 = fig.subplots(1, 2, width_ratios=[2, 1])
+    rates = res.data["rates"]
+    alphas = sorted({r[2] for r in rates}, reverse=True)
+    labels = list(dict.fromkeys(f"{r[0]}: {r[1]}" for r in rates))
+    width = 0.8 / len(alphas)
+    for k, al in enumerate(alphas):
+        pts = [r for r in rates if r[2] == al]
+        x = np.arange(len(pts)) + (k - (len(alphas) - 1) / 2) * width
+        y = np.array([r[3] for r in pts])
+        err = np.array([[r[3] - r[4] for r in pts], [r[5] - r[3] for r in pts]])
+        ax1.bar(x, y, width * 0.9, color=f"C{k}", alpha=0.75, label=f"α = {al:g}")
+        ax1.errorbar(x, y, yerr=err, fmt="none", color="k", lw=0.8, capsize=2)
+        ax1.hlines([100 * al] * len(x), x - width / 2, x + width / 2, color=f"C{k}", lw=2, linestyles="--")
+    ax1.set_xticks(range(len(labels)), labels, rotation=20, ha="right", fontsize=7)
+    ax1.set(ylabel="rejections % (95% CI)", title=f"(a) under a {res.data['unit']}-level null (dashes: α)")
+    ax1.legend(fontsize=7, loc="upper right")
+    cov = res.data["coverage"]
+    x = np.arange(len(cov))
+    y = np.array([c[1] for c in cov])
+    err = np.array([[c[1] - c[2] for c in cov], [c[3] - c[1] for c in cov]])
+    ax2.bar(x, y, 0.6, color="C2", alpha=0.75)
+    ax2.errorbar(x, y, yerr=err, fmt="none", color="k", lw=0.8, capsize=3)
+    nominal = 100 * float(res.design.get("confidence", 0.95))
+    ax2.axhline(nominal, color="k", lw=1, ls="--")
+    ax2.set_xticks(x, [c[0] for c in cov])
+    ax2.set_ylim(min(50.0, float(y.min()) - 5), 100)
+    ax2.set(ylabel="coverage % (95% CI)", title=f"(b) intervals (dashed: {nominal:g}%)")

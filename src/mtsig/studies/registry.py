@@ -109,5 +109,8 @@ for _s in (
           _K + "TestsizeDesign", _K + "testsize", _P + "testsize"),
     Study("levels", "Koehn Table 4: correctness of conclusions by the significance level they reach",
           _K + "LevelsDesign", _K + "levels", _P + "levels"),
+    Study("units", "segment-level against document-level tests (under a document-level null) and intervals "
+          "(on test sets drawn by documents)", "mtsig.studies.documents:UnitsDesign",
+          "mtsig.studies.documents:units_study", _P + "units", wide=True),
 ):  # fmt: skip
     register_study(_s)

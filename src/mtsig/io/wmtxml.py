@@ -1,0 +1,204 @@
+"""The WMT XML format of the WMT test sets since 2021 (and of the test sets sacreBLEU downloads).
+
+``<dataset><collection><doc id=... domain=... origlang=...><src lang=..><p><seg id=..>``, then one
+``<ref translator=..>`` per reference translation and one ``<hyp system=..>`` per system, each with the same
+``<p><seg id=..>`` structure. Read as sacreBLEU reads it, so that scores agree:
+
+- documents marked ``testsuite`` are left out;
+- a segment no reference translates is left out (of the source, the references and every system);
+- a segment's text has its whitespace runs collapsed to one space and its ends stripped.
+
+Each segment keeps its (document id, segment id), its document and the document's domain (resampling units,
+analyses), and the source.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from mtsig.errors import InputError
+from mtsig.io.text import read_text
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass
+class WmtTestSet:
+    """The segments of one WMT XML file, aligned: source, references by translator, outputs by system."""
+
+    path: str
+    keys: list[tuple[str, str]] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)
+    domains: list[str] | None = None
+    source: list[str] = field(default_factory=list)
+    refs: dict[str, list[str]] = field(default_factory=dict)
+    hyps: dict[str, list[str]] = field(default_factory=dict)
+    #: documents without any reference of a translator (translator -> document ids), for a clear error
+    missing_refs: dict[str, list[str]] = field(default_factory=dict)
+
+    def units(self) -> dict[str, list[str]]:
+        out = {"document": list(self.documents)}
+        if self.domains is not None:
+            out["domain"] = list(self.domains)
+        return out
+
+
+def looks_like_wmt_xml(text: str) -> bool:
+    """True when the first element (after an XML declaration, comments or a DOCTYPE) is ``<dataset``."""
+    from mtsig.io.text import first_element
+
+    return first_element(text) == "dataset"
+
+
+def _clean(text: str | None) -> str:
+    return _WS.sub(" ", (text or "").strip())
+
+
+def _segs(path: str, el, docid: str, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for seg in el.iter("seg"):
+        sid = seg.get("id")
+        if sid is None:
+            raise InputError(f"{path}: a <seg> without an id in the {what} of document {docid!r}")
+        if sid in out:
+            raise InputError(f"{path}: segment id {sid!r} appears twice in the {what} of document {docid!r}")
+        out[sid] = _clean("".join(seg.itertext()))
+    return out
+
+
+def _seg_order(ids) -> list[str]:
+    """Segment ids in numeric order when they are numbers (as sacreBLEU sorts them), else as they appear."""
+    ids = list(ids)
+    try:
+        return sorted(ids, key=int)
+    except ValueError:
+        return ids
+
+
+def _parse(path: str, text: str):
+    import xml.etree.ElementTree as ET
+
+    try:
+        return ET.fromstring(text)
+    except ET.ParseError as exc:
+        line = getattr(exc, "position", (None,))[0]
+        where = f": line {line}" if line else ""
+        msg = str(exc).split(":")[0]
+        raise InputError(f"{path}{where}: malformed WMT XML ({msg}); it is not read as plain text") from None
+
+
+def _sides(path: str, doc, docid: str, tag: str, attr: str) -> dict[str, dict[str, str]]:
+    """A document's references (by translator) or outputs (by system): their segments by id."""
+    out: dict[str, dict[str, str]] = {}
+    for el in doc.findall(tag):
+        who = el.get(attr) or ""
+        if not who and tag == "hyp":
+            raise InputError(f"{path}: a <hyp> without a system attribute in document {docid!r}")
+        if who in out:
+            raise InputError(f"{path}: document {docid!r} has two <{tag}> of {attr} {who!r}")
+        out[who] = _segs(path, el, docid, f"<{tag} {attr}={who!r}>")
+    return out
+
+
+def _read_doc(path: str, doc, ts: WmtTestSet, translators: set[str], systems: set[str]) -> set[str]:
+    """Add one document's segments; returns the translators of its references."""
+    docid = doc.get("id")
+    if not docid:
+        raise InputError(f"{path}: a <doc> without an id attribute")
+    src_el = doc.find("src")
+    if src_el is None:
+        raise InputError(f"{path}: document {docid!r} has no <src>")
+    src = _segs(path, src_el, docid, "source")
+    refs = _sides(path, doc, docid, "ref", "translator")
+    hyps = _sides(path, doc, docid, "hyp", "system")
+    translators.update(refs)
+    systems.update(hyps)
+    for sid in _seg_order(src):
+        if not any(r.get(sid, "") for r in refs.values()):
+            continue  # no reference translates it: sacreBLEU leaves it out too
+        ts.keys.append((docid, sid))
+        ts.documents.append(docid)
+        ts.source.append(src[sid])
+        for t, r in refs.items():
+            ts.refs.setdefault(t, {})[(docid, sid)] = r.get(sid, "")  # type: ignore[index]
+        for s, h in hyps.items():
+            if sid not in h:
+                raise InputError(f"{path}: system {s!r} has no segment {sid!r} in document {docid!r}")
+            ts.hyps.setdefault(s, {})[(docid, sid)] = h[sid]  # type: ignore[index]
+        if ts.domains is not None:
+            ts.domains.append(doc.get("domain") or "")
+    return set(refs)
+
+
+def read_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
+    """Parse a WMT XML file (one-line errors naming the line of malformed XML)."""
+    if text is None:
+        text = read_text(path)
+    root = _parse(path, text)
+    if root.tag != "dataset":
+        raise InputError(f"{path}: the root element is <{root.tag}>, not <dataset>: not a WMT XML test set")
+    docs = [d for d in root.iter("doc") if "testsuite" not in d.attrib]
+    if not docs:
+        raise InputError(f"{path}: no document (<doc>) in this WMT XML file")
+    ts = WmtTestSet(str(path), domains=[] if any(d.get("domain") for d in docs) else None)
+    translators: set[str] = set()
+    systems: set[str] = set()
+    per_doc = [(d.get("id"), _read_doc(path, d, ts, translators, systems)) for d in docs]
+    for t in translators:
+        missing = [docid for docid, have in per_doc if t not in have]
+        if missing:
+            ts.missing_refs[t] = missing
+    if not ts.keys:
+        raise InputError(f"{path}: no segment has a reference translation")
+    if len(set(ts.keys)) != len(ts.keys):
+        dup = next(k for k in ts.keys if ts.keys.count(k) > 1)
+        raise InputError(f"{path}: document {dup[0]!r} appears twice")
+    # per translator / system: the segments in the test set's order ("" where a translator has no reference)
+    ts.refs = {t: [r.get(k, "") for k in ts.keys] for t, r in sorted(ts.refs.items())}  # type: ignore[attr-defined]
+    for s, h in ts.hyps.items():
+        missing = [k for k in ts.keys if k not in h]  # type: ignore[operator]
+        if missing:
+            raise InputError(f"{path}: system {s!r} has no output for document {missing[0][0]!r}")
+    ts.hyps = {s: [h[k] for k in ts.keys] for s, h in ts.hyps.items()}  # type: ignore[index]
+    return ts
+
+
+_CACHE: dict[tuple[str, int, float], WmtTestSet] = {}
+
+
+def load_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
+    """:func:`read_wmt_xml`, parsed once per file per process (references and systems often share one file)."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime)
+    except OSError:
+        return read_wmt_xml(path, text)
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = read_wmt_xml(path, text)
+    return _CACHE[key]
+
+
+def select_translators(ts: WmtTestSet, wanted: list[str] | None) -> list[str]:
+    """The translators whose references to use: all of the file's, or those asked for (names checked; a
+    translator missing from some documents is an error naming one of them)."""
+    have = list(ts.refs)
+    if not have:
+        raise InputError(f"{ts.path}: the file holds no reference (<ref>)")
+    chosen = list(wanted) if wanted else have
+    for t in chosen:
+        if t not in ts.refs:
+            raise InputError(
+                f"{ts.path}: no reference by translator {t!r}; the file has: {', '.join(map(repr, have))}",
+                param="ref_translator",
+            )
+        if ts.missing_refs.get(t):
+            docs = ts.missing_refs[t]
+            raise InputError(
+                f"{ts.path}: translator {t!r} has no reference for {len(docs)} document(s), e.g. {docs[0]!r}: "
+                f"choose translators that cover the test set with --ref-translator (the file has: {', '.join(have)})",
+                param="ref_translator",
+            )
+    return chosen
