@@ -14,6 +14,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 WMT = DATA / "wmt22-de-en"
 MULTEVAL = DATA / "multeval-example"
+WMT_XML = DATA / "wmt22-de-fr" / "wmttest2022.de-fr.all.xml"
 WMT_SYSTEMS = ["JDExploreAcademy", "LT22", "Online-B", "PROMT"]
 MULTEVAL_SYSTEMS = ["baseline", "sys1", "sys2"]
 
