@@ -236,3 +236,16 @@ def test_study_units_document_tests_hold_their_level(xml):
     assert again.to_dict() == run_study("units", t, UnitsDesign(replicates=20, n_resamples=200,
                                                                  n_bootstrap=200)).to_dict()  # fmt: skip
     assert np.isfinite(cov["document"])
+
+
+def test_studies_run_on_documents(xml):
+    from mtsig.studies.registry import run_study
+    from mtsig.studies.riezler import Type1Design
+
+    t = mtsig.compute(xml, [f"{xml}:LT22", f"{xml}:Online-A"])
+    res = run_study("type1", t, Type1Design(replicates=30, n_resamples=200, n_bootstrap=200), resample_unit="document")
+    assert res.settings["resample unit"] == "document" and res.settings["units"] == 271
+    assert res.settings["segments"] == 271  # the study saw documents as its rows, and the note says so
+    assert "Run on 271 documents (the 1984 segments summed per document)" in res.notes[-1]
+    with pytest.raises(InputError, match="compares the resampling units itself"):
+        run_study("units", t, resample_unit="document")

@@ -263,6 +263,8 @@ def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
         q.prog = f"mtsig study {name}"
         _inputs(q)
         add_flags(q.add_argument_group(f"{name} options"), study.design)
+        if study.unit_option:
+            _unit_flag(q.add_argument_group("resampling"))
         if study.replicated:
             q.add_argument("--dask", default=None, metavar="ADDRESS",
                            help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
@@ -295,16 +297,17 @@ def _run_study(a: argparse.Namespace, table, prog):
     from dataclasses import fields
 
     from mtsig.studies.design import design_from
-    from mtsig.studies.registry import get_study
+    from mtsig.studies.registry import get_study, run_study
     from mtsig.studies.replicates import Runner, runner
 
     study = get_study(a.study)
     design = design_from(study.design, {f.name: getattr(a, f.name, None) for f in fields(study.design)})
+    unit = getattr(a, "resample_unit", "segment")
     if not study.replicated:
-        return study.run(table, design, Runner(progress=prog))
+        return run_study(a.study, table, design, Runner(progress=prog), unit)
     run = runner(a.jobs, a.dask, prog)
     try:
-        return study.run(table, design, run)
+        return run_study(a.study, table, design, run, unit)
     finally:
         if hasattr(run.executor, "close"):
             run.executor.close()

@@ -36,6 +36,8 @@ class Study:
     replicated: bool = True
     #: its figure is wide (panels side by side)
     wide: bool = False
+    #: offered ``--resample-unit`` (run on the table of documents); False for a study that compares units itself
+    unit_option: bool = True
 
     def resolved(self) -> Study:
         """The entry with its ``"module:name"`` parts imported."""
@@ -68,14 +70,34 @@ def get_study(name: str) -> Study:
     return study
 
 
-def run_study(name: str, table, design: Any = None, run: Runner | None = None) -> StudyResult:
-    """Run a registered study on a statistics table (``design``: its design, None for the defaults)."""
+def run_study(
+    name: str, table, design: Any = None, run: Runner | None = None, resample_unit: str = "segment"
+) -> StudyResult:
+    """Run a registered study on a statistics table (``design``: its design, None for the defaults).
+
+    ``resample_unit="document"`` (or ``"domain"``) runs it on the table of documents (:func:`mtsig.units.by_unit`):
+    every sample, swap and resample then takes whole documents, and the result says so in its settings and notes.
+    """
     study = get_study(name)
     if design is None:
         design = study.design()
     elif type(design) is not study.design:  # exactly its own: another study's options would pass unread
         raise InputError(f"study {name} takes a {study.design.__name__}, got a {type(design).__name__}")
-    return study.run(table, design, run or Runner())
+    if resample_unit == "segment":
+        return study.run(table, design, run or Runner())
+    if not study.unit_option:
+        raise InputError(f"study {name} compares the resampling units itself: use its --unit option")
+    from mtsig.units import by_unit
+
+    units = by_unit(table, resample_unit)
+    res = study.run(units, design, run or Runner())
+    n, total = units.n_segments, units.n_segments_total
+    note = (
+        f"Run on {n} {resample_unit}s (the {total} segments summed per {resample_unit}): every sample, swap and "
+        f"resample takes whole {resample_unit}s; where the tables say segments, read {resample_unit}s."
+    )
+    settings = {**res.settings, "resample unit": resample_unit, "units": n}
+    return replace(res, settings=settings, notes=(*res.notes, note))
 
 
 def plot_study(res: StudyResult):
@@ -111,6 +133,6 @@ for _s in (
           _K + "LevelsDesign", _K + "levels", _P + "levels"),
     Study("units", "segment-level against document-level tests (under a document-level null) and intervals "
           "(on test sets drawn by documents)", "mtsig.studies.documents:UnitsDesign",
-          "mtsig.studies.documents:units_study", _P + "units", wide=True),
+          "mtsig.studies.documents:units_study", _P + "units", wide=True, unit_option=False),
 ):  # fmt: skip
     register_study(_s)
