@@ -249,3 +249,35 @@ def test_studies_run_on_documents(xml):
     assert "Run on 271 documents (the 1984 segments summed per document)" in res.notes[-1]
     with pytest.raises(InputError, match="compares the resampling units itself"):
         run_study("units", t, resample_unit="document")
+
+
+def _wmt_file(path, docs, systems=("S",), translators=("A",)):
+    """A small WMT XML file: ``docs`` maps a document id to its number of segments."""
+    out = ['<?xml version="1.0" encoding="utf-8"?>', '<dataset id="t"><collection id="c">']
+    for d, n in docs.items():
+        segs = lambda w: "".join(f'<seg id="{i}">{w} {d} {i}</seg>' for i in range(1, n + 1))  # noqa: E731
+        out.append(f'<doc id="{d}" domain="news" origlang="de"><src lang="de"><p>{segs("quelle")}</p></src>')
+        out += [f'<ref lang="en" translator="{t}"><p>{segs("the reference of")}</p></ref>' for t in translators]
+        out += [f'<hyp lang="en" system="{s}"><p>{segs("a hypothesis of")}</p></hyp>' for s in systems]
+        out.append("</doc>")
+    out.append("</collection></dataset>")
+    path.write_text("\n".join(out), encoding="utf-8")
+    return str(path)
+
+
+def test_mismatched_documents_between_xml_files(tmp_path):
+    ref = _wmt_file(tmp_path / "ref.xml", {"d1": 3, "d2": 2}, systems=())
+    ok = _wmt_file(tmp_path / "ok.xml", {"d1": 3, "d2": 2}, systems=("X", "Y"))
+    res = mtsig.score(ref, ok)
+    assert [s.name for s in res.systems] == ["X", "Y"]
+    missing = _wmt_file(tmp_path / "missing.xml", {"d1": 3}, systems=("X",))
+    with pytest.raises(InputError, match=r"missing.xml has no segment '1' of document 'd2'"):
+        mtsig.score(ref, missing)
+    extra = _wmt_file(tmp_path / "extra.xml", {"d1": 3, "d2": 2, "d3": 1}, systems=("X",))
+    with pytest.raises(InputError, match=r"extra.xml has an extra segment '1' of document 'd3'"):
+        mtsig.score(ref, extra)
+    with pytest.raises(InputError, match=r"no system output \(<hyp>\) in this WMT XML file"):
+        mtsig.score(ref, ref)
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a\nb\nc\nd\ne\n")
+    assert mtsig.score(ref, str(plain)).settings.n_segments == 5  # plain text aligned by position
