@@ -255,7 +255,7 @@ def _wmt_file(path, docs, systems=("S",), translators=("A",)):
     """A small WMT XML file: ``docs`` maps a document id to its number of segments."""
     out = ['<?xml version="1.0" encoding="utf-8"?>', '<dataset id="t"><collection id="c">']
     for d, n in docs.items():
-        segs = lambda w: "".join(f'<seg id="{i}">{w} {d} {i}</seg>' for i in range(1, n + 1))  # noqa: E731
+        segs = lambda w, d=d, n=n: "".join(f'<seg id="{i}">{w} {d} {i}</seg>' for i in range(1, n + 1))  # noqa: E731
         out.append(f'<doc id="{d}" domain="news" origlang="de"><src lang="de"><p>{segs("quelle")}</p></src>')
         out += [f'<ref lang="en" translator="{t}"><p>{segs("the reference of")}</p></ref>' for t in translators]
         out += [f'<hyp lang="en" system="{s}"><p>{segs("a hypothesis of")}</p></hyp>' for s in systems]
