@@ -1,12 +1,14 @@
-"""Calibration of the tests for systems with optimizer runs, under four nulls built from real systems.
+"""Calibration and power of the tests for systems with optimizer runs, under four nulls built from real systems,
+with 2, 3 and 5 runs per system (and unequal counts).
 
-    python benchmarks/calibrate_runs.py [--reps 1000] [--shuffles 1000] [--jobs 2]
+    python benchmarks/calibrate_runs.py [--reps 1000] [--reps5 500] [--shuffles 1000] [--jobs 2] [--runs 2 3 5]
 
 Datasets:
-- MultEval's example: baseline vs sys1, three runs each, BLEU on the tokenized text.
-- WMT22 pseudo-runs: system A = three runs that take each segment from JDExploreAcademy, or from LT22 with a
-  probability of 0.1, 0.2 and 0.3 (one per run, drawn once with seed 0), so that the runs differ in quality
-  as optimizer runs do; system B = the same for PROMT. BLEU (13a, both references).
+- MultEval's example: baseline vs sys1, three runs each (so 2 and 3 runs only), BLEU on the tokenized text.
+- WMT22 de-en pseudo-runs: system A = runs that take each segment from JDExploreAcademy, or from LT22 with a
+  probability of 0.1, 0.2, 0.3, 0.15, 0.25 (one per run, drawn once with seed 0), so that the runs differ in
+  quality as optimizer runs do; system B = the same for PROMT. BLEU (13a, both references).
+- WMT22 de-fr pseudo-runs (the WMT XML test set): the same with Online-W and Online-Y, weak segments from LT22.
 
 Nulls (``mtsig.studies.nulls.RUN_NULLS``): repartition (per segment, the outputs of all runs re-partitioned
 at random: stratified AR's own null), pair-swap (per segment, run j of A swapped with run j of B with
@@ -14,9 +16,13 @@ probability 1/2), block-swap (per segment, all runs of A swapped with all runs o
 that are equally good), run-level (pseudo-runs drawing a share p ~ Beta(1/2, 1/2) of segments from one
 system: run-level optimizer noise, both pseudo-systems from one process).
 
-Tests: ``ar`` (mtsig's default for runs), ``pooled-ar`` (the same without the run variance), ``stratified-ar``
-(Clark et al.). Prints the rejection rates at alpha = 0.05 and 0.01 with 95% Clopper-Pearson intervals, and
-the p-values of the real comparisons (10,000 shuffles).
+Power: the block-swap pairs tilted (all runs swapped with probability 0.4 instead of 1/2: A' keeps 60% of A's
+segments, a fifth of the real difference).
+
+Tests: ``ar`` (mtsig's default for runs), ``ar-paired`` (the same with ``--paired-runs``), ``ar-before`` (the default before this change: runs paired by position
+with equal counts, the variance floored at a quarter of AR's, no permutation bound), ``pooled-ar`` (AR on the
+pooled runs, no run variance), ``stratified-ar`` (Clark et al.). Prints the rejection rates at alpha = 0.05 and
+0.01 with 95% Clopper-Pearson intervals.
 """
 
 from __future__ import annotations
@@ -31,10 +37,13 @@ import numpy as np
 import mtsig
 from mtsig.executor import ForkExecutor, SerialExecutor
 from mtsig.resample import Resampling
-from mtsig.studies.calibration import RUNS_TESTS, runs_calibration, runs_p_values
-from mtsig.studies.nulls import RUN_NULLS
+from mtsig.stats.engines import _contributions, _mean_squares, ar_counts, runs_ar_many
+from mtsig.studies.calibration import RUNS_TESTS, runs_p_values
+from mtsig.studies.nulls import RUN_NULLS, binomial_interval
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARES = (0.1, 0.2, 0.3, 0.15, 0.25)
+TESTS = (*RUNS_TESTS, "ar-paired", "ar-before")
 
 
 def multeval() -> tuple:
@@ -48,7 +57,20 @@ def multeval() -> tuple:
     return t.metrics["bleu"], t.stats["bleu"]["baseline"], t.stats["bleu"]["sys1"]
 
 
-def wmt_pseudo_runs() -> tuple:
+def _pseudo(metric, S: dict, main_a: str, main_b: str, weak: str) -> tuple:
+    rng = np.random.default_rng(0)
+
+    def runs(main: str) -> np.ndarray:
+        out = []
+        for share in SHARES:
+            w = rng.random(S[main].shape[0]) < share
+            out.append(np.where(w[:, None], S[weak], S[main]))
+        return np.stack(out)
+
+    return metric, runs(main_a), runs(main_b)
+
+
+def wmt_de_en() -> tuple:
     d = DATA / "wmt22-de-en"
     names = ["JDExploreAcademy", "LT22", "PROMT"]
     t = mtsig.compute(
@@ -56,59 +78,115 @@ def wmt_pseudo_runs() -> tuple:
         {s: str(d / f"generaltest2022.de-en.hyp.{s}.en") for s in names},
         ["bleu"],
     )
-    S = {s: t.stats["bleu"][s][0] for s in names}
-    rng = np.random.default_rng(0)
-
-    def runs(main: str) -> np.ndarray:
-        out = []
-        for share in (0.1, 0.2, 0.3):
-            weak = rng.random(S[main].shape[0]) < share
-            out.append(np.where(weak[:, None], S["LT22"], S[main]))
-        return np.stack(out)
-
-    return t.metrics["bleu"], runs("JDExploreAcademy"), runs("PROMT")
+    return _pseudo(t.metrics["bleu"], {s: t.stats["bleu"][s][0] for s in names}, "JDExploreAcademy", "PROMT", "LT22")
 
 
-DATASETS = {"multeval": multeval, "wmt22-pseudo-runs": wmt_pseudo_runs}
+def wmt_de_fr() -> tuple:
+    x = str(DATA / "wmt22-de-fr" / "wmttest2022.de-fr.all.xml")
+    names = ["Online-W", "Online-Y", "LT22"]
+    t = mtsig.compute(x, [f"{x}:{s}" for s in names], ["bleu"])
+    return _pseudo(t.metrics["bleu"], {s: t.stats["bleu"][s][0] for s in names}, "Online-W", "Online-Y", "LT22")
+
+
+DATASETS = {"multeval": multeval, "wmt22-de-en-pseudo": wmt_de_en, "wmt22-de-fr-pseudo": wmt_de_fr}
+
+
+def ar_before(metric, A: np.ndarray, B: np.ndarray, r: Resampling) -> float:
+    """The default runs test before this change, for comparison: runs paired by position when the counts are
+    equal, v = max(v_ar + v_run, v_ar / 4), Satterthwaite's degrees of freedom."""
+    from scipy import stats as sps
+
+    _, null = ar_counts({0: A.sum(axis=0), 1: B.sum(axis=0)}, metric, [(0, 1)], r, keep=True)[(0, 1)]
+    delta = float(metric.score(B.sum(axis=(0, 1))) - metric.score(A.sum(axis=(0, 1))))
+    if A.shape[0] == B.shape[0]:
+        ms = _mean_squares(_contributions(metric, B) - _contributions(metric, A))
+        comps = [(ms[0] / A.shape[0], ms[1] / A.shape[0], ms[2])]
+    else:
+        comps = []
+        for X in (A, B):
+            ms = _mean_squares(_contributions(metric, X))
+            comps.append((ms[0] / X.shape[0], ms[1] / X.shape[0], ms[2]))
+    v_ar = float(np.var(null))
+    v_tot = max(v_ar + sum(c - e for c, e, df in comps if df > 0), v_ar / 4)
+    den = sum(c * c / df for c, _, df in comps if df > 0)
+    nu = v_tot * v_tot / den if den > 0 else float("inf")
+    if delta == 0 or v_tot <= 0:
+        return 1.0
+    t = sps.t(nu) if np.isfinite(nu) else sps.norm()
+    return float(min(1.0, 2 * t.sf(abs(delta) / np.sqrt(v_tot))))
+
+
+def tilted(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, q: float = 0.4):
+    """Block-swap pairs with swap probability q < 1/2: A' keeps most of A's segments (a real difference)."""
+    from mtsig.resample import stream_rng
+
+    for r in range(n):
+        m = stream_rng(seed, 7_000, r).random(A.shape[1]) < q
+        mask = np.broadcast_to(m, A.shape[:2])
+        yield np.where(mask[:, :, None], B, A), np.where(mask[:, :, None], A, B)
+
+
+GENERATORS = {**RUN_NULLS, "power (tilted block-swap)": tilted}
 
 
 def _task(args):
-    dataset, null, reps, shuffles, seed = args
+    dataset, null, ka, kb, reps, shuffles, seed = args
     metric, A, B = DATASETS[dataset]()
+    A, B = A[:ka], B[:kb]
+    if null in ("block-swap", "power (tilted block-swap)") and ka != kb:
+        return dataset, null, ka, kb, None, 0.0
     t0 = time.perf_counter()
-    rates = runs_calibration(metric, (A, B), null, reps, Resampling(shuffles, seed))
-    return dataset, null, rates, time.perf_counter() - t0
+    ps: dict[str, list[float]] = {t: [] for t in TESTS}
+    for i, (a, b) in enumerate(GENERATORS[null](A, B, reps, seed=seed)):
+        r = Resampling(shuffles, seed, stream=(i,))
+        for t, p in runs_p_values(metric, a, b, r, RUNS_TESTS).items():
+            ps[t].append(p)
+        ps["ar-before"].append(ar_before(metric, a, b, r))
+        if ka == kb:
+            ps["ar-paired"].append(runs_ar_many({0: (metric, a, b)}, r, paired=True)[0]["p"])
+    return dataset, null, ka, kb, ps, time.perf_counter() - t0
+
+
+def _cell(p: list[float], alpha: float) -> str:
+    k = int(np.sum(np.asarray(p) <= alpha))
+    lo, hi = binomial_interval(k, len(p))
+    return f"{k / len(p):.3f} [{lo:.3f}, {hi:.3f}]"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--reps", type=int, default=1000)
+    ap.add_argument("--reps", type=int, default=1000, help="replicates per cell with 2 and 3 runs")
+    ap.add_argument("--reps5", type=int, default=500, help="replicates per cell with 5 runs and unequal counts")
     ap.add_argument("--shuffles", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--runs", nargs="+", default=["2", "3", "5", "2:3", "3:5"], help="runs per system (A:B)")
+    ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     a = ap.parse_args()
     if not DATA.exists():
         print(f"needs {DATA}", file=sys.stderr)
         return 2
-    tasks = [(d, n, a.reps, a.shuffles, a.seed) for d in DATASETS for n in RUN_NULLS]
+    tasks = []
+    for spec in a.runs:
+        ka, kb = (int(x) for x in spec.split(":")) if ":" in spec else (int(spec), int(spec))
+        reps = a.reps if max(ka, kb) <= 3 and ka == kb else a.reps5
+        for d in a.datasets:
+            if d == "multeval" and max(ka, kb) > 3:
+                continue
+            tasks += [(d, n, ka, kb, reps, a.shuffles, a.seed) for n in GENERATORS]
     ex = ForkExecutor(a.jobs) if a.jobs > 1 else SerialExecutor()
-    print(f"{a.reps} replicates per null, {a.shuffles} shuffles per test, seed {a.seed}\n")
-    print("| dataset | null | test | rejected at 0.05 [95% CI] | rejected at 0.01 [95% CI] |")
-    print("|---|---|---|---|---|")
-    for dataset, null, rates, secs in ex.map(_task, tasks):
-        for t in RUNS_TESTS:
-            r5, r1 = rates[(t, 0.05)], rates[(t, 0.01)]
-            print(
-                f"| {dataset} | {null} | {t} | {r5.rate:.3f} [{r5.interval[0]:.3f}, {r5.interval[1]:.3f}] | "
-                f"{r1.rate:.3f} [{r1.interval[0]:.3f}, {r1.interval[1]:.3f}] |"
-            )
-        print(f"<!-- {dataset} {null}: {secs:.0f} s -->", flush=True)
-    print("\nReal comparisons, 10,000 shuffles (p-values):")
-    for name, make in DATASETS.items():
-        metric, A, B = make()
-        ps = runs_p_values(metric, A, B, Resampling(10_000, 1), RUNS_TESTS)
-        delta = metric.corpus_score(B.sum(axis=0)) - metric.corpus_score(A.sum(axis=0))
-        print(f"  {name}: delta {delta:+.3f} BLEU; " + ", ".join(f"{t}: p = {p:.4f}" for t, p in ps.items()))
+    print(f"{a.shuffles} shuffles per test, seed {a.seed}; rejection rate [95% Clopper-Pearson]\n")
+    print("| dataset | runs | null | test | replicates | α = 0.05 | α = 0.01 |")
+    print("|---|---|---|---|---|---|---|")
+    for dataset, null, ka, kb, ps, secs in ex.map(_task, tasks):
+        if ps is None:
+            continue
+        for t in TESTS:
+            n = len(ps[t])
+            if n == 0:
+                continue
+            print(f"| {dataset} | {ka}:{kb} | {null} | {t} | {n} | {_cell(ps[t], 0.05)} | {_cell(ps[t], 0.01)} |")
+        print(f"<!-- {dataset} {ka}:{kb} {null}: {secs:.0f} s -->", flush=True)
     return 0
 
 

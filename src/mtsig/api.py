@@ -322,6 +322,7 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     keep_distributions: bool = False,
     system_ci: bool = False,
     resample_unit: str = "segment",
+    paired_runs: bool = False,
     confidence_level: float | None = None,
     rng: int | None = None,
     chunk_bytes: int | None = None,
@@ -356,6 +357,10 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     resample_unit:
         What every resampling procedure draws or swaps: ``segment`` (default), ``document`` or ``domain``
         (randomization swaps whole documents, the bootstrap draws them, the sentence-level tests use their means).
+    paired_runs:
+        Optimizer runs of different systems are paired by position (run j of A with run j of B, e.g. shared
+        seeds): the runs test then analyses paired differences, so shared run effects cancel (default: unpaired,
+        and the result does not depend on the order of the runs).
     refs, systems, metrics, stats, chunk_bytes, progress, allow_empty_refs, jobs, dev_refs, dev_systems, docids,
     ref_translator, test_set, langpair:
         As :func:`score`, and ``**metric_options`` as :func:`compute`.
@@ -367,7 +372,7 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
     tests = (test,) if isinstance(test, str) else tuple(test)
     opts = CompareOptions(tests, baseline, correction, alpha, alternative, confidence, n_bootstrap,
-                          keep_distributions, system_ci, resample_unit)  # fmt: skip
+                          keep_distributions, system_ci, resample_unit, paired_runs)  # fmt: skip
     extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
     resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress, **extra)
     loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair)

@@ -223,8 +223,12 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
                    "systems (with -t ar; uses the dependence between pairs, Tukey-like)")  # fmt: skip
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
-                   help="two-sided (default); greater: B better than A by the metric's numbers; less")  # fmt: skip
+                   help="two-sided (default); greater: B better than A in the metric's direction (lower TER, higher "
+                   "BLEU); less: B worse")  # fmt: skip
     t.add_argument("--confidence", type=float, default=0.95, help="level of the interval of the difference")
+    t.add_argument("--paired-runs", action="store_true",
+                   help="optimizer runs of different systems are paired by position (run j of A with run j of B, "
+                   "e.g. shared seeds): run effects they share cancel (default: runs are not paired)")  # fmt: skip
     t.add_argument(
         "--ci",
         action="store_true",
@@ -512,7 +516,8 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
     keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution, the report systems' intervals
     opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap,
-                          keep_distributions=keep, system_ci=keep or a.ci, resample_unit=a.resample_unit)  # fmt: skip
+                          keep_distributions=keep, system_ci=keep or a.ci, resample_unit=a.resample_unit,
+                          paired_runs=a.paired_runs)  # fmt: skip
     res = compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
     _figures(a, res)
     for w in res.warnings:

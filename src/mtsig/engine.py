@@ -38,7 +38,7 @@ from mtsig.stats.kinds import (  # noqa: F401 - the bootstrap checks, importable
 )
 from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error, maxt
 from mtsig.stats.paired import DEFAULT_BOOTSTRAP, PAIRED_TESTS, get_test
-from mtsig.stats.pvalues import ALTERNATIVES, check_alternative
+from mtsig.stats.pvalues import ALTERNATIVES, alternative_for, check_alternative
 from mtsig.stats.runs import median_run, s_sel, sample_std
 from mtsig.table import StatsTable
 from mtsig.units import by_unit, check_unit
@@ -173,6 +173,8 @@ class CompareOptions:
     system_ci: bool = False
     #: what every resampling procedure draws or swaps: "segment", "document" or "domain" (:mod:`mtsig.units`)
     resample_unit: str = "segment"
+    #: optimizer runs of different systems are paired by position (run j of A with run j of B: shared seeds)
+    paired_runs: bool = False
 
     def __post_init__(self):
         check_unit(self.resample_unit)
@@ -298,7 +300,30 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
             "which the systems are listed)",
         )
     run_pairs = {p for p in pairs if p[0] in multi or p[1] in multi}
+    warnings += _few_runs(table, run_pairs, opts)
     return ComparisonPlan(pairs, run_pairs, counts, n_boot, auto, warnings)
+
+
+def _few_runs(table: StatsTable, run_pairs: set, opts: CompareOptions) -> tuple[str, ...]:
+    """The warning for pairs with optimizer runs where a side has fewer than 3 runs (``ar``'s p-value is then
+    bounded by the exact permutation test over runs), and the check of ``paired_runs``."""
+    from mtsig.stats.engines import MIN_RUNS_CALIBRATED
+
+    if opts.paired_runs:
+        unequal = sorted({f"{a} ({table.system(a).n_runs}) and {b} ({table.system(b).n_runs})" for a, b in run_pairs
+                          if table.system(a).n_runs != table.system(b).n_runs})  # fmt: skip
+        if unequal:
+            raise InputError(f"paired runs need equal run counts: {unequal[0]} differ", param="paired_runs")
+    few = sorted({s for p in run_pairs for s in p if table.system(s).n_runs < MIN_RUNS_CALIBRATED})
+    if not few or "ar" not in opts.tests:
+        return ()
+    counts = ", ".join(f"{s}: {table.system(s).n_runs}" for s in few)
+    return (
+        f"ar: fewer than {MIN_RUNS_CALIBRATED} optimizer runs ({counts}): with so few runs, run-level variation "
+        "cannot be told from a difference between the systems, and no t-based p-value is calibrated; ar's p-value "
+        "is at least the exact permutation test's over whole runs (at least 1/3 with 2 runs each): give 3 or more "
+        "runs per system",
+    )
 
 
 def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
@@ -320,6 +345,8 @@ def _test_result(test: str, pair: tuple[str, str], ctx: MetricContext) -> TestRe
         else:
             null = dist
     sa, sb, delta, ci = kind.summary(ctx, ev, pair, opts.confidence)
+    if opts.alternative != "two-sided":  # what the one-sided alternative meant for this metric's numbers
+        extra = {**extra, "h1": "delta > 0" if ctx.alternative == "greater" else "delta < 0"}
     return TestResult(
         test=test,
         metric=ctx.metric,
@@ -362,16 +389,39 @@ def _metric_context(
         score={n: float(seg_table.metrics[mname].score(_pooled(seg_table, mname, n).sum(axis=0))) for n in names},
         boot=boot,
         delta_ci={
-            (a, b): interval(boot[b][:nb] - boot[a][:nb], "percentile", opts.confidence)
+            (a, b): _runs_interval(table, mname, (a, b), boot[b][:nb] - boot[a][:nb], opts)
+            if (a, b) in plan.run_pairs
+            else interval(boot[b][:nb] - boot[a][:nb], "percentile", opts.confidence)
             if table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
             else None
             for a, b in plan.pairs
         },
         prepared={},
+        alternative=alternative_for(seg_table.metrics[mname], opts.alternative),
     )
     for kind, tests in _by_kind(opts.tests).items():
         ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared.get(kind))
     return ctx
+
+
+def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndarray, opts: CompareOptions):
+    """The interval of Δ for systems with optimizer runs, from the variance the runs test uses: the bootstrap's
+    segment-level variance of Δ plus the run-level variance, a t-interval with Satterthwaite's degrees of freedom
+    (:func:`~mtsig.stats.engines.runs_variance`). None with fewer than 3 runs on a side (no calibrated interval)."""
+    from scipy import stats as sps
+
+    from mtsig.stats.engines import MIN_RUNS_CALIBRATED, run_components, runs_variance
+    from mtsig.stats.intervals import Interval
+
+    A, B = table.stats[mname][pair[0]], table.stats[mname][pair[1]]
+    if min(A.shape[0], B.shape[0]) < MIN_RUNS_CALIBRATED:
+        return None
+    metric = table.metrics[mname]
+    delta = float(metric.score(B.sum(axis=(0, 1))) - metric.score(A.sum(axis=(0, 1))))
+    v, _, nu = runs_variance(float(np.var(boot_delta)), run_components(metric, A, B, opts.paired_runs))
+    q = sps.t.ppf(0.5 + opts.confidence / 2, nu) if np.isfinite(nu) else sps.norm.ppf(0.5 + opts.confidence / 2)
+    half = float(q * np.sqrt(v))
+    return Interval(delta - half, delta + half, "t (runs)", opts.confidence)
 
 
 def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:
@@ -381,7 +431,7 @@ def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContex
             raise InputError("correction maxt needs one output per system (for optimizer runs use holm)")
         stats = {n: _pooled(table, mname, n) for n in table.system_names}
         R = ctx.plan.counts["ar"]
-        padj = maxt(stats, table.metrics[mname], ctx.plan.pairs, resampling.with_count(R), opts.alternative)
+        padj = maxt(stats, table.metrics[mname], ctx.plan.pairs, resampling.with_count(R), ctx.alternative)
         padj = padj["step-down"]
     else:
         padj = adjust([r.p_value for r in results], opts.correction)
@@ -396,6 +446,8 @@ def compare_table(
     resampling = resampling or Resampling()
     check_alternative(opts.alternative)
     seg_table, table = table, by_unit(table, opts.resample_unit)
+    for metric in table.metrics.values():  # a one-sided test needs a direction: refused before any work
+        alternative_for(metric, opts.alternative)
     plan = plan_comparison(table, opts, resampling)
     n_drawn = max(
         [plan.n_bootstrap, *(plan.counts[t] for t in opts.tests if KINDS[PAIRED_TESTS[t].kind].keeps == "bootstrap")]

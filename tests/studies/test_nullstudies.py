@@ -175,8 +175,25 @@ def test_power_grows_with_the_test_set(wmt):
     detectable = [r[4] for r in rows]
     assert detectable[0] > detectable[1] > detectable[2]
     assert detectable[1] / detectable[2] == pytest.approx(np.sqrt(2), rel=0.25)  # sd shrinks as 1/sqrt(n)
-    need_rows = res.tables[1].rows
-    assert need_rows[0][1] < 3968  # the pilot's difference (1.2 BLEU) is detectable with fewer segments
+    need_rows = {r[0]: r for r in res.tables[1].rows}
+    # the pilot's difference (1.2 BLEU) is detectable with fewer segments: where the simulated AR curve crosses 80%
+    n_ar = need_rows["ar"][2]
+    crossing = next(i for i, p in enumerate(ar) if p >= 80)
+    low = [100, 1984, 3968][crossing - 1] if crossing else 2
+    assert low <= n_ar <= [100, 1984, 3968][crossing] < 3968 + 1, need_rows["ar"]
+    assert "simulated curve" in need_rows["ar"][3] or "smallest size" in need_rows["ar"][3]
+
+
+def test_power_sizes_come_from_the_simulated_curve():
+    from mtsig.studies.clark import _needed
+
+    curve = [[100, 20.0], [400, 60.0], [1600, 90.0]]
+    size, how = _needed(curve, 80.0, 1.0, 1.0)
+    # log-linear between 400 (60%) and 1600 (90%): 2/3 of the way in log size
+    assert size == int(np.ceil(np.exp(np.log(400) + 2 / 3 * np.log(4)))) and "between 400 and 1600" in how
+    half, how2 = _needed(curve, 80.0, 1.0, 0.5)
+    assert half == int(np.ceil(4 * np.exp(np.log(400) + 2 / 3 * np.log(4)))) and "scaled" in how2
+    assert _needed(curve, 95.0, 1.0, 1.0)[0] is None and "larger --sizes" in _needed(curve, 95.0, 1.0, 1.0)[1]
 
 
 # ------------------------------------------------------------------------------------------------ executors

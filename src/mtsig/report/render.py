@@ -371,7 +371,9 @@ def _compare_notes(res: CompareResult) -> list[str]:
     if any(sc.runs is not None and len(sc.runs.runs) > 1 for s in res.systems for sc in s.scores.values()):
         extra.append(
             "Systems with several runs: score A, score B and Δ are pooled scores (every run's statistics summed per "
-            "segment: the quantity the test compares), which can differ from the mean over runs in the runs table."
+            "segment: the quantity the test compares), which can differ from the mean over runs in the runs table. "
+            "Their Δ CI is a t-interval from the variance the runs test uses (segment-level bootstrap variance plus "
+            "the run-level variance, Satterthwaite's degrees of freedom); none with fewer than 3 runs on a side."
         )
     if st.cluster_test:
         extra += [

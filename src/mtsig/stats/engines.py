@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from mtsig.errors import InputError
 from mtsig.resample import Resampling, resampled_totals
 from mtsig.stats.pvalues import check_alternative, count_extreme
 
@@ -153,16 +154,25 @@ def _mean_squares(c: np.ndarray) -> tuple[float, float, int]:
     return float(np.var(c.sum(axis=1), ddof=1)), N * ms_res, n - 1
 
 
-def run_components(metric, A: np.ndarray, B: np.ndarray) -> list[tuple[float, float, int]]:
+#: fewer optimizer runs than this on either side: run-level variation cannot be estimated well enough for a
+#: calibrated t-based p-value (measured: 2 runs reject 4% at 0.01 under run-level noise), so the exact
+#: permutation test over the runs bounds the p-value from below
+MIN_RUNS_CALIBRATED = 3
+
+
+def run_components(metric, A: np.ndarray, B: np.ndarray, paired: bool = False) -> list[tuple[float, float, int]]:
     """The mean-square terms of the run-level variance of the difference of the two systems' mean scores:
     ``[(ms_runs / n, ms_res / n, df), ...]``.
 
-    With equal run counts, runs are paired by index (run j of A with run j of B: often the same optimizer
-    seed) and the analysis is done on the per-segment differences, so that run effects the two systems
-    share cancel; otherwise each system is analysed alone (Welch).
+    By default each system is analysed alone (its runs are not paired with the other system's: the result does
+    not depend on the order in which runs are listed). With ``paired`` (equal run counts, run j of A and run j of
+    B share something, e.g. an optimizer seed) the analysis is done on the per-segment differences of paired
+    runs, so that run effects the two systems share cancel.
     """
     na, nb = A.shape[0], B.shape[0]
-    if na == nb and na > 1:
+    if paired:
+        if na != nb:
+            raise InputError(f"paired runs need the same number of runs on both sides, got {na} and {nb}")
         ms = _mean_squares(_contributions(metric, B) - _contributions(metric, A))
         return [(ms[0] / na, ms[1] / na, ms[2])]
     out = []
@@ -172,17 +182,32 @@ def run_components(metric, A: np.ndarray, B: np.ndarray) -> list[tuple[float, fl
     return out
 
 
+def runs_variance(v_seg: float, comps: list[tuple[float, float, int]]) -> tuple[float, float, float]:
+    """The variance of the difference of pooled scores, its run-level part and Satterthwaite's degrees of freedom.
+
+    ``v_seg``: the segment-level variance (of approximate randomization's shuffled differences, or of the
+    bootstrap's). It includes the segment-by-run interaction that also inflates the runs' mean square, so that
+    part (``ms_res``, estimated from the residuals on (runs-1)(segments-1) degrees of freedom: precise) is taken
+    out of it, not out of the runs' noisy mean square: ``v = max(v_seg - sum ms_res/n, 0) + sum ms_runs/n``, whose
+    uncertain part is ``sum ms_runs/n`` alone (n-1 degrees of freedom per system). Returns ``(v, v_run, df)``;
+    ``v_run = sum (ms_runs - ms_res)/n`` is the run-level estimate (it may be negative: runs that agree).
+    """
+    live = [(r, e, df) for r, e, df in comps if df > 0]
+    r_sum, e_sum = sum(r for r, _, _ in live), sum(e for _, e, _ in live)
+    v = max(v_seg - e_sum, 0.0) + r_sum
+    den = sum(r * r / df for r, _, df in live)
+    nu = v * v / den if den > 0 else float("inf")
+    return v, r_sum - e_sum, nu
+
+
 def _runs_p(
     delta: float, v_ar: float, comps: list[tuple[float, float, int]], alternative: str
 ) -> tuple[float, float, float]:
-    """p-value of ``delta`` against a t distribution whose variance adds the run-level estimate to the AR
-    null variance, with Satterthwaite's degrees of freedom; returns ``(p, run variance, df)``."""
+    """p-value of ``delta`` against a t distribution with the variance of :func:`runs_variance` and its
+    Satterthwaite degrees of freedom; returns ``(p, run variance, df)``."""
     from scipy import stats as sps
 
-    v_run = sum(r - e for r, e, df in comps if df > 0)
-    v_tot = max(v_ar + v_run, v_ar / 4)
-    den = sum(r * r / df for r, _, df in comps if df > 0)
-    nu = v_tot * v_tot / den if den > 0 else float("inf")
+    v_tot, v_run, nu = runs_variance(v_ar, comps)
     if delta == 0 or v_tot <= 0:
         return 1.0, v_run, nu
     t = sps.t(nu) if np.isfinite(nu) else sps.norm()
@@ -191,8 +216,38 @@ def _runs_p(
     return float(min(1.0, p)), v_run, nu
 
 
+def run_permutation_p(
+    metric, A: np.ndarray, B: np.ndarray, alternative: str, paired: bool = False
+) -> tuple[float, int]:
+    """The exact permutation test over whole runs: every way of dealing the n_a + n_b runs to the two systems
+    (paired: every way of swapping paired runs), the difference of the pooled scores of each deal against the
+    observed one. Valid whatever the run-level variation; with few runs its p-value cannot be small (2 runs
+    each: 6 deals, p >= 1/3). Returns ``(p, deals)``."""
+    from itertools import combinations, product
+
+    ta, tb = A.sum(axis=1), B.sum(axis=1)  # run totals (runs, d)
+    observed = float(metric.score(tb.sum(axis=0)) - metric.score(ta.sum(axis=0)))
+    if paired:
+        flips = np.array(list(product((False, True), repeat=ta.shape[0])))
+        ga = np.where(flips[:, :, None], tb[None], ta[None]).sum(axis=1)
+        gb = np.where(flips[:, :, None], ta[None], tb[None]).sum(axis=1)
+    else:
+        allruns = np.concatenate([ta, tb])
+        total = allruns.sum(axis=0)
+        pick = np.array(list(combinations(range(allruns.shape[0]), tb.shape[0])))
+        gb = allruns[pick].sum(axis=1)
+        ga = total[None] - gb
+    null = np.asarray(metric.score(gb), dtype=np.float64) - np.asarray(metric.score(ga), dtype=np.float64)
+    if observed == 0:
+        return 1.0, null.size
+    return count_extreme(null, observed, alternative) / null.size, null.size
+
+
 def runs_ar_many(
-    items: dict[Any, tuple[Any, np.ndarray, np.ndarray]], resampling: Resampling, alternative: str = "two-sided"
+    items: dict[Any, tuple[Any, np.ndarray, np.ndarray]],
+    resampling: Resampling,
+    alternative: str = "two-sided",
+    paired: bool = False,
 ) -> dict[Any, dict[str, Any]]:
     """The test for systems with optimizer runs: the difference of the run-pooled corpus scores, with a null
     variance that adds run-level variance to the segment-level variance of approximate randomization.
@@ -201,11 +256,14 @@ def runs_ar_many(
     shuffled differences when each segment's pooled statistics are swapped with probability 1/2 (plain AR
     on the pooled runs, shuffles shared by all items); the run-level variance of the difference of the mean
     scores comes from a runs x segments analysis of variance of the linearized per-segment contributions
-    (:func:`run_components`; unbiased, so it may lower the total when the runs agree more than segments
-    alone would make them). The p-value is that of a t distribution with Satterthwaite's degrees of
-    freedom: close to plain AR when the runs show no run-level variance, a t test on the runs when it
-    dominates. Identical systems get p = 1. Returns per item ``{"p", "plain_count", "run_variance", "df",
-    "null"}`` (plain_count: the AR count without the run variance; null: the shuffled differences).
+    (:func:`run_components`, :func:`runs_variance`), each system on its own unless ``paired``. The p-value is
+    that of a t distribution with Satterthwaite's degrees of freedom: close to plain AR when the runs agree,
+    a t test on the runs when their variation dominates. With fewer than :data:`MIN_RUNS_CALIBRATED` runs on
+    a side that t is not calibrated (run-level variation is estimated from one degree of freedom), so the
+    p-value is at least the exact permutation test's over whole runs (:func:`run_permutation_p`; at least 1/3
+    with two runs each). Identical systems get p = 1. Returns per item ``{"p", "plain_count", "run_variance",
+    "df", "null"}`` (plain_count: the AR count without the run variance; null: the shuffled differences), and
+    ``run_permutation_p``/``run_deals`` when the bound applied.
     """
     by_metric: dict[Any, list[Any]] = {}
     for key, (metric, _, _) in items.items():
@@ -223,7 +281,11 @@ def runs_ar_many(
             _, A, B = items[k]
             _, null = res[pair]
             observed = float(metric.score(B.sum(axis=(0, 1))) - metric.score(A.sum(axis=(0, 1))))
-            p, v_run, df = _runs_p(observed, float(np.var(null)), run_components(metric, A, B), alternative)
+            comps = run_components(metric, A, B, paired)
+            p, v_run, df = _runs_p(observed, float(np.var(null)), comps, alternative)
             plain = count_extreme(null, observed, alternative)
             out[k] = {"p": p, "plain_count": plain, "run_variance": v_run, "df": df, "null": null}
+            if min(A.shape[0], B.shape[0]) < MIN_RUNS_CALIBRATED:  # too few runs for the t: the exact bound
+                p_perm, deals = run_permutation_p(metric, A, B, alternative, paired)
+                out[k].update(p=max(p, p_perm), run_permutation_p=p_perm, run_deals=deals)
     return out

@@ -112,6 +112,8 @@ class MetricContext(NamedTuple):
     boot: dict[str, np.ndarray]
     delta_ci: dict[tuple[str, str], Interval | None]
     prepared: dict[str, Any]
+    #: the alternative on the raw difference Δ = B − A (the user's, in the metric's direction: :func:`alternative_for`)
+    alternative: str = "two-sided"
 
     def stats(self, name: str) -> np.ndarray:
         """A system's statistics under this metric with its runs pooled (summed per segment)."""
@@ -221,7 +223,7 @@ class RandomizationKind(TestKind):
     def evidence(self, ctx, test, pair):
         c = ctx.prepared[self.name][test][pair]
         delta = ctx.score[pair[1]] - ctx.score[pair[0]]
-        ev = CountEvidence(delta, ctx.opts.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value)
+        ev = CountEvidence(delta, ctx.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value)
         return ev, c.null, c.extra
 
     def one_pair(self, pair, resampling, alternative, confidence):
@@ -248,7 +250,7 @@ class StratifiedKind(TestKind):
         c = ctx.prepared[self.name][test][pair]
         delta = ctx.score[pair[1]] - ctx.score[pair[0]]
         return (
-            CountEvidence(delta, ctx.opts.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value),
+            CountEvidence(delta, ctx.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value),
             c.null,
             c.extra,
         )
@@ -281,7 +283,7 @@ class BootstrapKind(TestKind):
         a, b = pair
         R = ctx.plan.counts[test]
         bd = ctx.boot[b][:R] - ctx.boot[a][:R]
-        return BootstrapEvidence(ctx.score[b] - ctx.score[a], ctx.opts.alternative, bd, R), bd, {}
+        return BootstrapEvidence(ctx.score[b] - ctx.score[a], ctx.alternative, bd, R), bd, {}
 
     def one_pair(self, pair, resampling, alternative, confidence):
         if pair.a.shape[0] < MIN_SEGMENTS_BOOTSTRAP:  # as compare: every resample would be nearly the test set
@@ -312,7 +314,7 @@ class SentenceKind(TestKind):
     def evidence(self, ctx, test, pair):
         sent = ctx.prepared[self.name]
         a, b = pair
-        ev = SentenceEvidence(float((sent[b] - sent[a]).mean()), ctx.opts.alternative, sent[a], sent[b])
+        ev = SentenceEvidence(float((sent[b] - sent[a]).mean()), ctx.alternative, sent[a], sent[b])
         label = ctx.table.metrics[ctx.metric].sentence_score_label
         return ev, None, {"quantity": "mean sentence-level score", "sentence_score": label}
 
@@ -344,14 +346,17 @@ def _ar(ctx: MetricContext, r: Resampling) -> dict[tuple[str, str], Counted]:
     run_pairs = [p for p in plan.pairs if p in plan.run_pairs]
     if run_pairs:
         items = {(a, b): (metric, table.stats[mname][a], table.stats[mname][b]) for a, b in run_pairs}
-        for p, res in runs_ar_many(items, r, opts.alternative).items():
+        for p, res in runs_ar_many(items, r, ctx.alternative, getattr(opts, "paired_runs", False)).items():
+            df = res["df"] if np.isfinite(res["df"]) else None  # infinite: no run-level term (JSON has no Infinity)
             extra = {"runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs, "pooled_runs": True,
-                     "run_variance": res["run_variance"], "run_df": res["df"]}  # fmt: skip
+                     "run_variance": res["run_variance"], "run_df": df}  # fmt: skip
+            if "run_permutation_p" in res:
+                extra.update(run_permutation_p=res["run_permutation_p"], run_deals=res["run_deals"])
             out[p] = Counted(res["plain_count"], res["null"] if opts.keep_distributions else None, extra, res["p"])
     single = [p for p in plan.pairs if p not in plan.run_pairs]
     if single:
         stats = {n: ctx.stats(n) for n in {x for p in single for x in p}}
-        res = ar_counts(stats, metric, single, r, opts.alternative, keep=True)
+        res = ar_counts(stats, metric, single, r, ctx.alternative, keep=True)
         out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
     return out
 
@@ -360,12 +365,15 @@ def _stratified(table, plan: ComparisonPlan, opts, r: Resampling) -> dict[str, d
     """Stratified approximate randomization over runs (Clark et al.) per pair, for every metric at once:
     ``{metric: {pair: counted}}``. The metrics share the plan's weight matrices (one product per chunk for
     all of them); each pair's result is the same as tested alone."""
-    items = {
-        (m, a, b): (table.metrics[m], table.stats[m][a], table.stats[m][b])
-        for m in table.metrics
-        for a, b in plan.pairs
-    }
-    res = stratified_ar_many(items, r, opts.alternative, keep=True)
+    from mtsig.stats.pvalues import alternative_for
+
+    res = {}
+    by_alternative: dict[str, list[str]] = {}
+    for m, metric in table.metrics.items():  # each metric in its own direction (a pair's result is as alone)
+        by_alternative.setdefault(alternative_for(metric, opts.alternative), []).append(m)
+    for alternative, ms in by_alternative.items():
+        items = {(m, a, b): (table.metrics[m], table.stats[m][a], table.stats[m][b]) for m in ms for a, b in plan.pairs}
+        res.update(stratified_ar_many(items, r, alternative, keep=True))
     out: dict[str, dict] = {m: {} for m in table.metrics}
     for (m, a, b), (c, null) in res.items():
         extra = {"stratified": True, "runs_a": table.system(a).n_runs, "runs_b": table.system(b).n_runs}

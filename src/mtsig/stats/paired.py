@@ -1,7 +1,8 @@
 """Paired significance tests between systems scored on the same segments: the registry and its p-values.
 
 The difference is always ``delta = score(b) - score(a)`` (``a`` is the baseline in baseline mode).
-``alternative`` is ``two-sided`` (default), ``greater`` (H1: delta > 0) or ``less`` (H1: delta < 0).
+``alternative`` is ``two-sided`` (default), ``greater`` (H1: B is better than A, in the metric's direction: delta > 0
+for BLEU, delta < 0 for TER) or ``less`` (H1: B is worse); a metric best at a target value has no one-sided test.
 p-values of the resampling tests are ``(c + 1) / (R + 1)`` where ``c`` counts resamples at least as extreme
 as the observed value (ties count, so identical systems get p = 1).
 
@@ -41,6 +42,7 @@ from mtsig.results import TestResult
 from mtsig.stats.kinds import KINDS, BootstrapEvidence, CountEvidence, PairStats, SentenceEvidence, get_kind
 from mtsig.stats.pvalues import (  # noqa: F401 - the p-value arithmetic, importable from here as before
     ALTERNATIVES,
+    alternative_for,
     check_alternative,
     count_extreme,
     p_from_count,
@@ -201,7 +203,8 @@ def paired_test(test: str, stats_a, stats_b, metric, *, resampling: Resampling |
     R = resampling.count(spec.default_resamples) if spec.resamples else None
     counts = {test: R} if R is not None else {}
     confidence = settings.get("confidence", 0.95)
-    ev, ci = pair_evidence([test], PairStats(metric, sa, sb), resampling, counts, alternative, confidence)[test]
+    raw = alternative_for(metric, alternative)
+    ev, ci = pair_evidence([test], PairStats(metric, sa, sb), resampling, counts, raw, confidence)[test]
     out = spec.outcome(ev)
     return TestResult(
         test=test,

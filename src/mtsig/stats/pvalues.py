@@ -18,6 +18,25 @@ def check_alternative(alternative: str) -> None:
         raise unknown_name("alternative", alternative, ALTERNATIVES)
 
 
+_FLIP = {"greater": "less", "less": "greater", "two-sided": "two-sided"}
+
+
+def alternative_for(metric, alternative: str) -> str:
+    """The alternative on the raw difference Δ = B − A that says what ``alternative`` says in the metric's own
+    direction: ``greater`` is "B is better than A", which for a lower-is-better metric (TER) is Δ < 0. A metric
+    best at a target value (length, best at 100) has no one-sided alternative in its numbers: refused."""
+    check_alternative(alternative)
+    if alternative == "two-sided":
+        return alternative
+    if getattr(metric, "target", None) is not None:
+        raise InputError(
+            f"{metric.name} is best at {metric.target:g}: 'B better than A' is not a direction of its numbers, so it "
+            "has no one-sided test; test it two-sided (or compare distances to the target with a metric of your own)",
+            param="alternative",
+        )
+    return alternative if metric.higher_is_better else _FLIP[alternative]
+
+
 def tolerance(x: float) -> float:
     """How close to ``x`` a resampled value counts as a tie."""
     return 1e-12 * max(1.0, abs(x))

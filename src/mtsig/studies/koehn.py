@@ -393,6 +393,12 @@ def levels(table, design: LevelsDesign | None = None, run: Runner | None = None)
                    [None, None, 1, 1, 1])  # fmt: skip
     settings = {"metric": name, "test": test, "sampling": kind, "sizes": sizes, "resamples": g.n_resamples,
                 "seed": g.seed, "segments": table.n_segments}  # fmt: skip
-    notes = ["A calibrated test is correct at least as often as the level it claims: e.g. conclusions at 90-95%"
-             " should be correct at least 90% of the time."]  # fmt: skip
+    notes = [
+        "The level a conclusion reaches (1 - p/2) is not the chance that it is right: a calibrated test bounds how "
+        "often it is wrong when the systems are equally good (α), but how often a conclusion at 90-95% is right "
+        "depends on how far apart the pairs tested here are, so a bin may be right less often than its level "
+        "(Koehn's Table 4 found them right more often; with close pairs a bin can fall well below its level while "
+        "the test holds α). Read the table as how much to trust a conclusion of that strength on test sets like "
+        "these."
+    ]
     return StudyResult("levels", settings, (t,), {"bins": bars}, tuple(notes), design_dict(g))

@@ -117,11 +117,10 @@ def run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float
     ``p ~ Beta(a, a)`` and one run of A and one of B as its sources, and takes each segment from A's with
     probability p, else from B's: pseudo-runs differ in quality across the whole test set, as optimizer
     runs do, independently of each other."""
-    k = min(A.shape[0], B.shape[0])
     for r in range(n):
         rng = _rng(seed, r)
         out = []
-        for _ in range(2):
+        for k in (A.shape[0], B.shape[0]):  # as many pseudo-runs per side as the side has runs
             runs = []
             for _ in range(k):
                 p = rng.beta(a, a)
