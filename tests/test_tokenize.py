@@ -123,3 +123,18 @@ def tk_names():
     from mtsig.tokenize import available_tokenizers
 
     return available_tokenizers()
+
+
+def test_multeval_split_keeps_unicode_spaces_inside_tokens():
+    """MultEval (Java's \\s) and the Perl scorers split pre-tokenized text on ASCII whitespace only; sacreBLEU's
+    "none" (str.split) also splits on U+00A0 (issue 29)."""
+    from mtsig.tokenize import Tokenizer
+
+    line = "les 10\u00a0000 euros\u2009!\tfin \x1c x"
+    assert Tokenizer("none")(line) == ["les", "10", "000", "euros", "!", "fin", "x"]
+    assert Tokenizer("multeval")(line) == ["les", "10\u00a0000", "euros\u2009!", "fin", "\x1c", "x"]
+    assert Tokenizer("multeval", lowercase=True)("A\u00a0B  C") == ["a\u00a0b", "c"]
+    import mtsig
+
+    refs, hyp = ["a\u00a0b c d e f"], ["a\u00a0b c d e f"]
+    assert mtsig.score([refs], {"h": hyp}, tokenize="multeval").systems[0].scores["bleu"].signature.count("tok:multeval")

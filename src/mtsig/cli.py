@@ -219,8 +219,8 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _unit_flag(t)
     t.add_argument("--correction", default="holm", choices=CORRECTIONS,
-                   help="p-value adjustment (holm); maxt: step-down max-T over the joint randomization of all "
-                   "systems (with -t ar; uses the dependence between pairs, Tukey-like)")  # fmt: skip
+                   help="p-value adjustment (holm); maxt: step-down max-T over the joint bootstrap of all systems "
+                   "(Romano & Wolf: uses the dependence between pairs; valid whichever pairs are equal)")  # fmt: skip
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
                    help="two-sided (default); greater: B better than A in the metric's direction (lower TER, higher "

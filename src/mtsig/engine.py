@@ -110,7 +110,8 @@ def _system_score(
         samples = boot[(mname, name, 0)]
         bca = opts.ci_method == "bca"
         jack = jackknife_scores(rtable.metrics[mname], rtable.stats[mname][name][0]) if bca else None
-        ci = interval(samples, opts.ci_method, opts.confidence, observed=float(run_scores[0]), jackknife=jack)
+        ci = interval(samples, opts.ci_method, opts.confidence, observed=float(run_scores[0]), jackknife=jack,
+                      n=rtable.n_segments)  # fmt: skip
         summary = summarize(samples)
     if opts.keep_distributions and boot is not None:
         samples = np.stack([boot[(mname, name, r)] for r in range(info.n_runs)]) if info.n_runs > 1 else samples
@@ -185,12 +186,6 @@ class CompareOptions:
             get_test(t)
         if self.correction not in CORRECTIONS:
             raise unknown_name("correction", self.correction, CORRECTIONS)
-        if self.correction == "maxt" and self.tests != ("ar",):
-            raise InputError(
-                "correction maxt adjusts approximate randomization through the joint randomization of all systems: "
-                "use it with the test ar alone (other tests: holm, bonferroni, sidak, bh)",
-                param="correction",
-            )
         if self.alternative not in ALTERNATIVES:
             raise unknown_name("alternative", self.alternative, ALTERNATIVES)
         if not 0 < self.alpha < 1:
@@ -301,6 +296,11 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
         )
     run_pairs = {p for p in pairs if p[0] in multi or p[1] in multi}
     warnings += _few_runs(table, run_pairs, opts)
+    if opts.correction == "maxt":
+        if multi:
+            raise InputError("correction maxt needs one output per system (for optimizer runs use holm)")
+        check_bootstrap(table.n_segments, n_boot, opts.confidence, "correction maxt (a joint bootstrap)",
+                        unit=table.unit)  # fmt: skip
     return ComparisonPlan(pairs, run_pairs, counts, n_boot, auto, warnings)
 
 
@@ -426,13 +426,12 @@ def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndar
 
 def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:
     if opts.correction == "maxt":
-        table, mname, resampling = ctx.table, ctx.metric, ctx.resampling
-        if any(s.n_runs > 1 for s in table.systems):
-            raise InputError("correction maxt needs one output per system (for optimizer runs use holm)")
-        stats = {n: _pooled(table, mname, n) for n in table.system_names}
-        R = ctx.plan.counts["ar"]
-        padj = maxt(stats, table.metrics[mname], ctx.plan.pairs, resampling.with_count(R), ctx.alternative)
-        padj = padj["step-down"]
+        # step-down max-T over the joint bootstrap of every system (the comparison's shared bootstrap), never
+        # below the test's own p-value (so a pair's adjusted p-value is at least its unadjusted one)
+        pairs = ctx.plan.pairs
+        D = np.stack([ctx.boot[b] - ctx.boot[a] for a, b in pairs], axis=1)
+        obs = np.array([ctx.score[b] - ctx.score[a] for a, b in pairs])
+        padj = np.maximum(maxt(D, obs, ctx.alternative)["step-down"], [r.p_value for r in results])
     else:
         padj = adjust([r.p_value for r in results], opts.correction)
     return [Comparison(r, float(pa), bool(pa <= opts.alpha)) for r, pa in zip(results, padj)]

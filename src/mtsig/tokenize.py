@@ -37,7 +37,17 @@ except ImportError:  # pragma: no cover - installs without a C compiler
 DEFAULT_TOKENIZER = "13a"
 MTEVAL_TOKENIZERS = ("mteval-13a", "mteval-intl")
 #: tokenizers done here, without importing sacreBLEU ("none" is its name for a plain whitespace split)
-_OURS = ("13a", "none", *MTEVAL_TOKENIZERS)
+_OURS = ("13a", "none", "multeval", *MTEVAL_TOKENIZERS)
+#: "multeval": pre-tokenized text split on ASCII whitespace only, as MultEval (Java's \s) and the Perl scorers on
+#: bytes split it: U+00A0 and the other Unicode spaces stay inside tokens (sacreBLEU's "none", str.split, splits
+#: on them, so "none" and MultEval differ on text that has them)
+_ASCII_WS_RUN = re.compile("[ \t\n\x0b\x0c\r]+")
+
+
+def multeval_split(text: str) -> list[str]:
+    """Tokens of pre-tokenized text split on ASCII whitespace only (MultEval's split)."""
+    return [t for t in _ASCII_WS_RUN.split(text) if t]
+
 
 # Perl's \s on character strings (Unicode rules); Python's str.split() also splits on \x1c-\x1f.
 _PERL_WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -182,7 +192,7 @@ def _load_sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
 
 
 def available_tokenizers() -> list[str]:
-    return list(MTEVAL_TOKENIZERS) + _sacrebleu_tokenizer_names()
+    return [*MTEVAL_TOKENIZERS, "multeval", *_sacrebleu_tokenizer_names()]
 
 
 @dataclass(frozen=True)
@@ -219,6 +229,8 @@ class Tokenizer:
             return lambda s: sacrebleu_13a(s.rstrip())
         if self.name == "none":  # sacreBLEU's "none" returns the line as it is: only the split remains
             return (lambda s: s.lower().split()) if lc else str.split
+        if self.name == "multeval":
+            return (lambda s: multeval_split(s.lower())) if lc else multeval_split
         tok = _load_sacrebleu_tokenizer(self.name)
         if lc:
             return lambda s: tok(s.lower().rstrip()).split()

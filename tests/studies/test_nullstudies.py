@@ -116,21 +116,6 @@ def test_multiplicity_uncorrected_error_grows_and_corrections_hold_alpha(wmt):
             assert binomial_interval(r[2], n, 0.99)[0] <= 0.05, label
 
 
-def test_max_t_first_step_equals_the_full_procedure(wmt):
-    from itertools import combinations
-
-    from mtsig.stats.multiple import maxt
-    from mtsig.stats.paired import p_from_count
-
-    m = wmt.metrics["bleu"]
-    X = {j: wmt.stats["bleu"][s][0] for j, s in enumerate(WMT_SYSTEMS[:3])}
-    pairs = list(combinations(range(3), 2))
-    r = riezler.Resampling(600, 3, stream=(52, 1))
-    full = maxt({j: X[j] for j in X}, m, pairs, r, step_down=False)["single-step"]
-    c = riezler.top_pair_count(X, m, pairs, r, stop_above=10**9)
-    assert p_from_count(c, 600) == pytest.approx(full.min())
-
-
 def test_sensitivity_counts_significant_pairs_per_metric(wmt):
     res = riezler.sensitivity(wmt, riezler.SensitivityDesign(n_resamples=2000))
     rows = {r[0]: r for r in res.tables[0].rows}

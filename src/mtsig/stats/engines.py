@@ -208,7 +208,7 @@ def _runs_p(
     from scipy import stats as sps
 
     v_tot, v_run, nu = runs_variance(v_ar, comps)
-    if delta == 0 or v_tot <= 0:
+    if abs(delta) <= 1e-12 or v_tot <= 0:  # identical pooled statistics: p = 1 (not 0.99999999999999)
         return 1.0, v_run, nu
     t = sps.t(nu) if np.isfinite(nu) else sps.norm()
     z = delta / np.sqrt(v_tot)
@@ -238,7 +238,7 @@ def run_permutation_p(
         gb = allruns[pick].sum(axis=1)
         ga = total[None] - gb
     null = np.asarray(metric.score(gb), dtype=np.float64) - np.asarray(metric.score(ga), dtype=np.float64)
-    if observed == 0:
+    if abs(observed) <= 1e-12:
         return 1.0, null.size
     return count_extreme(null, observed, alternative) / null.size, null.size
 

@@ -97,8 +97,13 @@ def interval(
     confidence: float = 0.95,
     observed: float | None = None,
     jackknife: np.ndarray | None = None,
+    n: int | None = None,
 ) -> Interval:
-    """Confidence interval from bootstrap ``samples`` (BCa also needs ``observed`` and ``jackknife``)."""
+    """Confidence interval from bootstrap ``samples`` (BCa also needs ``observed`` and ``jackknife``).
+
+    ``t``: the observed score plus or minus the t quantile with ``n - 1`` degrees of freedom (``n``: the segments,
+    or units, resampled; the normal quantile without it) times the bootstrap standard error; centred on the
+    bootstrap mean only when the observed score is not given."""
     if method not in CI_METHODS:
         raise unknown_name("confidence-interval method", method, CI_METHODS)
     if not 0 < confidence < 1:
@@ -112,9 +117,9 @@ def interval(
     elif method == "t":
         from scipy import stats as sps
 
-        m = s.mean()
+        m = float(observed) if observed is not None else s.mean()
         sd = s.std(ddof=1) if s.size > 1 else 0.0
-        q = sps.t.ppf(1 - alpha / 2, df=max(s.size - 1, 1))
+        q = sps.t.ppf(1 - alpha / 2, df=max(n - 1, 1)) if n else sps.norm.ppf(1 - alpha / 2)
         lo, hi = m - q * sd, m + q * sd
     else:
         if observed is None or jackknife is None:

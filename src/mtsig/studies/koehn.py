@@ -234,7 +234,8 @@ class CoverageJob:
         out = {}
         for s, x in sub.items():
             obs, jack = float(m.score(x.sum(axis=0))), jackknife_scores(m, x)
-            ivs = {meth: interval(boot[s], meth, self.confidence, observed=obs, jackknife=jack) for meth in CI_METHODS}
+            ivs = {meth: interval(boot[s], meth, self.confidence, observed=obs, jackknife=jack, n=rows.size)
+                   for meth in CI_METHODS}  # fmt: skip
             out[s] = ({meth: bool(iv.low <= self.full[s] <= iv.high) for meth, iv in ivs.items()},
                       [ivs["percentile"].low, ivs["percentile"].high])  # fmt: skip
         return out

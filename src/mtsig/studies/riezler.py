@@ -23,13 +23,12 @@ from itertools import combinations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import STREAM_KEYS, PermutationPlan, Resampling, stream_rng
-from mtsig.stats.engines import ar_counts
+from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
+from mtsig.stats.engines import ar_counts, bootstrap_many
 from mtsig.stats.kinds import KINDS, PairStats
-from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, studentized_ranges
+from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, maxt, studentized_ranges
 from mtsig.stats.paired import PAIRED_TESTS, pair_evidence
 from mtsig.stats.pvalues import p_from_count
-from mtsig.stats.pvalues import tolerance as _tol
 from mtsig.studies.design import (
     MAX_REPLICATES,
     MAX_RESAMPLES,
@@ -220,7 +219,8 @@ def type1(table, design: Type1Design | None = None, run: Runner | None = None) -
 @dataclass(frozen=True)
 class FamilyJob:
     """Replicate r: k pseudo-systems, each segment's output drawn from A or B with probability 1/2 each;
-    all pairs tested by approximate randomization, max-T, and Tukey's HSD on sentence scores."""
+    all pairs tested by approximate randomization, max-T over the joint bootstrap, and Tukey's HSD on sentence
+    scores."""
 
     metric: object
     A: np.ndarray
@@ -230,8 +230,6 @@ class FamilyJob:
     k: int
     n_resamples: int
     seed: int
-    #: max-T: stop counting once the count exceeds this (no level studied can be reached any more)
-    stop_above: int
 
     def replicate(self, r: int) -> dict:
         pick = stream_rng(self.seed, STREAM_KEYS["multiplicity"], r).random((self.A.shape[0], self.k)) < 0.5
@@ -241,41 +239,20 @@ class FamilyJob:
         counts = ar_counts(X, self.metric, pairs, res)
         sents = np.where(pick, self.sent_b[:, None], self.sent_a[:, None])
         q = studentized_ranges(sents, pairs)[0]
-        return {
-            "p": [p_from_count(counts[p], self.n_resamples) for p in pairs],
-            "maxt": top_pair_count(X, self.metric, pairs, res, self.stop_above),
-            "q_max": float(q.max()),
-        }
-
-
-def top_pair_count(X: dict, metric, pairs: list, resampling: Resampling, stop_above: int) -> int:
-    """Max-T's first step: how many joint randomizations (of ``resampling.n_resamples``) give a largest
-    pairwise |Δ| at least the largest observed one, counted only up to just above ``stop_above``. Some pair is
-    rejected at level α (single-step or step-down alike) exactly when ``(count + 1) / (R + 1) <= α``; a count
-    that passes ``stop_above`` rejects at no level studied, so the rest need not be drawn. Equal to
-    :func:`~mtsig.stats.multiple.maxt`'s smallest single-step count (tested)."""
-    S = np.stack([X[j] for j in range(len(X))], axis=1)
-    ia, ib = np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
-    full = np.asarray(metric.score(S.sum(axis=0)), dtype=np.float64)
-    top = float(np.abs(full[ib] - full[ia]).max())
-    cut = top - _tol(top)  # ties counted, as count_extreme
-    plan = PermutationPlan(
-        S.shape[0], resampling.count(1000), len(X), resampling.seed, (*resampling.stream, 2 ** len(X) - 1)
-    )
-    c = 0
-    for tot in plan.totals(S):
-        sc = np.asarray(metric.score(tot), dtype=np.float64)
-        c += int(np.count_nonzero(np.abs(sc[:, ib] - sc[:, ia]).max(axis=1) >= cut))
-        if c > stop_above:
-            break
-    return c
+        p_ar = [p_from_count(counts[p], self.n_resamples) for p in pairs]
+        boot = bootstrap_many({j: (self.metric, X[j]) for j in range(self.k)}, res)  # one joint bootstrap
+        D = np.stack([boot[b] - boot[a] for a, b in pairs], axis=1)
+        full = {j: float(self.metric.score(X[j].sum(axis=0))) for j in range(self.k)}
+        obs = np.array([full[b] - full[a] for a, b in pairs])
+        padj = np.maximum(maxt(D, obs)["step-down"], p_ar)  # as compare --correction maxt
+        return {"p": p_ar, "maxt": float(padj.min()), "q_max": float(q.max())}
 
 
 def _family_rejects(rep: dict, method: str, alpha: float, q_crit: float, R: int) -> bool:
     if method == "tukey-hsd":
         return rep["q_max"] >= q_crit
     if method == "maxt":
-        return p_from_count(rep["maxt"], R) <= alpha
+        return rep["maxt"] <= alpha
     return bool(adjust(rep["p"], method).min() <= alpha)
 
 
@@ -297,7 +274,7 @@ def _family_rows(reps: list[dict], g: MultiplicityDesign, K: int, df: int, R: in
         crit = float(studentized_range.isf(al, g.null_systems, df))
         for meth in MULTIPLICITY_METHODS:
             k = sum(_family_rejects(x, meth, al, crit, R) for x in reps)
-            label = "maxt (single-step = step-down)" if meth == "maxt" else meth
+            label = "maxt (joint bootstrap, step-down)" if meth == "maxt" else meth
             rows.append(_rate_row(f"any of the pairs, {label}", al, k, n, al))
     return rows
 
@@ -309,10 +286,8 @@ def multiplicity(table, design: MultiplicityDesign | None = None, run: Runner | 
     name, m, stats = pooled_stats(table, g.metric)
     a, b = pair_of(table, g.pairs[0] if g.pairs else None, "two real systems to build exact nulls from")
     R = g.n_resamples
-    stop = int(np.floor(max(g.alphas) * (R + 1))) - 1  # a count above this is above every level
-    job = FamilyJob(
-        m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.null_systems, R, g.seed, stop
-    )
+    job = FamilyJob(m, stats[a], stats[b], m.sentence_scores(stats[a]), m.sentence_scores(stats[b]), g.null_systems, R,
+                    g.seed)  # fmt: skip
     reps = run.replicates("multiplicity: null families", job, g.replicates)
     K = g.null_systems * (g.null_systems - 1) // 2
     rows = _family_rows(reps, g, K, (table.n_segments - 1) * (g.null_systems - 1), R)
