@@ -137,4 +137,6 @@ def test_multeval_split_keeps_unicode_spaces_inside_tokens():
     import mtsig
 
     refs, hyp = ["a\u00a0b c d e f"], ["a\u00a0b c d e f"]
-    assert mtsig.score([refs], {"h": hyp}, tokenize="multeval").systems[0].scores["bleu"].signature.count("tok:multeval")
+    assert (
+        mtsig.score([refs], {"h": hyp}, tokenize="multeval").systems[0].scores["bleu"].signature.count("tok:multeval")
+    )

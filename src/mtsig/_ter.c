@@ -28,6 +28,7 @@
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,8 @@ typedef struct {
     int bits, nb;
     uint64_t *mask, *cand_mask, *best_mask, *vp, *vn, last_all, last_top;
     int32_t *dist, min_out;
+    /* shift candidates checked in all before the search stops (sacreBLEU: 1000; tercom: no limit) */
+    int64_t max_cand;
 } Work;
 
 static void beam_params(int nh, int nr, double *ratio, int *bw) {
@@ -274,7 +277,7 @@ static int candidate_distance(Work *w, int nh, int p, int limit) {
 /* The best shift found so far in one pass over the candidates, and the candidates checked in all passes. */
 typedef struct {
     int found, gain, len, start, idx, stop;
-    int checked;
+    int64_t checked;
 } Best;
 
 /* Every candidate span starting at hypothesis position sh and reference position sr (cur[sh] == ref[sr]):
@@ -315,7 +318,7 @@ static void spans_at(Work *w, const int32_t *cur, int nh, int sh, int sr, int sc
                     if (w->bits) memcpy(w->best_mask, w->cand_mask, sizeof(uint64_t) * nh * w->nb);
                 }
             }
-            if (b->checked >= MAX_CANDIDATES) b->stop = 1;
+            if (b->checked >= w->max_cand) b->stop = 1;
         }
         if (b->stop) break;
         if (nh == sh + len || nr == sr + len) break;
@@ -362,7 +365,8 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
         w->min_out = least_outside(nh, nr);
     }
     int64_t shifts = 0;
-    int checked = 0, score;
+    int64_t checked = 0;
+    int score;
     for (;;) {
         score = full_ed(w, cur, nh);
         if (alignment(w, nh) < 0) { free(cur); return -1; }
@@ -370,7 +374,7 @@ static int64_t ter_edits(Work *w, const int32_t *h0, int nh) {
         Best b = {0, 0, 0, 0, 0, 0, checked};
         all_spans(w, cur, nh, score, &b);
         checked = b.checked;
-        if (checked >= MAX_CANDIDATES) break;
+        if (checked >= w->max_cand) break;
         if (!b.found || b.gain <= 0) break;
         shifts++;
         memcpy(cur, w->best, sizeof(int32_t) * nh);
@@ -429,11 +433,17 @@ static int get_buf(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writ
     return 0;
 }
 
-/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64, bit_parallel=1) */
+/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64, bit_parallel=1,
+ *       max_candidates=1000) */
 static PyObject *py_edits(PyObject *self, PyObject *args) {
     PyObject *oh, *ohoff, *or_, *oroff, *oout;
-    int bit_parallel = 1;
-    if (!PyArg_ParseTuple(args, "OOOOO|p", &oh, &ohoff, &or_, &oroff, &oout, &bit_parallel)) return NULL;
+    int bit_parallel = 1, max_cand = MAX_CANDIDATES;
+    if (!PyArg_ParseTuple(args, "OOOOO|pi", &oh, &ohoff, &or_, &oroff, &oout, &bit_parallel, &max_cand)) return NULL;
+    if (max_cand < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_candidates must be 0 (no limit) or positive");
+        return NULL;
+    }
+    int64_t cap = max_cand == 0 ? INT64_MAX : (int64_t)max_cand;
     Py_buffer bh, bho, br, bro, bo;
     if (get_buf(oh, &bh, 4, 0, "hyp_ids") < 0) return NULL;
     if (get_buf(ohoff, &bho, 8, 0, "hyp_offsets") < 0) { PyBuffer_Release(&bh); return NULL; }
@@ -463,6 +473,7 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
             int nh = (int)(HO[s + 1] - HO[s]), nr = (int)(RO[s + 1] - RO[s]);
             Work w;
             if (!work_init(&w, R + RO[s], nr, nh, bit_parallel)) { work_free(&w); err = 2; break; }
+            w.max_cand = cap;
             int64_t e = ter_edits(&w, H + HO[s], nh);
             work_free(&w);
             if (e < 0) { err = e == -2 ? 2 : 3; break; }
@@ -482,8 +493,10 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"edits", py_edits, METH_VARARGS,
-     "edits(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out, bit_parallel=True): TER edits of every segment "
-     "(int64 out); bit_parallel=False measures every candidate in the beam (the same numbers, slower)."},
+     "edits(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out, bit_parallel=True, max_candidates=1000): TER edits of "
+     "every segment (int64 out); bit_parallel=False measures every candidate in the beam (the same numbers, "
+     "slower); max_candidates: shift candidates checked before the search stops (sacreBLEU's 1000; 0: no limit, "
+     "as tercom)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ter", "Compiled TER search.", -1, methods};

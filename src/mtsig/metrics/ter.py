@@ -30,6 +30,8 @@ from mtsig.tokenize import code_words
 #: the search keeps a table of (hypothesis words + 1) x (reference words + 1) cells of 5 bytes: a pair beyond
 #: this many cells (about 500 MB; e.g. 10,000 x 10,000 words) is refused with an error naming the segment
 MAX_CELLS = 100_000_000
+#: sacreBLEU's search stops after this many shift candidates in all; tercom's does not (``ter_tercom``)
+SACREBLEU_CANDIDATES = 1000
 
 try:
     from mtsig import _ter
@@ -79,6 +81,11 @@ class TER(Metric):
         "ter_normalize": Option(False, "TER: tercom's normalization"),
         "ter_no_punct": Option(False, "TER: remove punctuation"),
         "ter_asian_support": Option(False, "TER: CJK handling (with the two above)"),
+        "ter_tercom": Option(
+            False,
+            "TER: tercom's full shift search (sacreBLEU stops after 1,000 shift candidates, which over-counts "
+            "edits on long segments)",
+        ),
     }
 
     def __init__(self, **opts: Any):
@@ -161,6 +168,7 @@ class TER(Metric):
             return
         vocab, refs = self._ref_side()
         rows = [i for i, _ in keys]
+        cap = 0 if self.config["ter_tercom"] else SACREBLEU_CANDIDATES
         edits = np.empty((len(refs), len(keys)), dtype=np.int64)
         if COMPILED:
             parts = _parts([len(t) for _, t in keys], threads)
@@ -170,7 +178,7 @@ class TER(Metric):
             def run(p: int) -> None:
                 a, b = parts[p]
                 for k in range(len(refs)):
-                    _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b])
+                    _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b], True, cap)
 
             if len(parts) > 1:
                 from concurrent.futures import ThreadPoolExecutor
@@ -183,8 +191,15 @@ class TER(Metric):
             from sacrebleu.metrics.lib_ter import translation_edit_rate
 
             warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
-            for k, (_, _, rtoks) in enumerate(refs):
-                edits[k] = [translation_edit_rate(list(t), rtoks[i])[0] for i, t in keys]
+            import sacrebleu.metrics.lib_ter as lib_ter
+
+            saved = lib_ter._MAX_SHIFT_CANDIDATES
+            lib_ter._MAX_SHIFT_CANDIDATES = cap or 2**62  # its module constant: the cap, or none (tercom)
+            try:
+                for k, (_, _, rtoks) in enumerate(refs):
+                    edits[k] = [translation_edit_rate(list(t), rtoks[i])[0] for i, t in keys]
+            finally:
+                lib_ter._MAX_SHIFT_CANDIDATES = saved
         cache = self._edits_cache()
         for j, key in enumerate(keys):
             cache[key] = edits[:, j]
@@ -235,4 +250,5 @@ class TER(Metric):
             ("norm", "yes" if c["ter_normalize"] else "no"),
             ("punct", "no" if c["ter_no_punct"] else "yes"),
             ("asian", "yes" if c["ter_asian_support"] else "no"),
+            *([("search", "tercom")] if c["ter_tercom"] else []),
         ]
