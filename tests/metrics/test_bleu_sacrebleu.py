@@ -54,3 +54,26 @@ def test_sentence_bleu_equals_sacrebleu(wmt):
     sent = m.sentence_scores(m.stats(hyp, refs))
     expected = [sacrebleu.sentence_bleu(h, [r[i] for r in refs]).score for i, h in enumerate(hyp)]
     np.testing.assert_allclose(sent, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("refs", "hyps"),
+    [
+        (["the cat sat on the mat today"], ["dog runs fast now yes no"]),  # no match at any order
+        (["a b c", "d e"], ["a b c", "d e"]),  # no 4-grams in the whole corpus
+        (["a b c d e", "x y"], ["a b q d e", "z"]),  # matches at some orders only
+    ],
+)
+def test_zero_match_corners_exp_is_sacrebleus_and_nist_is_the_scripts(refs, hyps):
+    """Issue 28: a corpus with no match gave 0.018 where sacreBLEU gives 0.0, both signed smooth:exp. Now exp is
+    sacreBLEU's in every corner; nist keeps the NIST scorer's rule (no early stop) under its own signature."""
+    import sacrebleu
+
+    import mtsig
+
+    exp = mtsig.score([refs], {"h": hyps}).systems[0].scores["bleu"]
+    nist = mtsig.score([refs], {"h": hyps}, smooth="nist").systems[0].scores["bleu"]
+    assert exp.score == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score, abs=1e-9)
+    assert "smooth:exp" in exp.signature and "smooth:nist" in nist.signature
+    if not any(w in r.split() for h, r in zip(hyps, refs) for w in h.split()):
+        assert exp.score == 0.0 < nist.score

@@ -5,13 +5,16 @@ counts against all references and the closest reference length (ties go to the s
 mteval-v13a and sacreBLEU compute them.
 
 Smoothing (``smooth``):
-- ``exp`` (default): an order with no match gets precision 1 / (2^k * total), k counting such orders
-  so far: the NIST scorer's rule, which sacreBLEU also uses.
+- ``exp`` (default): sacreBLEU's: an order with no match gets precision 1 / (2^k * total), k counting such
+  orders so far (the NIST scorer's rule); a corpus with no match at any order, or with no hypothesis n-grams of
+  some order, scores 0 (sacreBLEU's early stop and its zero precision).
+- ``nist``: the NIST scorer's (mteval-v13a) exactly: the same rule, without the early stop, and an order with no
+  hypothesis n-grams at all has log-precision 0 (so a corpus with no match scores a small positive BLEU where
+  sacreBLEU gives 0). The two differ only in those corners; the signature tells them apart.
 - ``floor``: precision ``smooth_value / total`` (default 0.1), ``add-k``: add ``smooth_value``
   (default 1) to matches and totals of orders >= 2, ``none``: any zero precision gives BLEU 0.
-An order with no hypothesis n-grams at all has log-precision 0 in ``exp`` mode (mteval-v13a's rule;
-sacreBLEU gives 0 there instead; this only happens when the whole corpus is shorter than N tokens per
-segment), and is left out of the mean with ``effective_order`` (the default for sentence scores).
+An order with no hypothesis n-grams at all is left out of the mean with ``effective_order`` (the default for
+sentence scores).
 Sentence scores follow sacreBLEU's ``sentence_bleu``: effective order, and 0 when nothing matches.
 """
 
@@ -25,7 +28,7 @@ from mtsig.errors import InputError
 from mtsig.metrics.ngrams import NgramMetric, length_and_match_stats
 from mtsig.metrics.options import Option
 
-SMOOTHING = ("exp", "floor", "add-k", "none")
+SMOOTHING = ("exp", "nist", "floor", "add-k", "none")
 _SMOOTH_DEFAULTS = {"floor": 0.1, "add-k": 1.0}
 
 BLEU_ORDER = Option(4, "BLEU / Modified BLEU max n-gram order (4)")
@@ -48,14 +51,14 @@ def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_valu
     has = t > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         logp = np.log(m / t)
-        if smooth == "exp":
+        if smooth in ("exp", "nist"):
             zero = (m == 0) & has
             k = np.cumsum(zero, axis=-1)
             logp = np.where(zero, -(k * np.log(2.0) + np.log(t)), logp)
         elif smooth == "floor":
             v = _SMOOTH_DEFAULTS["floor"] if smooth_value is None else smooth_value
             logp = np.where((m == 0) & has, np.log(v / t), logp)
-        logp = np.where(has, logp, 0.0 if smooth == "exp" else -np.inf)
+        logp = np.where(has, logp, 0.0 if smooth == "nist" else -np.inf)
     return logp, has
 
 
@@ -66,7 +69,12 @@ class BLEU(NgramMetric):
     options = {
         **NgramMetric.options,
         "bleu_order": BLEU_ORDER,
-        "smooth": Option("exp", "BLEU smoothing (exp: the NIST scorer's, default)", choices=SMOOTHING),
+        "smooth": Option(
+            "exp",
+            "BLEU smoothing (exp: sacreBLEU's, default; nist: mteval-v13a's exactly, which "
+            "differs only for a corpus with no match)",
+            choices=SMOOTHING,
+        ),
         "smooth_value": Option(None, "value for floor (0.1) / add-k (1)", type=float),
         "effective_order": Option(False, "BLEU: leave orders without hypothesis n-grams out of the mean"),
     }
@@ -102,6 +110,8 @@ class BLEU(NgramMetric):
                 mean = np.where(n_eff > 0, np.where(has, logp, 0.0).sum(axis=-1) / np.maximum(n_eff, 1), -np.inf)
         else:
             mean = logp.mean(axis=-1)
+            if self.smooth == "exp":  # sacreBLEU: no match at any order scores 0 (its early stop)
+                mean = np.where(np.any(totals[..., 2 : 2 + self.order] > 0, axis=-1), mean, -np.inf)
         bp = _brevity_penalty(totals[..., 0], totals[..., 1])
         return 100.0 * bp * np.exp(mean)
 
