@@ -195,9 +195,25 @@ def _compare_csv(res: CompareResult) -> str:
     for c in res.comparisons:
         r = c.result
         ci = r.delta_ci.to_list() if r.delta_ci else [None, None]
+        rank = _cluster_ranks(res, r.metric)
         rows.append([r.metric, r.a, r.b, r.score_a, r.score_b, r.delta, *ci, r.test, r.p_value, c.p_adjusted,
-                     c.significant])  # fmt: skip
-    return csv_text(_CSV_COLUMNS, rows)
+                     c.significant, rank.get(r.a), rank.get(r.b)])  # fmt: skip
+    return csv_text([*_CSV_COLUMNS, "cluster_a", "cluster_b"], rows)
+
+
+def _cluster_ranks(res: CompareResult, metric: str) -> dict[str, int]:
+    """Each system's significance cluster under ``metric``, 1 = best (empty without clusters)."""
+    return {n: k + 1 for k, cl in enumerate(res.clusters.get(metric) or []) for n in cl}
+
+
+def _cluster_lines(res: CompareResult) -> list[str]:
+    """One line per metric with clusters: ``bleu clusters (best first, by ar): {A, B}  >  {C}``."""
+    return [
+        f"{m} clusters (best first, by {res.settings.cluster_test}): "
+        + "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
+        for m in res.metrics
+        if res.clusters.get(m)
+    ]
 
 
 def _ci(fmt: _Fmt, c: Comparison) -> str:
@@ -244,7 +260,7 @@ def _compare_latex(res: CompareResult, runs: tuple[Table, str] | None, notes: li
         out = latex(Table(header, rows), "l" + "r" * (len(header) - 1), _tex(caption)) + "\n"
     t = _compare_doc_table(res)
     tex = Table([_tex(h) for h in t.header], [[_tex(x) for x in r] for r in t.rows])
-    return out + latex(tex, "lllrrrrlrrl", _tex(" ".join(notes)))
+    return out + latex(tex, "lllrrrrlrrl", _tex(" ".join([*(x + "." for x in _cluster_lines(res)), *notes])))
 
 
 def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str]) -> str:
@@ -254,7 +270,7 @@ def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes:
         out += markdown(t) + ["", _md(runs[1]), ""]
     t = _compare_doc_table(res)
     out += markdown(Table(t.header, [[_md(x) for x in r] for r in t.rows]))
-    out += [""] + [f"- {_md(n)}" for n in notes]
+    out += [""] + [f"- {_md(n)}" for n in [*_cluster_lines(res), *notes]]
     return "\n".join(out) + "\n"
 
 
