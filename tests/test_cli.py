@@ -343,3 +343,27 @@ def test_command_ends_at_once_with_its_output_flushed_and_its_exit_status(tmp_pa
     assert bad.returncode == 2 and bad.stderr.startswith("mtsig: error: ") and "nosuchmetric" in bad.stderr
     head = subprocess.run(f"{' '.join(base)} -f json | head -c 5", shell=True, capture_output=True, text=True)
     assert head.stdout == full.stdout[:5] and "Traceback" not in head.stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"PYTHONIOENCODING": "cp1252"}, {"PYTHONIOENCODING": "ascii"}, {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}],
+)
+def test_text_output_on_a_stream_that_cannot_encode_the_table(tmp_path, env):
+    """Issue 27: where stdout is not UTF-8 (a Windows console, LC_ALL=C) the table's characters crashed the text
+    output with a UnicodeEncodeError; now they fall back to ASCII and the rest is escaped."""
+    import os
+    import subprocess
+    import sys
+
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat on the mat\na dog ran in the park\n", encoding="utf-8")
+    hyp.write_text("the cat sat on a mat\na dog ran in a park\n", encoding="utf-8")
+    run_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LC_ALL", "LANG", "PYTHONUTF8")}
+    run_env.update(env)
+    cmd = [sys.executable, "-m", "mtsig", "score", "-r", str(ref), "-s", f"base={hyp}", f"neu\u4e2d={hyp}"]
+    p = subprocess.run(cmd, capture_output=True, env=run_env)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode("ascii", "replace")
+    assert "Traceback" not in p.stderr.decode("utf-8", "replace")
+    assert " system " in out and "|" in out and "===" in out and "bleu ^" in out

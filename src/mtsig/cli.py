@@ -428,6 +428,30 @@ def _check_distinct(outputs: dict[str, str]) -> None:
         seen[key] = flag
 
 
+#: what a stream that cannot encode the table's characters gets instead (one character for one, so that columns
+#: stay aligned): the box rules, arrows and the few symbols of the tables
+_ASCII_FALLBACK = str.maketrans({
+    "┃": "|", "│": "|", "━": "=", "─": "-", "╇": "+", "┼": "+", "╋": "+", "┏": "+", "┓": "+", "┗": "+", "┛": "+",
+    "Δ": "D", "↑": "^", "↓": "v", "→": ">", "α": "a", "−": "-", "–": "-", "—": "-", "≤": "<", "≥": ">", "×": "x",
+    "…": ".", "·": ".", "½": "h", "√": "V", "∝": "~", "²": "2", "’": "'", "“": '"', "”": '"',
+})  # fmt: skip
+
+
+def _encodable(text: str, encoding: str) -> str:
+    """``text`` as the stream's encoding can write it: unchanged when it can (UTF-8 terminals, files), else the
+    table characters in ASCII and anything else that remains escaped (``\\u4e2d``), never a traceback (a
+    Windows console in cp1252, ``LC_ALL=C``, ``PYTHONIOENCODING=ascii``)."""
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    try:
+        return text.translate(_ASCII_FALLBACK).encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.translate(_ASCII_FALLBACK).encode("ascii", "backslashreplace").decode("ascii")
+
+
 def _write(text: str, path: str | None, what: str = "--output") -> None:
     if path:
         from mtsig.errors import InputError
@@ -439,7 +463,7 @@ def _write(text: str, path: str | None, what: str = "--output") -> None:
             raise InputError(f"{what} {path}: cannot write ({exc.strerror or exc})") from None
     else:
         try:
-            sys.stdout.write(text)
+            sys.stdout.write(_encodable(text, getattr(sys.stdout, "encoding", None) or "utf-8"))
             sys.stdout.flush()
         except BrokenPipeError:
             raise
