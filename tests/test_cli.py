@@ -367,3 +367,22 @@ def test_text_output_on_a_stream_that_cannot_encode_the_table(tmp_path, env):
     out = p.stdout.decode("ascii", "replace")
     assert "Traceback" not in p.stderr.decode("utf-8", "replace")
     assert " system " in out and "|" in out and "===" in out and "bleu ^" in out
+
+
+def test_json_is_strict_json():
+    """Issue 27: non-finite numbers (a constant difference's infinite t statistic, a run variance without
+    degrees of freedom, a length ratio of no reference words) are null, never NaN or Infinity."""
+    import json
+
+    import mtsig
+    from mtsig.report.render import render
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    refs = [["a b c d", "e f g h", "i j k l"]]
+    res = mtsig.compare(refs, {"x": refs[0], "y": ["a b c x", "e f g x", "i j k x"]}, test=["ttest"])
+    assert res.comparisons[0].result.statistic is not None and not np.isfinite(res.comparisons[0].result.statistic)
+    d = json.loads(render(res, "json"), parse_constant=refuse)
+    assert d["comparisons"][0]["statistic"] is None
+    json.loads(render(mtsig.score(refs, {"x": refs[0]}), "json"), parse_constant=refuse)

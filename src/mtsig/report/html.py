@@ -135,7 +135,9 @@ _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\
 
 def embedded_json(obj) -> str:
     """``obj`` as JSON that is safe inside an HTML ``<script>`` element whatever its strings hold."""
-    text = json.dumps(obj, ensure_ascii=False)
+    from mtsig.report.render import strict
+
+    text = json.dumps(strict(obj), ensure_ascii=False, allow_nan=False)
     for ch, esc in _SCRIPT_ESCAPES.items():
         text = text.replace(ch, esc)
     return text

@@ -92,8 +92,22 @@ def _md(s: str) -> str:
     return printable(s).replace("|", "\\|").replace("*", "\\*")
 
 
+def strict(obj: Any) -> Any:
+    """``obj`` with every non-finite number (NaN, ±Infinity: a constant difference's t statistic, a ratio of no
+    reference words) as None: JSON has no such numbers, and ``JSON.parse`` and strict parsers refuse them."""
+    if isinstance(obj, dict):
+        return {k: strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
 def to_json(obj: Any) -> str:
-    return json.dumps(obj.to_dict(), indent=2, ensure_ascii=False, allow_nan=True) + "\n"
+    return json.dumps(strict(obj.to_dict()), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _sd(x: float | None) -> str:
@@ -432,7 +446,7 @@ def render_study(res: StudyResult, fmt: str = "text", width: int | None = None) 
         raise unknown_name("format", fmt, tuple(FORMATS))
     settings = ", ".join(f"{k}: {v}" for k, v in res.settings.items())
     if fmt == "json":
-        return json.dumps(res.to_dict(), indent=1, default=float) + "\n"
+        return json.dumps(strict(res.to_dict()), indent=1, default=float, allow_nan=False) + "\n"
     if fmt == "csv":
         return "".join(f"# {t.title}\n" + csv_text(t.header, t.rows) for t in res.tables)
     if fmt == "markdown":
