@@ -386,3 +386,28 @@ def test_json_is_strict_json():
     d = json.loads(render(res, "json"), parse_constant=refuse)
     assert d["comparisons"][0]["statistic"] is None
     json.loads(render(mtsig.score(refs, {"x": refs[0]}), "json"), parse_constant=refuse)
+
+
+def test_sacrebleu_habits_get_mtsigs_name_and_width_sets_decimals(tmp_path, capsys):
+    """Issue 27: -i suggested --ci, --paired-bs-n suggested --parses-ref, each with 617 characters of metric
+    flags; -w did not exist."""
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat on the mat\na dog ran in the park\n", encoding="utf-8")
+    hyp.write_text("the cat sat on a mat\na dog ran in a park\n", encoding="utf-8")
+    for argv, says in (
+        (["score", "-r", str(ref), "-i", str(hyp)], "-i is sacreBLEU's: give system outputs with -s FILE"),
+        (["compare", "-r", str(ref), "-s", str(hyp), "--paired-bs"], "use `mtsig compare --test paired-bootstrap`"),
+        (["compare", "-r", str(ref), "-s", str(hyp), "--paired-bs-n", "100"], "are --n-resamples"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert says in err and "metric options" not in err and err.count("\n") == 1
+    assert main(["score", "-r", str(ref), "-s", str(hyp), "-w", "4"]) == 0
+    out = capsys.readouterr().out
+    import re
+
+    assert re.search(r"\d+\.\d{4} ", out)
+    assert main(["score", "-r", str(ref), "-s", str(hyp), "-w", "13"]) == 2
+    assert "--width must be between 0 and 12" in capsys.readouterr().err

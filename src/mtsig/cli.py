@@ -34,6 +34,23 @@ class _ParseFailed(Exception):
     """A parse error while plugins are not loaded yet (the parse is tried again with them)."""
 
 
+#: sacreBLEU's flags that mean something else (or nothing) in mtsig, and what to use instead
+SACREBLEU_HABITS = {
+    "-i": "give system outputs with -s FILE ... (NAME=FILE to name them)",
+    "--input": "give system outputs with -s FILE ... (NAME=FILE to name them)",
+    "--paired-bs": "use `mtsig compare --test paired-bootstrap` (with -b BASELINE for sacreBLEU's layout)",
+    "--paired-ar": "use `mtsig compare --test ar` (the default test)",
+    "--paired-bs-n": "the resamples of every test are --n-resamples",
+    "--paired-ar-n": "the resamples of every test are --n-resamples",
+    "--paired-jobs": "mtsig's --jobs runs the scoring in processes; resampling is vectorized",
+    "--confidence-n": "the bootstrap resamples of intervals are --n-bootstrap",
+    "-sl": "per-segment scores: `mtsig compare -b BASELINE --rank-dir DIR` writes them, ranked",
+    "--sentence-level": "per-segment scores: `mtsig compare -b BASELINE --rank-dir DIR` writes them, ranked",
+    "--score-only": "-f json gives the numbers alone (or -f csv)",
+    "--echo": "the JSON has the signatures and every setting",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``mtsig: error: ...``, exit 2) and a hint for misspelled flags."""
 
@@ -50,6 +67,9 @@ class _Parser(argparse.ArgumentParser):
 
         flags = sorted(s for a in self._actions for s in a.option_strings if s.startswith("--"))
         bad = next((x for x in extras if x.startswith("-")), extras[0])
+        habit = SACREBLEU_HABITS.get(bad.split("=")[0])
+        if habit is not None:  # a sacreBLEU flag: say what mtsig calls it, not the closest spelling
+            return f"unrecognized arguments: {' '.join(extras)} ({bad.split('=')[0]} is sacreBLEU's: {habit})"
         hint = difflib.get_close_matches(bad.split("=")[0], flags, n=1)
         groups = [g for g in self._action_groups if g.title and g.title != "options" and "options" in g.title]
         metric = sorted(a.option_strings[0] for g in groups for a in g._group_actions)
@@ -173,6 +193,9 @@ def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None) 
     o.add_argument("--format", "-f", default="text", choices=formats, help="output format (text)")
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
     o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    o.add_argument("--width", "-w", type=int, default=None, metavar="N",
+                   help="decimals of every score in text, Markdown and LaTeX (default: each metric's own; as "
+                   "sacreBLEU's -w)")  # fmt: skip
     if "text" in formats:
         o.add_argument(
             "--plot",
@@ -525,7 +548,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.resample import Resampling
 
     opts = ScoreOptions(a.ci, a.ci_method, a.confidence, resample_unit=a.resample_unit)
-    res = score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog))
+    res = _with_width(score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog)), a)
     _figures(a, res)
     _write(render(res, a.format), a.output)
 
@@ -542,7 +565,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
     opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap,
                           keep_distributions=keep, system_ci=keep or a.ci, resample_unit=a.resample_unit,
                           paired_runs=a.paired_runs)  # fmt: skip
-    res = compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
+    res = _with_width(compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog)), a)
     _figures(a, res)
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
@@ -552,6 +575,19 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
         files = write_rankings(table, a.baseline, a.rank_dir)
         print(f"wrote {len(files)} ranking file(s) to {a.rank_dir}", file=sys.stderr)
     _write(render(res, a.format), a.output)
+
+
+def _with_width(res, a: argparse.Namespace):
+    """``--width N``: every metric shown with N decimals (the numbers themselves unchanged)."""
+    if getattr(a, "width", None) is None:
+        return res
+    from dataclasses import replace
+
+    from mtsig.errors import InputError
+
+    if not 0 <= a.width <= 12:
+        raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
+    return replace(res, decimals={m: a.width for m in res.decimals})
 
 
 def _figures(a: argparse.Namespace, res) -> None:
