@@ -84,3 +84,17 @@ def test_test_result_is_built_by_keyword():
         TestResult("ar", "bleu", "a", "b", 1.0, 2.0, 1.0, 0.5)
     r = TestResult(test="ar", metric="bleu", a="a", b="b", score_a=1.0, score_b=2.0, delta=1.0, p_value=0.5)
     assert r.to_dict()["p_value"] == 0.5 and r.pvalue == 0.5
+
+
+def test_results_show_briefly_in_a_notebook():
+    """Issue 27: repr of a result was a 719-character dataclass dump; notebooks had no table."""
+    refs = [["a b c d", "e f g h", "x y z w"]]
+    res = mtsig.compare(refs, {"x": refs[0], "<y>": ["a b c x", "e f g y", "x y z q"]}, test=["ttest"])
+    assert (
+        repr(res).startswith("<CompareResult 2 systems, metrics bleu, tests ttest: 1 comparisons")
+        and len(repr(res)) < 200
+    )
+    html = res._repr_html_()
+    assert html.startswith("<table>") and "&lt;y&gt;" in html and "<y>" not in html
+    sc = mtsig.score(refs, {"x": refs[0]})
+    assert repr(sc) == "<ScoreResult x: bleu 100.00>" and "<td>bleu</td>" in sc._repr_html_()

@@ -177,6 +177,19 @@ class ScoreResult:
                 return s.scores[metric].score
         raise KeyError(system)
 
+    def __repr__(self) -> str:
+        scores = "; ".join(
+            f"{s.name}: " + ", ".join(f"{m} {sc.score:.{self.decimals.get(m, 2)}f}" for m, sc in s.scores.items())
+            for s in self.systems[:6]
+        )
+        more = f"; ... ({len(self.systems)} systems)" if len(self.systems) > 6 else ""
+        return f"<ScoreResult {scores}{more}>"
+
+    def _repr_html_(self) -> str:
+        from mtsig.report.render import render
+
+        return _html_table(render(self, "csv"))
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -267,6 +280,20 @@ class CompareResult:
     def metrics(self) -> list[str]:
         return list(dict.fromkeys(c.metric for c in self.comparisons))
 
+    def __repr__(self) -> str:
+        sig = sum(c.significant for c in self.comparisons)
+        st = self.settings
+        return (
+            f"<CompareResult {len(self.systems)} systems, metrics {', '.join(self.metrics)}, tests "
+            f"{', '.join(st.tests)}: {len(self.comparisons)} comparisons, {sig} significant at {st.alpha} "
+            f"({st.correction}); .get(a, b), .to_dict()>"
+        )
+
+    def _repr_html_(self) -> str:
+        from mtsig.report.render import render
+
+        return _html_table(render(self, "csv"))
+
     def get(self, a: str, b: str, *, metric: str | None = None, test: str | None = None) -> Comparison:
         """The comparison of systems ``a`` and ``b`` (delta = b - a) under ``metric`` and ``test`` (each may be
         left out when the result has only one; the test defaults to the first one run)."""
@@ -299,3 +326,17 @@ class CompareResult:
             "clusters": self.clusters,
             "warnings": list(self.warnings),
         }
+
+
+def _html_table(csv_text: str) -> str:
+    """A CSV rendering as an HTML table (notebooks' rich display), every cell escaped."""
+    import csv
+    import html
+    import io
+
+    rows = list(csv.reader(io.StringIO(csv_text)))
+    if not rows:
+        return "<table></table>"
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in r) + "</tr>" for r in rows[1:])
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
