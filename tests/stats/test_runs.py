@@ -283,3 +283,17 @@ def test_rank_dir_tsv_escapes_tabs_newlines_and_backslashes(tmp_path, capsys):
     assert len(text) == 5 and all(len(line.split("\t")) == 8 for line in text)
     shown = {line.split("\t")[5] for line in text[1:]}
     assert shown == {x.translate(_TSV_ESCAPES) for x in lines} and 'a\\tb said "hi"' in shown
+
+
+def test_runs_that_agree_give_plain_randomization(me_table):
+    """When every run of a system is the same output the run-level term vanishes: the default runs test is then
+    approximate randomization of the pooled runs, p-value for p-value (its power where runs agree)."""
+    from mtsig.stats.engines import runs_ar_many
+    from mtsig.stats.pvalues import p_from_count
+
+    m = me_table.metrics["bleu"]
+    A = np.repeat(me_table.stats["bleu"]["baseline"][:1], 3, axis=0)
+    B = np.repeat(me_table.stats["bleu"]["sys1"][:1], 3, axis=0)
+    res = runs_ar_many({0: (m, A, B)}, Resampling(2000, 5))[0]
+    assert res["p"] == p_from_count(res["plain_count"], 2000)
+    assert abs(res["run_variance"]) < 1e-20
