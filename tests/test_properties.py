@@ -48,7 +48,7 @@ def naive_bleu_stats(hyp: str, refs: list[str], order: int):
 
 
 def naive_corpus_score(name: str, hyps: list[str], refs: list[list[str]]) -> float:
-    """BLEU (mteval's exp smoothing) or the length ratio from naive counts, one scalar at a time."""
+    """BLEU (sacreBLEU's exp smoothing) or the length ratio from naive counts, one scalar at a time."""
     rows = [naive_bleu_stats(h, [r[i] for r in refs], 4) for i, h in enumerate(hyps)]
     hyp_len, ref_len = sum(r[0] for r in rows), sum(r[1] for r in rows)
     if name == "length":
@@ -56,10 +56,12 @@ def naive_corpus_score(name: str, hyps: list[str], refs: list[list[str]]) -> flo
     if hyp_len == 0:
         return 0.0
     logs, k = 0.0, 0
+    if all(sum(r[2 + n] for r in rows) == 0 for n in range(4)):
+        return 0.0  # no match at any order: sacreBLEU stops early with 0
     for n in range(4):
         m, t = sum(r[2 + n] for r in rows), sum(r[6 + n] for r in rows)
         if t == 0:
-            continue  # no hypothesis n-gram of this order: log-precision 0 (the scorer's rule)
+            return 0.0  # no hypothesis n-gram of this order: precision 0, so BLEU 0 (sacreBLEU)
         if m == 0:
             k += 1
             logs += math.log(1 / (2**k * t))

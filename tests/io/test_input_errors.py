@@ -56,10 +56,12 @@ def test_crlf_and_trailing_newline_handled(tmp_path):
 
 
 def test_unicode_line_separators_do_not_split_segments(tmp_path):
-    ref = w(tmp_path, "ref.txt", "a\u2028b c\nd\x0ce\n")
-    hyp = w(tmp_path, "hyp.txt", "a b c\nd e\n")
+    ref = w(tmp_path, "ref.txt", "the quick\u2028brown fox jumps\nover the\x0clazy dog today\n")
+    hyp = w(tmp_path, "hyp.txt", "the quick brown fox jumps\nover the lazy dog today\n")
     res = mtsig.score([ref], [hyp])
-    assert res.systems[0].scores["bleu"].score > 0
+    # two segments, each matching word for word: the separators are spaces inside a line
+    assert mtsig.compute([ref], [hyp]).n_segments == 2
+    assert res.systems[0].scores["bleu"].score == 100.0
 
 
 def test_empty_hypothesis_line_is_a_valid_empty_translation(tmp_path):
@@ -261,9 +263,9 @@ def test_byte_order_mark_is_dropped_with_a_notice(tmp_path, capsys):
     import warnings
 
     bom = tmp_path / "bom.txt"
-    bom.write_bytes("\ufeffthe cat\n".encode())
+    bom.write_bytes("\ufeffthe cat sat on the mat\n".encode())
     plain = tmp_path / "plain.txt"
-    plain.write_text("the cat\n")
+    plain.write_text("the cat sat on the mat\n")
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         res = mtsig.score([str(plain)], [str(bom)], ["bleu"])

@@ -17,10 +17,10 @@ import numpy as np
 
 from mtsig.errors import unknown_name
 from mtsig.report.table import Table, TextOut, console, csv_text, latex, markdown, print_rich, printable, shown
-from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
 from mtsig.stats.paired import PAIRED_TESTS
 
 if TYPE_CHECKING:
+    from mtsig.results import CompareResult, Comparison, RunStats, ScoreResult, SystemScore
     from mtsig.studies.result import StudyResult, StudyTable
 
 #: format name -> result type (by qualified name, so that no result module is imported for the others) ->
@@ -493,6 +493,6 @@ def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
 
 
 for _f in ("text", "json", "csv", "markdown", "latex"):
-    register_format(_f, ScoreResult, render_score)
-    register_format(_f, CompareResult, render_compare)
+    register_format(_f, "mtsig.results.ScoreResult", render_score)
+    register_format(_f, "mtsig.results.CompareResult", render_compare)
     register_format(_f, "mtsig.studies.result.StudyResult", render_study)
