@@ -352,6 +352,12 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
             ["stats", "-r", *r2, "-s", *h, "-m", "bleu", "nist", "length", "-o", "OUT/stats.npz"],
             ["stats.npz"],
         ),
+        (
+            "compare integer metrics ar json",  # whole-number statistics: one drawing of shuffles for all three
+            ["compare", "-r", *r1, "-s", *h, "-m", "bleu", "mbleu", "length", "--test", "ar", "--n-resamples", "3000",
+             "-f", "json"],
+            [],
+        ),
         ("compare from stats", ["compare", "--stats", "OUT/stats.npz", "--test", "ar", "bootstrap", "-f", "json"], []),
         ("score from stats", ["score", "--stats", "OUT/stats.npz", "-m", "bleu", "--ci", "-f", "json"], []),
         (

@@ -22,6 +22,8 @@ from mtsig._version import __version__
 _WHERE = {
     "score": "mtsig.api",
     "compare": "mtsig.api",
+    "analyze": "mtsig.api",
+    "AnalyzeResult": "mtsig.analysis",
     "compute": "mtsig.api",
     "plot": "mtsig.api",
     "report_html": "mtsig.api",
@@ -48,6 +50,8 @@ __all__ = [
     "__version__",
     "score",
     "compare",
+    "analyze",
+    "AnalyzeResult",
     "compute",
     "plot",
     "report_html",
@@ -86,7 +90,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors
-    from mtsig.api import compare, compute, score
+    from mtsig.analysis import AnalyzeResult
+    from mtsig.api import analyze, compare, compute, score
     from mtsig.errors import InputError, MtsigError
     from mtsig.io.segments import RefSet, Segments
     from mtsig.metrics import REGISTRY, get_metric

@@ -380,6 +380,82 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     return compare_table(table, opts, resampling)
 
 
+def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
+    refs: Any = None,
+    systems: Any = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    by: str | Sequence[str] = (),
+    stats: StatsTable | str | None = None,
+    test: str = "ar",
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    baseline: str | None = None,
+    correction: str = "holm",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    n_bootstrap: int | None = None,
+    cutoffs: Mapping[str, Sequence[float]] | None = None,
+    top: int = 10,
+    ngram_alpha: float = 1.0,
+    ngram_order: int = 4,
+    freq_corpus: str | None = None,
+    out_labels: Mapping[str, str] | None = None,
+    source: str | None = None,
+    resample_unit: str = "segment",
+    rng: int | None = None,
+    progress: ProgressFactory | None = None,
+    allow_empty_refs: bool = False,
+    jobs: int = 1,
+    docids: Any = None,
+    ref_translator: Sequence[str] | None = None,
+    test_set: str | None = None,
+    langpair: str | None = None,
+    **metric_options: Any,
+):
+    """Where systems differ: scores, differences and corrected p-values per bucket (compare-mt's analyses, with
+    significance).
+
+    Parameters
+    ----------
+    by:
+        Analyses (``mtsig analyze --help`` lists them): ``ref-length``, ``length-diff``, ``sentence-score``,
+        ``labels=FILE``, ``documents``, ``word-frequency``, ``word-labels=FILE``, ``ngrams``, ``examples``
+        (default: the ones that need no extra file).
+    test, n_resamples, seed, baseline, correction, alpha, alternative, confidence, n_bootstrap, resample_unit:
+        As :func:`compare`; p-values are adjusted over every bucket and pair of an analysis.
+    cutoffs:
+        Bucket boundaries per analysis (``{"ref-length": [10, 20, 30]}``; compare-mt's defaults otherwise).
+    top, ngram_alpha, ngram_order:
+        N-grams and example segments per pair and direction (10); the smoothing of the n-gram ratio (1) and the
+        highest n-gram order (4).
+    freq_corpus:
+        A file whose word frequencies bucket the words (default: the reference's).
+    out_labels:
+        With ``word-labels``: each system's file of output word labels ``{name: path}``.
+    source:
+        A file of source segments shown with the examples (WMT XML input brings its own).
+    refs, systems, metrics, stats, rng, progress, allow_empty_refs, jobs, docids, ref_translator, test_set,
+    langpair, **metric_options:
+        As :func:`compare`.
+
+    Returns an :class:`~mtsig.analysis.AnalyzeResult`: ``to_dict()`` is the JSON of ``mtsig analyze``,
+    ``get(kind)`` one analysis.
+    """
+    from mtsig.analysis import AnalyzeOptions, analyze_table
+
+    check_option_names(metric_options, _OWN["analyze"])
+    by = (by,) if isinstance(by, str) else tuple(by)
+    opts = AnalyzeOptions(by, test, baseline, correction, alpha, alternative, confidence, n_bootstrap,
+                          {k: tuple(v) for k, v in (cutoffs or {}).items()}, top, ngram_alpha, ngram_order,
+                          freq_corpus, dict(out_labels or {}), source, resample_unit)  # fmt: skip
+    resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress)
+    loading = _loading(allow_empty_refs, jobs, None, None, docids, ref_translator, test_set, langpair)
+    table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})
+    return analyze_table(table, opts, resampling)
+
+
 def _given(loading: dict[str, Any]) -> dict[str, Any]:
     """The loading settings that differ from their defaults (statistics files take none of them)."""
     defaults = {"allow_empty_refs": False, "jobs": 1, **{k: None for k in LOADING_OPTIONS[2:]}}
@@ -391,6 +467,7 @@ _OWN = {
     "compute": LOADING_OPTIONS,
     "score": (),
     "compare": (),
+    "analyze": (),
 }
 
 
@@ -419,3 +496,4 @@ def _keywords(fn) -> tuple[str, ...]:
 
 _OWN["score"] = _keywords(score)
 _OWN["compare"] = _keywords(compare)
+_OWN["analyze"] = _keywords(analyze)

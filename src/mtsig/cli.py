@@ -187,7 +187,7 @@ def _compute_options(a: argparse.Namespace) -> dict:
     }
 
 
-def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None) -> None:
+def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None, plot: bool = True) -> None:
     formats = formats or _format_names()
     o = p.add_argument_group("output")
     o.add_argument("--format", "-f", default="text", choices=formats, help="output format (text)")
@@ -196,7 +196,7 @@ def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None) 
     o.add_argument("--width", "-w", type=int, default=None, metavar="N",
                    help="decimals of every score in text, Markdown and LaTeX (default: each metric's own; as "
                    "sacreBLEU's -w)")  # fmt: skip
-    if "text" in formats:
+    if "text" in formats and plot:
         o.add_argument(
             "--plot",
             default=None,
@@ -263,6 +263,43 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
                    help="with --baseline: write, per system and metric, the segments ranked by improvement of its "
                    "median run over the baseline's median run (TSV)")  # fmt: skip
     _output(p)
+
+
+def _analyze_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.analysis import ANALYSES
+    from mtsig.stats.multiple import CORRECTIONS
+    from mtsig.stats.paired import ALTERNATIVES, test_names
+
+    _inputs(p)
+    g = p.add_argument_group("analyses")
+    listing = "; ".join(f"{n}: {e.help}" for n, e in ANALYSES.items())
+    g.add_argument("--by", nargs="+", default=None, metavar="ANALYSIS",
+                   help=f"analyses to run (default: every one that needs no extra file). {listing}")  # fmt: skip
+    g.add_argument("--bucket-cutoffs", nargs="+", default=None, metavar="KIND=C1:C2:...",
+                   help="bucket boundaries, e.g. ref-length=10:20:40 (compare-mt's syntax; default: compare-mt's "
+                   "for ref-length, length-diff, word-frequency and sentence-score)")  # fmt: skip
+    g.add_argument("--top", type=int, default=10, help="n-grams and example segments per pair and direction (10)")
+    g.add_argument("--ngram-alpha", type=float, default=1.0, help="smoothing of the n-gram ratio (1, compare-mt's)")
+    g.add_argument("--ngram-order", type=int, default=4, help="highest n-gram order (4)")
+    g.add_argument("--freq-corpus", default=None, metavar="FILE",
+                   help="word-frequency: count word frequencies in FILE (default: in the reference)")  # fmt: skip
+    g.add_argument("--out-labels", nargs="+", default=None, metavar="NAME=FILE",
+                   help="word-labels: each system's file of output word labels")  # fmt: skip
+    g.add_argument("--source", default=None, metavar="FILE", help="source segments shown with the examples")
+    t = p.add_argument_group("tests")
+    t.add_argument("--test", default="ar", choices=test_names(), help="the paired test of every bucket (ar)")
+    t.add_argument("--baseline", "-b", default=None, help="compare each system with this one (default: all pairs)")
+    t.add_argument("--n-resamples", type=int, default=None,
+                   help="resamples of the test (default: enough for the corrected threshold)")  # fmt: skip
+    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    _unit_flag(t)
+    t.add_argument("--correction", default="holm", choices=[c for c in CORRECTIONS if c != "maxt"],
+                   help="p-value adjustment over every bucket and pair of an analysis (holm)")  # fmt: skip
+    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES, help="as in compare (two-sided)")
+    t.add_argument("--confidence", type=float, default=0.95, help="level of every interval (0.95)")
+    t.add_argument("--n-bootstrap", type=int, default=None, help="bootstrap resamples of the intervals (1000)")
+    _output(p, plot=False)
 
 
 def _unit_flag(group) -> None:
@@ -358,6 +395,8 @@ COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
     "stats": ("write per-segment statistics to an .npz file (score once, test many times)", _stats_args),
     "compare": ("paired significance tests between systems", _compare_args),
+    "analyze": ("where systems differ: scores, differences and corrected p-values per bucket (sentence length, "
+                "word frequency, labels, documents, n-grams, examples)", _analyze_args),
     "study": ("the seeds' validation experiments on your outputs (mtsig study NAME --help)", _study_args),
     "metrics": ("list the available metrics, their options and direction", None),
 }
@@ -577,6 +616,34 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
     _write(render(res, a.format), a.output)
 
 
+def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
+    from mtsig.errors import InputError
+
+    out = {}
+    for v in values or []:
+        k, eq, x = v.partition(sep)
+        if not eq or not k or not x:
+            raise InputError(f"{what}: {v!r} is not NAME{sep}VALUE")
+        out[k] = x
+    return out
+
+
+def _analyze(a: argparse.Namespace, table, prog) -> None:
+    from mtsig.analysis import AnalyzeOptions, analyze_table
+    from mtsig.analysis.buckets import parse_cutoffs
+    from mtsig.report.render import render
+    from mtsig.resample import Resampling
+
+    cutoffs = {k: parse_cutoffs(v, k) for k, v in _keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
+    opts = AnalyzeOptions(tuple(a.by or ()), a.test, a.baseline, a.correction, a.alpha, a.alternative, a.confidence,
+                          a.n_bootstrap, cutoffs, a.top, a.ngram_alpha, a.ngram_order, a.freq_corpus,
+                          _keyed(a.out_labels, "--out-labels"), a.source, a.resample_unit)  # fmt: skip
+    res = analyze_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
+    for w in res.warnings:
+        print(f"mtsig: warning: {w}", file=sys.stderr)
+    _write(render(res, a.format, a.width), a.output)
+
+
 def _with_width(res, a: argparse.Namespace):
     """``--width N``: every metric shown with N decimals (the numbers themselves unchanged)."""
     if getattr(a, "width", None) is None:
@@ -640,7 +707,7 @@ def _run(a: argparse.Namespace) -> int:
         _study(a, table)
         return 0
     with _progress_factory(not a.quiet) as prog:
-        (_score if a.command == "score" else _compare)(a, table, prog)
+        {"score": _score, "compare": _compare, "analyze": _analyze}[a.command](a, table, prog)
     return 0
 
 

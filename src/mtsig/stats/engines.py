@@ -76,6 +76,40 @@ def ar_counts(
     return counts
 
 
+def ar_counts_many(
+    items: dict[Any, tuple[Any, dict[str, np.ndarray], str]],
+    pairs: list[tuple[str, str]],
+    resampling: Resampling,
+) -> dict[Any, dict[tuple[str, str], tuple[float, np.ndarray]]]:
+    """:func:`ar_counts` (with ``keep``) for many metrics at once, ``key -> (metric, stats by system,
+    alternative)``, from one drawing of the shuffles instead of one per metric. The statistics must be whole
+    numbers: the products are then exact, so every count and null value equals :func:`ar_counts`'s on the same
+    plan (the same seed, segments and resamples)."""
+    keys = list(items)
+    names = list(next(iter(items.values()))[1])
+    N = next(iter(items[keys[0]][1].values())).shape[0]
+    plan = resampling.plan("randomization", N, resampling.count(0))
+    totals = {k: {n: items[k][1][n].sum(axis=0) for n in names} for k in keys}
+    observed = {
+        k: {p: float(items[k][0].score(totals[k][p[1]]) - items[k][0].score(totals[k][p[0]])) for p in pairs}
+        for k in keys
+    }
+    counts = {k: dict.fromkeys(pairs, 0) for k in keys}
+    nulls: dict[Any, dict] = {k: {p: [] for p in pairs} for k in keys}
+    progress = resampling.advance("randomization", plan.n_resamples)
+    order = [(k, n) for k in keys for n in names]
+    for P in resampled_totals(plan, [items[k][1][n] for k, n in order], progress):
+        Pn = dict(zip(order, P))
+        for k in keys:
+            metric, _, alternative = items[k]
+            for a, b in pairs:
+                move = Pn[(k, b)] - Pn[(k, a)]  # W @ (B - A)
+                null = metric.score(totals[k][b] - move) - metric.score(totals[k][a] + move)
+                counts[k][(a, b)] += count_extreme(null, observed[k][(a, b)], alternative)
+                nulls[k][(a, b)].append(np.asarray(null, dtype=np.float64))
+    return {k: {p: (counts[k][p], np.concatenate(nulls[k][p])) for p in pairs} for k in keys}
+
+
 def _flatten_runs(metric, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, float]:
     """Both systems' runs as one ``(N * m, d)`` array (segment-major) and the observed difference."""
     X = np.concatenate([A, B], axis=0)  # (m, N, d)

@@ -1,0 +1,142 @@
+"""The result of ``mtsig analyze``: analyses of buckets (scores, differences, corrected p-values) and of items
+(characteristic n-grams, example segments). ``to_dict()`` is the JSON of ``mtsig analyze -f json``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mtsig.errors import InputError
+from mtsig.stats.intervals import Interval
+
+
+@dataclass(frozen=True)
+class BucketScore:
+    """One system in one bucket: the score (of the bucket's segments, or the share of the system's segments in
+    the bucket, or the word F-measure), its bootstrap interval, and what else the analysis counts."""
+
+    score: float | None
+    ci: Interval | None = None
+    n_segments: float | None = None
+    #: word analyses: precision and recall (with their intervals) and the counts behind them
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"score": self.score, "ci": self.ci.to_list() if self.ci else None}
+        if self.n_segments is not None:
+            d["n_segments"] = self.n_segments
+        d.update(self.extra)
+        return d
+
+
+@dataclass(frozen=True)
+class BucketComparison:
+    """Systems ``a`` and ``b`` in one bucket: delta = b - a, its paired-bootstrap interval, the test's p-value and
+    the p-value adjusted over every bucket and pair of the analysis."""
+
+    a: str
+    b: str
+    delta: float | None
+    delta_ci: Interval | None
+    test: str
+    p_value: float | None
+    p_adjusted: float | None
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "delta": self.delta,
+            "delta_ci": self.delta_ci.to_list() if self.delta_ci else None,
+            "test": self.test,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+            "significant": self.significant,
+        }
+
+
+@dataclass(frozen=True)
+class Bucket:
+    label: str
+    lower: float | None
+    upper: float | None
+    #: segments in the bucket (None where the bucket depends on each system's output: see each system's count)
+    n_segments: int | None
+    #: reference words in the bucket (word analyses)
+    n_words: int | None
+    systems: dict[str, BucketScore]
+    comparisons: tuple[BucketComparison, ...]
+    #: no pair can be significant here after the correction (too few segments or words), or not tested at all
+    too_small: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"label": self.label, "lower": self.lower, "upper": self.upper,
+                             "n_segments": self.n_segments}  # fmt: skip
+        if self.n_words is not None:
+            d["n_words"] = self.n_words
+        d["systems"] = {n: s.to_dict() for n, s in self.systems.items()}
+        d["comparisons"] = [c.to_dict() for c in self.comparisons]
+        d["too_small"] = self.too_small
+        return d
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis: ``kind`` (``ref-length``, ``word-frequency``, ``ngrams`` ...), the metric its numbers are
+    in, and its buckets or (``ngrams``, ``examples``) its items."""
+
+    kind: str
+    metric: str
+    buckets: tuple[Bucket, ...] = ()
+    items: tuple[dict[str, Any], ...] = ()
+    #: what the numbers are, in a sentence (shown under the table)
+    note: str = ""
+    decimals: int = 2
+    direction: str = "higher"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "metric": self.metric, "direction": self.direction}
+        if self.items or not self.buckets:
+            d["items"] = list(self.items)
+        if self.buckets:
+            d["buckets"] = [b.to_dict() for b in self.buckets]
+        d["note"] = self.note
+        return d
+
+    def bucket(self, label: str) -> Bucket:
+        for b in self.buckets:
+            if b.label == label:
+                return b
+        raise InputError(f"no bucket {label!r} in {self.kind}; buckets: {', '.join(b.label for b in self.buckets)}")
+
+
+@dataclass(frozen=True)
+class AnalyzeResult:
+    settings: dict[str, Any]
+    systems: tuple[str, ...]
+    analyses: tuple[Analysis, ...]
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": dict(self.settings),
+            "systems": list(self.systems),
+            "analyses": [a.to_dict() for a in self.analyses],
+            "warnings": list(self.warnings),
+        }
+
+    def get(self, kind: str, metric: str | None = None) -> Analysis:
+        """The analysis of ``kind`` (and ``metric``, when the kind was run for several)."""
+        found = [a for a in self.analyses if a.kind == kind and (metric is None or a.metric == metric)]
+        if not found:
+            have = ", ".join(f"{a.kind} ({a.metric})" for a in self.analyses)
+            raise InputError(f"no analysis {kind!r}" + (f" of {metric!r}" if metric else "") + f"; there are: {have}")
+        if len(found) > 1:
+            raise InputError(f"{kind} was run for several metrics ({', '.join(a.metric for a in found)}): name one")
+        return found[0]
+
+    def __repr__(self) -> str:
+        sig = sum(c.significant for a in self.analyses for b in a.buckets for c in b.comparisons)
+        kinds = ", ".join(dict.fromkeys(a.kind for a in self.analyses))
+        return f"<AnalyzeResult {len(self.systems)} systems; {kinds}: {sig} significant bucket differences>"

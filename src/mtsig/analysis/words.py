@@ -1,0 +1,183 @@
+"""Word- and n-gram-level counts per segment, as compare-mt defines them (Neubig et al. 2019).
+
+Word accuracy: in each segment, the k-th occurrence of a word in the output matches the k-th occurrence of that
+word in the reference, if there is one (so a word matches ``min(count in output, count in reference)`` times).
+A reference word falls in the bucket of its frequency (or of its label); an output word that matches falls in
+the bucket of the reference word it matches, one that does not in its own bucket. Per bucket, with ``m`` matched
+words, ``o`` output words and ``r`` reference words: precision ``m / o``, recall ``m / r`` and F-measure
+``2 m / (o + r)`` (the harmonic mean of the two; 0 when nothing matches).
+
+Characteristic n-grams: per n-gram (orders 1 to 4), the number of times a system's output matches it in the
+reference (clipped per segment as in BLEU); for two systems with counts ``m_a`` and ``m_b``, compare-mt's smoothed
+ratio ``(m_a + alpha) / (m_a + m_b + 2 alpha)`` ranks the n-grams A matches more often than B (near 1) and those
+B matches more often (near 0).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from mtsig.errors import InputError
+
+
+def frequency_counts(token_lists: Sequence[Sequence[str]]) -> Counter:
+    """How often each word occurs in a tokenized corpus."""
+    c: Counter = Counter()
+    for t in token_lists:
+        c.update(t)
+    return c
+
+
+def word_counts_by_frequency(
+    ref: Sequence[Sequence[str]], out: Sequence[Sequence[str]], bucket_of: Callable[[str], int], n_buckets: int
+) -> np.ndarray:
+    """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``."""
+    X = np.zeros((len(ref), n_buckets, 3), dtype=np.float64)
+    for i, (r, o) in enumerate(zip(ref, out)):
+        cr = Counter(r)
+        for w, k in cr.items():
+            X[i, bucket_of(w), 2] += k
+        for w, k in Counter(o).items():
+            b = bucket_of(w)
+            X[i, b, 1] += k
+            X[i, b, 0] += min(k, cr.get(w, 0))
+    return X
+
+
+def word_counts_by_label(
+    ref: Sequence[Sequence[str]],
+    ref_labels: Sequence[Sequence[str]],
+    out: Sequence[Sequence[str]],
+    out_labels: Sequence[Sequence[str]],
+    index: dict[str, int],
+) -> np.ndarray:
+    """As :func:`word_counts_by_frequency` with a label per word: a matched output word takes the label of the
+    reference word it matches. ``index`` maps each label to its bucket."""
+    X = np.zeros((len(ref), len(index), 3), dtype=np.float64)
+    for i, (r, lr, o, lo) in enumerate(zip(ref, ref_labels, out, out_labels)):
+        pos: dict[str, list[int]] = defaultdict(list)
+        for j, w in enumerate(r):
+            pos[w].append(j)
+            X[i, index[lr[j]], 2] += 1
+        seen: Counter = Counter()
+        for j, w in enumerate(o):
+            k = seen[w]
+            seen[w] += 1
+            p = pos.get(w)
+            if p is not None and k < len(p):
+                b = index[lr[p[k]]]
+                X[i, b, 0] += 1
+                X[i, b, 1] += 1
+            else:
+                X[i, index[lo[j]], 1] += 1
+    return X
+
+
+def read_word_labels(path: str, tokens: Sequence[Sequence[str]], what: str) -> list[list[str]]:
+    """A file of one label per word (space-separated, one line per segment), checked against the tokens."""
+    from mtsig.io.text import read_lines
+
+    lines = read_lines(path)
+    if len(lines) != len(tokens):
+        raise InputError(f"{path}: {len(lines)} lines of word labels, but {what} has {len(tokens)} segments")
+    out = []
+    for i, (line, t) in enumerate(zip(lines, tokens)):
+        labels = line.split()
+        if len(labels) != len(t):
+            raise InputError(
+                f"{path}: line {i + 1}: {len(labels)} labels for the {len(t)} words of {what} "
+                "(one label per word, after tokenization)"
+            )
+        out.append(labels)
+    return out
+
+
+def _coded(token_lists: Sequence[Sequence[str]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    lens = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+    ids = np.fromiter((vocab[w] for t in token_lists for w in t), dtype=np.int64, count=int(lens.sum()))
+    return ids, np.repeat(np.arange(len(token_lists)), lens)
+
+
+def ngram_match_table(
+    ref: Sequence[Sequence[str]], outs: Sequence[Sequence[Sequence[str]]], max_order: int = 4
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Per n-gram (orders 1..max_order) that some output matches, how often each output matches it in the
+    reference (clipped per segment, as BLEU clips). Returns the vocabulary (sorted), the n-grams as rows of word
+    ids padded with -1 (``(G, max_order)``, in the order of their words) and the ``(G, outputs)`` counts.
+
+    Vectorized: every n-gram of the reference and the outputs gets one integer code (built order by order with
+    ``np.unique``), and per-segment counts are counts of ``segment * G + code``."""
+    corpora = [ref, *outs]
+    words = sorted({w for c in corpora for t in c for w in t})
+    vocab = {w: i for i, w in enumerate(words)}
+    coded = [_coded(c, vocab) for c in corpora]
+    ids = np.concatenate([c[0] for c in coded])
+    # segments numbered apart per corpus, so that no n-gram spans two corpora or two segments
+    n = len(ref)
+    seg = np.concatenate([c[1] + j * n for j, c in enumerate(coded)])
+    corpus = np.repeat(np.arange(len(corpora)), [len(c[0]) for c in coded])
+    L, V = len(ids), max(len(words), 1)
+    codes, first, orders, pos_of = [], [], [], []
+    prev = ids.copy()  # code of the (k-1)-gram starting at each position
+    offset = 0
+    for k in range(1, max_order + 1):
+        if L < k:
+            break
+        pos = np.arange(L - k + 1)
+        if k == 1:
+            raw = ids
+        else:
+            raw = prev[: L - k + 1] * V + ids[k - 1 :]
+        uniq, first_pos, inv = np.unique(raw, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        prev = inv  # compact codes of the k-grams, < L: the next product stays far below 2**63
+        ok = seg[pos] == seg[pos + k - 1]
+        codes.append((pos[ok], inv[ok] + offset))
+        first.append(first_pos)
+        orders.append(np.full(len(uniq), k))
+        offset += len(uniq)
+    G = offset
+    first_all = np.concatenate(first)
+    order_all = np.concatenate(orders)
+    pos_all = np.concatenate([p for p, _ in codes])
+    code_all = np.concatenate([c for _, c in codes])
+    which = corpus[pos_all]
+    key = seg[pos_all] % n * G + code_all
+
+    def counts_of(j: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.unique(key[which == j], return_counts=True)
+
+    rk, rc = counts_of(0)
+    matched = np.zeros((G, len(outs)), dtype=np.int64)
+    for j in range(len(outs)):
+        ok_, oc = counts_of(j + 1)
+        _, i_out, i_ref = np.intersect1d(ok_, rk, assume_unique=True, return_indices=True)
+        m = np.minimum(oc[i_out], rc[i_ref])
+        np.add.at(matched[:, j], ok_[i_out] % G, m)
+    keep = np.flatnonzero(matched.sum(axis=1) > 0)
+    grams = np.full((len(keep), max_order), -1, dtype=np.int64)
+    for j in range(max_order):
+        has = order_all[keep] > j
+        grams[has, j] = ids[first_all[keep][has] + j]
+    return words, grams, matched[keep]
+
+
+def salient_ngrams(grams: np.ndarray, ma: np.ndarray, mb: np.ndarray, alpha: float, top: int) -> tuple[list, list]:
+    """The ``top`` n-grams A matches more often than B and the ``top`` B matches more often than A, by the
+    smoothed ratio ``(m_a + alpha) / (m_a + m_b + 2 alpha)``; ties broken by the larger count, then by the
+    n-gram's words. Returns ``[(ratio, row of grams)]`` each way."""
+    ma, mb = np.asarray(ma, dtype=np.float64), np.asarray(mb, dtype=np.float64)
+    idx = np.flatnonzero(ma + mb > 0)
+    ratio = (ma[idx] + alpha) / (ma[idx] + mb[idx] + 2 * alpha)
+    tot = ma[idx] + mb[idx]
+    words = tuple(grams[idx, j] for j in range(grams.shape[1] - 1, -1, -1))  # lexsort: last key first
+    a_more = idx[np.lexsort((*words, -tot, -ratio))][:top]
+    b_more = idx[np.lexsort((*words, -tot, ratio))][:top]
+
+    def r(i):
+        return (float(ma[i]) + alpha) / (float(ma[i]) + float(mb[i]) + 2 * alpha)
+
+    return [(r(i), int(i)) for i in a_more], [(r(i), int(i)) for i in b_more]
