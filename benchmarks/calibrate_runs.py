@@ -19,9 +19,9 @@ system: run-level optimizer noise, both pseudo-systems from one process).
 Power: the block-swap pairs tilted (all runs swapped with probability 0.4 instead of 1/2: A' keeps 60% of A's
 segments, a fifth of the real difference).
 
-Tests: ``ar`` (mtsig's default for runs), ``ar-paired`` (the same with ``--paired-runs``), ``ar-before`` (the default before this change: runs paired by position
-with equal counts, the variance floored at a quarter of AR's, no permutation bound), ``pooled-ar`` (AR on the
-pooled runs, no run variance), ``stratified-ar`` (Clark et al.). Prints the rejection rates at alpha = 0.05 and
+Tests: ``ar`` (mtsig's default for runs), ``ar-paired`` (the same with ``--paired-runs``), ``ar-before`` (the
+default before this change: runs paired by position with equal counts, the variance floored at a quarter of
+AR's, no permutation bound), ``pooled-ar`` (AR on the pooled runs, no run variance), ``stratified-ar`` (Clark et al.). Prints the rejection rates at alpha = 0.05 and
 0.01 with 95% Clopper-Pearson intervals.
 """
 
@@ -140,7 +140,7 @@ def _task(args):
     lib = [t for t in RUNS_TESTS if t in tests]
     for i, (a, b) in enumerate(GENERATORS[null](A, B, reps, seed=seed)):
         r = Resampling(shuffles, seed, stream=(i,))
-        for t, p in (runs_p_values(metric, a, b, r, lib).items() if lib else ()):
+        for t, p in runs_p_values(metric, a, b, r, lib).items() if lib else ():
             ps[t].append(p)
         if "ar-before" in tests:
             ps["ar-before"].append(ar_before(metric, a, b, r))

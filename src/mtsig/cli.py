@@ -395,8 +395,11 @@ COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
     "stats": ("write per-segment statistics to an .npz file (score once, test many times)", _stats_args),
     "compare": ("paired significance tests between systems", _compare_args),
-    "analyze": ("where systems differ: scores, differences and corrected p-values per bucket (sentence length, "
-                "word frequency, labels, documents, n-grams, examples)", _analyze_args),
+    "analyze": (
+        "where systems differ: scores, differences and corrected p-values per bucket (sentence length, "
+        "word frequency, labels, documents, n-grams, examples)",
+        _analyze_args,
+    ),
     "study": ("the seeds' validation experiments on your outputs (mtsig study NAME --help)", _study_args),
     "metrics": ("list the available metrics, their options and direction", None),
 }

@@ -286,8 +286,13 @@ def _finish(ctx: AnalysisContext, raw: list[list[dict]]) -> list[tuple[BucketCom
 
 def _untested(ctx: AnalysisContext, scores: dict[str, float | None]) -> list[dict]:
     return [
-        {"a": a, "b": b, "delta": None if scores[a] is None or scores[b] is None else scores[b] - scores[a],
-         "delta_ci": None, "p_value": None}  # fmt: skip
+        {
+            "a": a,
+            "b": b,
+            "delta": None if scores[a] is None or scores[b] is None else scores[b] - scores[a],
+            "delta_ci": None,
+            "p_value": None,
+        }  # fmt: skip
         for a, b in ctx.pairs
     ]
 
@@ -295,8 +300,13 @@ def _untested(ctx: AnalysisContext, scores: dict[str, float | None]) -> list[dic
 def _tested(ctx: AnalysisContext, res, metric: str) -> list[dict]:
     by_pair = {c.pair: c.result for c in res.comparisons if c.metric == metric}
     return [
-        {"a": a, "b": b, "delta": by_pair[(a, b)].delta, "delta_ci": by_pair[(a, b)].delta_ci,
-         "p_value": by_pair[(a, b)].p_value}  # fmt: skip
+        {
+            "a": a,
+            "b": b,
+            "delta": by_pair[(a, b)].delta,
+            "delta_ci": by_pair[(a, b)].delta_ci,
+            "p_value": by_pair[(a, b)].p_value,
+        }  # fmt: skip
         for a, b in ctx.pairs
     ]
 
@@ -344,8 +354,15 @@ def partition_analysis(
                 raw.append(_untested(ctx, {n: v.score for n, v in systems_of[-1].items()}))
         comps = _finish(ctx, raw)
         buckets = tuple(
-            Bucket(labels[b], *bounds[b], sizes[b], None, systems_of[b], comps[b],
-                   too_small=b not in tested or _too_small(units[b], k, ctx))  # fmt: skip
+            Bucket(
+                labels[b],
+                *bounds[b],
+                sizes[b],
+                None,
+                systems_of[b],
+                comps[b],
+                too_small=b not in tested or _too_small(units[b], k, ctx),
+            )  # fmt: skip
             for b in range(len(labels))
         )
         out.append(Analysis(kind, mname, buckets, note=note, decimals=metric.decimals, direction=metric.direction))
@@ -429,8 +446,10 @@ def share_analysis(
     if tested:
         metrics = {f"b{b}": BucketShare() for b in tested}
         stats = {
-            f"b{b}": {n: np.stack([(g == b).astype(np.float64), np.ones_like(g, dtype=np.float64)], axis=-1)
-                      for n, g in groups.items()}  # fmt: skip
+            f"b{b}": {
+                n: np.stack([(g == b).astype(np.float64), np.ones_like(g, dtype=np.float64)], axis=-1)
+                for n, g in groups.items()
+            }  # fmt: skip
             for b in tested
         }
         res = _compare(ctx, _derived_table(table, metrics, stats), _n_resamples(ctx, k))
@@ -446,11 +465,20 @@ def share_analysis(
             extra = {"scores": _own_bucket_scores(table, n, g == b)}
             scores[n] = BucketScore(share, ci, _count(counts[n][b]), extra)
         systems_of.append(scores)
-        raw.append(_tested(ctx, res, f"b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()}))
+        raw.append(
+            _tested(ctx, res, f"b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()})
+        )
     comps = _finish(ctx, raw)
     buckets = tuple(
-        Bucket(labels[b], *cut.bounds(b), None, None, systems_of[b], comps[b],
-               too_small=b not in tested or _too_small(table.n_segments, k, ctx))  # fmt: skip
+        Bucket(
+            labels[b],
+            *cut.bounds(b),
+            None,
+            None,
+            systems_of[b],
+            comps[b],
+            too_small=b not in tested or _too_small(table.n_segments, k, ctx),
+        )  # fmt: skip
         for b in range(nb)
     )
     return Analysis(kind, metric_label, buckets, note=note, decimals=1, direction="higher")
@@ -553,11 +581,20 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
                     extra[f"{key}_ci"] = iv.to_list() if iv else None
             scores[n] = BucketScore(f, ci, None, extra)
         systems_of.append(scores)
-        raw.append(_tested(ctx, res, f"b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()}))
+        raw.append(
+            _tested(ctx, res, f"b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()})
+        )
     comps = _finish(ctx, raw)
     buckets = tuple(
-        Bucket(labels[b], *bounds[b], None, n_ref[b], systems_of[b], comps[b],
-               too_small=b not in tested or _too_small(table.n_segments, k, ctx))  # fmt: skip
+        Bucket(
+            labels[b],
+            *bounds[b],
+            None,
+            n_ref[b],
+            systems_of[b],
+            comps[b],
+            too_small=b not in tested or _too_small(table.n_segments, k, ctx),
+        )  # fmt: skip
         for b in range(nb)
     )
     return [Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher")]
@@ -721,13 +758,23 @@ for _e in (
     AnalysisEntry("ref-length", _ref_length, "scores by reference length (words)"),
     AnalysisEntry("length-diff", _length_diff, "segments by output length minus reference length"),
     AnalysisEntry("sentence-score", _sentence_score, "segments by each system's segment-level score"),
-    AnalysisEntry("labels", _labels, "scores by a label per segment: --by labels=FILE (WMT XML: its domains)",
-                  takes_arg=True, default=False),  # fmt: skip
+    AnalysisEntry(
+        "labels",
+        _labels,
+        "scores by a label per segment: --by labels=FILE (WMT XML: its domains)",
+        takes_arg=True,
+        default=False,
+    ),  # fmt: skip
     AnalysisEntry("documents", _documents, "scores by document (SGML/XML input or --docids)", default=False),
     AnalysisEntry("word-frequency", _word_frequency, "word accuracy by word frequency (--freq-corpus)"),
-    AnalysisEntry("word-labels", _word_labels, "word accuracy by a label per word: --by word-labels=FILE "
-                  "(reference word labels) with --out-labels NAME=FILE", takes_arg=True, needs_arg=True,
-                  default=False),  # fmt: skip
+    AnalysisEntry(
+        "word-labels",
+        _word_labels,
+        "word accuracy by a label per word: --by word-labels=FILE (reference word labels) with --out-labels NAME=FILE",
+        takes_arg=True,
+        needs_arg=True,
+        default=False,
+    ),  # fmt: skip
     AnalysisEntry("ngrams", _ngrams, "the n-grams each system matches more often"),
     AnalysisEntry("examples", _examples, "the segments where each system beats the other most"),
 ):

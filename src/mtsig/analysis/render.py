@@ -90,8 +90,8 @@ def _settings_line(res: AnalyzeResult) -> str:
 def _example_lines(a: Analysis) -> list[str]:
     out = []
     for i in a.items:
-        out.append(f"{i['better']} better (#{i['rank']}), segment {i['segment']}: {i['a']} {_num(i['score_a'], a.decimals)}"
-                   f", {i['b']} {_num(i['score_b'], a.decimals)}")  # fmt: skip
+        sa, sb = _num(i["score_a"], a.decimals), _num(i["score_b"], a.decimals)
+        out.append(f"{i['better']} better (#{i['rank']}), segment {i['segment']}: {i['a']} {sa}, {i['b']} {sb}")
         if i.get("source") is not None:
             out.append(f"  source: {i['source']}")
         out += [f"  ref:    {i['reference']}", f"  {i['a']}: {i['output_a']}", f"  {i['b']}: {i['output_b']}"]

@@ -120,7 +120,7 @@ def ngram_match_table(
     seg = np.concatenate([c[1] + j * n for j, c in enumerate(coded)])
     corpus = np.repeat(np.arange(len(corpora)), [len(c[0]) for c in coded])
     L, V = len(ids), max(len(words), 1)
-    codes, first, orders, pos_of = [], [], [], []
+    codes, first, orders = [], [], []
     prev = ids.copy()  # code of the (k-1)-gram starting at each position
     offset = 0
     for k in range(1, max_order + 1):
