@@ -21,8 +21,8 @@ segments, a fifth of the real difference).
 
 Tests: ``ar`` (mtsig's default for runs), ``ar-paired`` (the same with ``--paired-runs``), ``ar-before`` (the
 default before this change: runs paired by position with equal counts, the variance floored at a quarter of
-AR's, no permutation bound), ``pooled-ar`` (AR on the pooled runs, no run variance), ``stratified-ar`` (Clark et al.). Prints the rejection rates at alpha = 0.05 and
-0.01 with 95% Clopper-Pearson intervals.
+AR's, no permutation bound), ``pooled-ar`` (AR on the pooled runs, no run variance), ``stratified-ar`` (Clark
+et al.). Prints the rejection rates at alpha = 0.05 and 0.01 with 95% Clopper-Pearson intervals.
 """
 
 from __future__ import annotations
