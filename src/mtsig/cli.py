@@ -299,7 +299,7 @@ def _analyze_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES, help="as in compare (two-sided)")
     t.add_argument("--confidence", type=float, default=0.95, help="level of every interval (0.95)")
     t.add_argument("--n-bootstrap", type=int, default=None, help="bootstrap resamples of the intervals (1000)")
-    _output(p, plot=False)
+    _output(p)
 
 
 def _unit_flag(group) -> None:
@@ -642,6 +642,17 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
                           a.n_bootstrap, cutoffs, a.top, a.ngram_alpha, a.ngram_order, a.freq_corpus,
                           _keyed(a.out_labels, "--out-labels"), a.source, a.resample_unit)  # fmt: skip
     res = analyze_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
+    if a.plot:
+        from mtsig.analysis.plots import plot_analyze
+        from mtsig.report.plots import save
+
+        save(plot_analyze(res), a.plot)
+    if a.html:
+        import shlex
+
+        from mtsig.analysis.html import render_analyze_html
+
+        _write(render_analyze_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
     _write(render(res, a.format, a.width), a.output)
