@@ -34,16 +34,25 @@ def frequency_counts(token_lists: Sequence[Sequence[str]]) -> Counter:
 def word_counts_by_frequency(
     ref: Sequence[Sequence[str]], out: Sequence[Sequence[str]], bucket_of: Callable[[str], int], n_buckets: int
 ) -> np.ndarray:
-    """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``."""
-    X = np.zeros((len(ref), n_buckets, 3), dtype=np.float64)
-    for i, (r, o) in enumerate(zip(ref, out)):
-        cr = Counter(r)
-        for w, k in cr.items():
-            X[i, bucket_of(w), 2] += k
-        for w, k in Counter(o).items():
-            b = bucket_of(w)
-            X[i, b, 1] += k
-            X[i, b, 0] += min(k, cr.get(w, 0))
+    """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``.
+    Vectorized: words are coded as integers, and per-segment word counts are counts of ``segment * V + word``."""
+    words = sorted({w for t in ref for w in t} | {w for t in out for w in t})
+    vocab = {w: i for i, w in enumerate(words)}
+    bucket = np.fromiter((bucket_of(w) for w in words), dtype=np.int64, count=len(words))
+    V = max(len(words), 1)
+    N = len(ref)
+    X = np.zeros((N, n_buckets, 3), dtype=np.float64)
+    keys = []
+    for col, corpus in ((2, ref), (1, out)):
+        lens = np.fromiter((len(t) for t in corpus), dtype=np.int64, count=N)
+        ids = np.fromiter((vocab[w] for t in corpus for w in t), dtype=np.int64, count=int(lens.sum()))
+        seg = np.repeat(np.arange(N), lens)
+        np.add.at(X[:, :, col], (seg, bucket[ids]), 1.0)
+        keys.append(np.unique(seg * V + ids, return_counts=True))
+    (rk, rc), (ok, oc) = keys
+    _, i_out, i_ref = np.intersect1d(ok, rk, assume_unique=True, return_indices=True)
+    k = ok[i_out]
+    np.add.at(X[:, :, 0], (k // V, bucket[k % V]), np.minimum(oc[i_out], rc[i_ref]).astype(np.float64))
     return X
 
 
