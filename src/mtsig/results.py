@@ -171,6 +171,12 @@ class ScoreResult:
     def to_dict(self) -> dict[str, Any]:
         return {"systems": [s.to_dict() for s in self.systems], "settings": self.settings.to_dict()}
 
+    def to_pandas(self):
+        """One row per system and metric: score, interval, runs' statistics, signature (needs pandas)."""
+        from mtsig.frames import SCORE_COLUMNS, frame, score_rows
+
+        return frame(score_rows(self), SCORE_COLUMNS)
+
     def score(self, system: str, metric: str) -> float:
         for s in self.systems:
             if s.name == system:
@@ -317,6 +323,12 @@ class CompareResult:
             if x not in names:
                 raise unknown_name("system", x, names)
         raise InputError(f"{a} and {b} were not compared (baseline {self.settings.baseline!r})")
+
+    def to_pandas(self):
+        """One row per comparison (metric, test, pair): scores, Δ and its interval, p-values (needs pandas)."""
+        from mtsig.frames import COMPARE_COLUMNS, compare_rows, frame
+
+        return frame(compare_rows(self), COMPARE_COLUMNS)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -126,6 +126,15 @@ class AnalyzeResult:
             "warnings": list(self.warnings),
         }
 
+    def to_pandas(self, items: bool = False):
+        """One row per bucket and system and per bucket and pair (``row``: ``system`` or ``difference``); with
+        ``items=True``, the n-grams and example segments instead (needs pandas)."""
+        from mtsig.frames import ANALYZE_COLUMNS, analyze_rows, frame, item_rows
+
+        if items:
+            return frame(*item_rows(self))
+        return frame(analyze_rows(self), ANALYZE_COLUMNS)
+
     def get(self, kind: str, metric: str | None = None) -> Analysis:
         """The analysis of ``kind`` (and ``metric``, when the kind was run for several)."""
         found = [a for a in self.analyses if a.kind == kind and (metric is None or a.metric == metric)]

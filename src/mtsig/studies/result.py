@@ -36,6 +36,12 @@ class StudyResult:
                 return t
         raise KeyError(title_start)
 
+    def to_pandas(self) -> dict[str, Any]:
+        """Each of the study's tables as a DataFrame, by title (needs pandas)."""
+        from mtsig.frames import frame
+
+        return {t.title: frame([dict(zip(t.header, r)) for r in t.rows], list(t.header)) for t in self.tables}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "study": self.study,
