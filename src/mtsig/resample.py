@@ -32,12 +32,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from mtsig._compiled import load
 from mtsig.errors import InputError
 
-try:  # compiled kernels of the plans (same weights and totals; numpy below is the reference and the fallback)
-    from mtsig import _plan
-except ImportError:  # pragma: no cover - installs without a C compiler
-    _plan = None
+# compiled kernels of the plans (same weights and totals; numpy below is the reference and the fallback)
+_plan = load("_plan")
 
 DEFAULT_SEED = 12345
 #: Every first element of a random stream's key, in one table (``tests/test_resample.py`` checks that they are

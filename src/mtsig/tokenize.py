@@ -26,13 +26,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mtsig._compiled import load
 from mtsig.errors import unknown_name
 from mtsig.io.segments import Segments
 
-try:  # the 13a rules compiled (setup.py builds it; optional: the regular expressions below are the reference)
-    from mtsig import _tok
-except ImportError:  # pragma: no cover - installs without a C compiler
-    _tok = None
+# the 13a rules compiled (setup.py builds it; optional: the regular expressions below are the reference)
+_tok = load("_tok")
 
 DEFAULT_TOKENIZER = "13a"
 MTEVAL_TOKENIZERS = ("mteval-13a", "mteval-intl")

@@ -21,15 +21,11 @@ from __future__ import annotations
 
 from array import array
 
+from mtsig._compiled import load
 from mtsig.meteor.params import EXACT, PARAPHRASE, STEM, SYNONYM
 
-try:
-    from mtsig import _meteor
-
-    COMPILED = True
-except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _meteor = None
-    COMPILED = False
+_meteor = load("_meteor")
+COMPILED = _meteor is not None
 
 #: weights the jar's search uses per stage (exact first; any other stage 0.5)
 SEARCH_WEIGHT = {EXACT: 1.0, STEM: 0.5, SYNONYM: 0.5, PARAPHRASE: 0.5}

@@ -29,15 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from mtsig._compiled import load
 from mtsig.errors import InputError
 
-try:
-    from mtsig import _meteor
-
-    COMPILED = True
-except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _meteor = None
-    COMPILED = False
+_meteor = load("_meteor")
+COMPILED = _meteor is not None
 
 #: the cache layout's version: a cache of another version is rebuilt
 CACHE_FORMAT = 4

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from mtsig._compiled import load
 from mtsig.errors import InputError
 from mtsig.io.segments import Segments
 from mtsig.metrics.base import Metric
@@ -33,13 +34,8 @@ MAX_CELLS = 100_000_000
 #: sacreBLEU's search stops after this many shift candidates in all; tercom's does not (``ter_tercom``)
 SACREBLEU_CANDIDATES = 1000
 
-try:
-    from mtsig import _ter
-
-    COMPILED = True
-except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _ter = None
-    COMPILED = False
+_ter = load("_ter")
+COMPILED = _ter is not None
 
 
 def _select(ids: np.ndarray, off: np.ndarray, rows: list[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,43 @@
+"""An install without a C compiler loses the compiled parts silently at install time: mtsig says so at run time,
+once per part, in one line, and gives the same numbers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+EX = Path(__file__).resolve().parents[1] / "examples"
+
+# a process where the compiled parts cannot be imported (as after an install without a compiler)
+_BLOCK = textwrap.dedent(
+    """
+    import sys
+    class Block:
+        def find_spec(self, name, path=None, target=None):
+            if name in ("mtsig._tok", "mtsig._ter", "mtsig._plan", "mtsig._meteor"):
+                raise ImportError(name)
+            return None
+    sys.meta_path.insert(0, Block())
+    from mtsig.cli import main
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def _run(args: list[str], block: bool) -> subprocess.CompletedProcess:
+    code = _BLOCK if block else "import sys; from mtsig.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_missing_compiled_parts_are_said_once_and_change_no_number():
+    args = ["compare", "-r", str(EX / "ref.A.en"), "-s", f"base={EX / 'base.en'}", f"new={EX / 'new.en'}", "-m",
+            "bleu", "ter", "--n-resamples", "500", "-f", "json"]  # fmt: skip
+    slow, fast = _run(args, True), _run(args, False)
+    assert slow.returncode == fast.returncode == 0
+    assert slow.stdout == fast.stdout
+    lines = [x for x in slow.stderr.splitlines() if "compiled part" in x]
+    assert len(lines) == 3 and all(x.startswith("mtsig: warning: the compiled part mtsig._") for x in lines)
+    assert {x.split()[5] for x in lines} == {"mtsig._tok", "mtsig._ter", "mtsig._plan"}
+    assert "compiled part" not in fast.stderr
