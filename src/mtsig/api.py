@@ -129,6 +129,10 @@ def _stats_of(refs, systems, metrics, options: dict[str, Any], jobs: int) -> Sta
         attach_docids(rs, options["docids"])
     ss = _systems(systems, rs, unescape)
     _attach_side_inputs(rs, ss, {k: v for k, v in options.items() if k in side})
+    if options.get("seg_scores"):
+        from mtsig.io.segscores import adopt_file_metric
+
+        ms = adopt_file_metric(ms, ss, metric_opts)
     n_runs = sum(s.n_runs for s in ss)
     return compute_stats(rs, ss, ms, executor_for(jobs, n_runs, rs.n_segments * n_runs))
 

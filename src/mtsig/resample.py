@@ -422,10 +422,22 @@ def resampled_totals(
     dtype = np.float32 if float32_is_exact(plan, S) else np.float64
     S = S.astype(dtype)
     cuts = np.cumsum([a.shape[1] for a in first])[:-1]
+    # whole-number columns that repeat (a count every metric and system shares, the reference words of every
+    # system) are multiplied once: the products are exact integers, so no number changes
+    cols = None
+    if integral and S.shape[1] > 1:
+        uniq, first_col, inverse = np.unique(S.T, axis=0, return_index=True, return_inverse=True)
+        if len(uniq) < S.shape[1]:
+            keep = np.sort(first_col)
+            where_kept = {c: i for i, c in enumerate(keep)}
+            cols = np.array([where_kept[first_col[j]] for j in inverse.ravel()])
+            S = np.ascontiguousarray(S[:, keep])
     grouped = plan.group_totals(S)
     products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
     for P in products:
         P = P.astype(np.float64)
+        if cols is not None:
+            P = P[:, cols]
         if progress is not None:
             progress(P.shape[0])
         parts = np.split(P, cuts, axis=1)

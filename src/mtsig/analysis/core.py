@@ -172,6 +172,39 @@ class AnalyzeOptions:
 
 
 # ------------------------------------------------------------------------------------------------ context
+class Later(NamedTuple):
+    """An analysis finished after the shared tests have run (:class:`Batch`): ``build()`` gives its analyses."""
+
+    build: Callable[[], list[Analysis]]
+
+
+class Batch:
+    """The derived metrics of every analysis over all segments (shares, word accuracy), tested together: one
+    comparison, so one drawing of shuffles and one bootstrap serve them all, with the resamples the analysis
+    with the most comparisons needs (each analysis still corrects over its own buckets and pairs)."""
+
+    def __init__(self):
+        self.metrics: dict[str, Metric] = {}
+        self.stats: dict[str, dict[str, np.ndarray]] = {}
+        self.k = 0
+        self.result = None
+        self.n_resamples: int | None = None
+
+    def add(self, metrics: dict[str, Metric], stats: dict[str, dict[str, np.ndarray]], k: int) -> str:
+        """Add an analysis' metrics; returns the prefix of their names in :attr:`result`."""
+        prefix = f"a{len({key.split(':')[0] for key in self.metrics})}:"
+        self.metrics.update({prefix + m: v for m, v in metrics.items()})
+        self.stats.update({prefix + m: v for m, v in stats.items()})
+        self.k = max(self.k, k)
+        return prefix
+
+    def run(self, ctx: AnalysisContext) -> None:
+        if not self.metrics:
+            return
+        self.n_resamples = _n_resamples(ctx, self.k)
+        self.result = _compare(ctx, _derived_table(ctx.table, self.metrics, self.stats), self.n_resamples)
+
+
 @dataclass
 class AnalysisContext:
     table: StatsTable
@@ -180,6 +213,7 @@ class AnalysisContext:
     pairs: list[tuple[str, str]]
     warnings: list[str] = field(default_factory=list)
     _memo: dict = field(default_factory=dict)
+    batch: Batch = field(default_factory=Batch)
 
     @property
     def names(self) -> list[str]:
@@ -207,6 +241,14 @@ class AnalysisContext:
         _, systems = self.needs_texts(what)
         s = next(x for x in systems if x.name == name)
         return [self.tokenizer().tokenize_all(r) for r in s.runs]
+
+    def coder(self):
+        """One vocabulary of word ids for every word analysis (each text coded once)."""
+        from mtsig.analysis.words import Coder
+
+        if "coder" not in self._memo:
+            self._memo["coder"] = Coder()
+        return self._memo["coder"]
 
     def cutoffs(self, kind: str, integer: bool = True, default: tuple[float, ...] | None = None) -> Cutoffs:
         given = self.opts.cutoffs.get(kind)
@@ -365,7 +407,8 @@ def partition_analysis(
             )  # fmt: skip
             for b in range(len(labels))
         )
-        out.append(Analysis(kind, mname, buckets, note=note, decimals=metric.decimals, direction=metric.direction))
+        out.append(Analysis(kind, mname, buckets, note=note, decimals=metric.decimals, direction=metric.direction,
+                            n_resamples=n_res if tested else None))  # fmt: skip
     return out
 
 
@@ -435,14 +478,13 @@ def share_analysis(
 ) -> Analysis:
     """Buckets each system's segments fall in by its own output (``groups[name]``: runs x segments): the share of
     its segments in each bucket, compared between systems with the paired tests over all segments."""
-    table = ctx.table
     nb = cut.n
     counts = {n: np.array([(g == b).sum(axis=1).mean() for b in range(nb)]) for n, g in groups.items()}
     most = [max(float(counts[n][b]) for n in ctx.names) for b in range(nb)]
     tested = [b for b in range(nb) if most[b] >= MIN_BUCKET]
     k = len(tested) * len(ctx.pairs)
-    labels = cut.labels()
-    res = None
+    cut.labels()
+    key = None
     if tested:
         metrics = {f"b{b}": BucketShare() for b in tested}
         stats = {
@@ -452,7 +494,15 @@ def share_analysis(
             }  # fmt: skip
             for b in tested
         }
-        res = _compare(ctx, _derived_table(table, metrics, stats), _n_resamples(ctx, k))
+        key = ctx.batch.add(metrics, stats, k)
+    return Later(lambda: [_share_result(ctx, kind, metric_label, groups, cut, note, counts, tested, k, key)])
+
+
+def _share_result(ctx, kind, metric_label, groups, cut, note, counts, tested, k, key) -> Analysis:  # noqa: PLR0913
+    table = ctx.table
+    nb = cut.n
+    labels = cut.labels()
+    res = ctx.batch.result if key is not None else None
     raw, systems_of = [], []
     for b in range(nb):
         scores = {}
@@ -461,12 +511,12 @@ def share_analysis(
             share = 100.0 * float((g == b).mean())
             ci = None
             if res is not None and b in tested:
-                ci = next(s for s in res.systems if s.name == n).scores[f"b{b}"].ci
+                ci = next(s for s in res.systems if s.name == n).scores[f"{key}b{b}"].ci
             extra = {"scores": _own_bucket_scores(table, n, g == b)}
             scores[n] = BucketScore(share, ci, _count(counts[n][b]), extra)
         systems_of.append(scores)
         raw.append(
-            _tested(ctx, res, f"b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()})
+            _tested(ctx, res, f"{key}b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()})
         )
     comps = _finish(ctx, raw)
     buckets = tuple(
@@ -481,7 +531,8 @@ def share_analysis(
         )  # fmt: skip
         for b in range(nb)
     )
-    return Analysis(kind, metric_label, buckets, note=note, decimals=1, direction="higher")
+    n_res = ctx.batch.n_resamples if key is not None else None
+    return Analysis(kind, metric_label, buckets, note=note, decimals=1, direction="higher", n_resamples=n_res)
 
 
 def _count(x: float) -> float | int:
@@ -510,7 +561,7 @@ def _length_diff(ctx: AnalysisContext, arg) -> list[Analysis]:
     }
     note = "output length minus reference length, in words; each system's share (%) of segments per bucket " \
            "(its count beside it), compared segment by segment between systems"  # fmt: skip
-    return [share_analysis(ctx, "length-diff", "share of segments (%)", groups, cut, note)]
+    return share_analysis(ctx, "length-diff", "share of segments (%)", groups, cut, note)
 
 
 def _sentence_score(ctx: AnalysisContext, arg) -> list[Analysis]:
@@ -529,9 +580,8 @@ def _sentence_score(ctx: AnalysisContext, arg) -> list[Analysis]:
         groups = {n: cut.assign(np.nan_to_num(s, nan=-np.inf)) for n, s in scores.items()}
         note = f"each system's segment-level {mname} ({metric.sentence_score_label}); each system's share (%) of " \
                "segments per bucket, compared segment by segment between systems"  # fmt: skip
-        a = share_analysis(ctx, "sentence-score", "share of segments (%)", groups, cut, note)
-        out.append(replace(a, metric=f"{mname}: share of segments (%)"))
-    return out
+        out.append(share_analysis(ctx, "sentence-score", f"{mname}: share of segments (%)", groups, cut, note))
+    return Later(lambda: [a for later in out for a in later.build()])
 
 
 # ------------------------------------------------------------------------------------------ word analyses
@@ -552,17 +602,24 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
     words = [max(float(X[n][:, :, b, :2].sum(axis=1).mean(axis=0).max()) for n in ctx.names) for b in range(nb)]
     tested = [b for b in range(nb) if max(n_ref[b], words[b]) >= MIN_BUCKET]
     k = len(tested) * len(ctx.pairs)
-    res = pr = None
+    pr = key = None
     if tested:
         stats = {f"b{b}": {n: X[n][:, :, b, :] for n in ctx.names} for b in tested}
-        res = _compare(ctx, _derived_table(table, {f"b{b}": WordAccuracy("f") for b in tested}, stats),
-                       _n_resamples(ctx, k))  # fmt: skip
+        key = ctx.batch.add({f"b{b}": WordAccuracy("f") for b in tested}, stats, k)
         both = {**{f"p{b}": WordAccuracy("p") for b in tested}, **{f"r{b}": WordAccuracy("r") for b in tested}}
         pr_stats = {f"{c}{b}": stats[f"b{b}"] for c in "pr" for b in tested}
         n_boot = ctx.opts.n_bootstrap or DEFAULT_BOOTSTRAP
         pr = score_table(_derived_table(table, both, pr_stats),
                          ScoreOptions(True, "percentile", ctx.opts.confidence, resample_unit=ctx.opts.resample_unit),
                          replace(ctx.resampling, n_resamples=n_boot))  # fmt: skip
+    args = (ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr)
+    return Later(lambda: [_word_result(*args)])
+
+
+def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) -> Analysis:  # noqa: PLR0913
+    table = ctx.table
+    nb = len(labels)
+    res = ctx.batch.result if key is not None else None
     raw, systems_of = [], []
     for b in range(nb):
         scores = {}
@@ -574,15 +631,15 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
                      "matched": _count(m), "output_words": _count(o), "reference_words": _count(r)}  # fmt: skip
             ci = None
             if res is not None and b in tested:
-                ci = next(s for s in res.systems if s.name == n).scores[f"b{b}"].ci
+                ci = next(s for s in res.systems if s.name == n).scores[f"{key}b{b}"].ci
                 sp = next(s for s in pr.systems if s.name == n)
-                for c, key in (("p", "precision"), ("r", "recall")):
+                for c, field_name in (("p", "precision"), ("r", "recall")):
                     iv = sp.scores[f"{c}{b}"].ci
-                    extra[f"{key}_ci"] = iv.to_list() if iv else None
+                    extra[f"{field_name}_ci"] = iv.to_list() if iv else None
             scores[n] = BucketScore(f, ci, None, extra)
         systems_of.append(scores)
         raw.append(
-            _tested(ctx, res, f"b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()})
+            _tested(ctx, res, f"{key}b{b}") if b in tested else _untested(ctx, {n: s.score for n, s in scores.items()})
         )
     comps = _finish(ctx, raw)
     buckets = tuple(
@@ -597,7 +654,8 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
         )  # fmt: skip
         for b in range(nb)
     )
-    return [Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher")]
+    n_res = ctx.batch.n_resamples if key is not None else None
+    return Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher", n_resamples=n_res)
 
 
 def _runs_counts(ctx: AnalysisContext, what: str, count) -> dict[str, np.ndarray]:
@@ -616,16 +674,13 @@ def _word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
     else:
         freq, source = frequency_counts(ref), "the reference"
     cut = ctx.cutoffs("word-frequency")
-    cache: dict[str, int] = {}
-    cuts = np.asarray(cut.values, dtype=np.float64)
-
-    def bucket_of(w: str) -> int:
-        b = cache.get(w)
-        if b is None:
-            b = cache[w] = int(np.searchsorted(cuts, freq.get(w, 0), side="right"))
-        return b
-
-    X = _runs_counts(ctx, "word-frequency", lambda run: word_counts_by_frequency(ref, run, bucket_of, cut.n))
+    coder = ctx.coder()
+    runs = {n: ctx.sys_tokens("word-frequency", n) for n in ctx.names}
+    for t in [ref, *(r for rs in runs.values() for r in rs)]:
+        coder.code(t)  # every word gets its id first: the buckets are computed once for the vocabulary
+    counts = np.fromiter((freq.get(w, 0) for w in coder.vocab), dtype=np.float64, count=len(coder.vocab))
+    bucket = cut.assign(counts)
+    X = {n: np.stack([word_counts_by_frequency(coder, ref, r, bucket, cut.n) for r in rs]) for n, rs in runs.items()}
     note = f"words by their frequency in {source}; precision, recall and F-measure of the words each output " \
            "matches in the reference (compare-mt's word accuracy), intervals and tests over segments"  # fmt: skip
     return word_analysis(ctx, "word-frequency", X, cut.labels(), [cut.bounds(i) for i in range(cut.n)], note)
@@ -667,7 +722,10 @@ def _ngrams(ctx: AnalysisContext, arg) -> list[Analysis]:
 
     ref = ctx.ref_tokens("ngrams")
     o = ctx.opts
-    words, grams, counts = ngram_match_table(ref, [ctx.sys_tokens("ngrams", n)[0] for n in ctx.names], o.ngram_order)
+    coder = ctx.coder()
+    outs = [ctx.sys_tokens("ngrams", n)[0] for n in ctx.names]
+    words, grams, counts = ngram_match_table(coder, ref, outs, o.ngram_order)
+    word_rank = coder.rank()
 
     def text(g: int) -> str:
         return " ".join(words[i] for i in grams[g] if i >= 0)
@@ -676,7 +734,7 @@ def _ngrams(ctx: AnalysisContext, arg) -> list[Analysis]:
     items = []
     for a, b in ctx.pairs:
         ma, mb = counts[:, col[a]], counts[:, col[b]]
-        a_more, b_more = salient_ngrams(grams, ma, mb, o.ngram_alpha, o.top)
+        a_more, b_more = salient_ngrams(grams, word_rank, ma, mb, o.ngram_alpha, o.top)
         for side, rows in ((a, a_more), (b, b_more)):
             for rank, (ratio, g) in enumerate(rows, 1):
                 items.append({"a": a, "b": b, "favours": side, "rank": rank, "ngram": text(g),
@@ -736,8 +794,11 @@ def _source_lines(ctx: AnalysisContext, refs) -> list[str] | None:
 
 # ------------------------------------------------------------------------------------------------ registry
 class AnalysisEntry(NamedTuple):
+    """A registered analysis: ``run(ctx, arg)`` returns its analyses, or a :class:`Later` when it put derived
+    metrics into ``ctx.batch`` (tested together once every analysis has been prepared)."""
+
     name: str
-    run: Callable[[AnalysisContext, str | None], list[Analysis]]
+    run: Callable[[AnalysisContext, str | None], list[Analysis] | Later]
     help: str
     takes_arg: bool = False
     needs_arg: bool = False
@@ -802,9 +863,11 @@ def analyze_table(table: StatsTable, options: AnalyzeOptions | None = None, resa
     pairs = _pairs(table, CompareOptions(baseline=opts.baseline))
     ctx = AnalysisContext(table, opts, resampling, pairs)
     specs = opts.by or default_specs(table)
+    parts = [ANALYSES[spec.kind].run(ctx, spec.arg) for spec in specs]
+    ctx.batch.run(ctx)
     analyses: list[Analysis] = []
-    for spec in specs:
-        analyses += ANALYSES[spec.kind].run(ctx, spec.arg)
+    for p in parts:
+        analyses += p.build() if isinstance(p, Later) else p
     settings = {
         "analyses": [s.kind + (f"={s.arg}" if s.arg else "") for s in specs],
         "test": opts.test,

@@ -94,9 +94,12 @@ class Analysis:
     note: str = ""
     decimals: int = 2
     direction: str = "higher"
+    #: resamples behind the p-values (None: no test ran, or a test that does not resample)
+    n_resamples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "metric": self.metric, "direction": self.direction}
+        d: dict[str, Any] = {"kind": self.kind, "metric": self.metric, "direction": self.direction,
+                             "n_resamples": self.n_resamples}  # fmt: skip
         if self.items or not self.buckets:
             d["items"] = list(self.items)
         if self.buckets:

@@ -16,7 +16,8 @@ B matches more often (near 0).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,22 +32,49 @@ def frequency_counts(token_lists: Sequence[Sequence[str]]) -> Counter:
     return c
 
 
+class Coder:
+    """Words as integer ids, one vocabulary for the reference and every output (compiled coding when built);
+    each token list is coded once: ``(ids, segment of each id)``."""
+
+    def __init__(self):
+        self.vocab: dict[str, int] = {}
+        self._memo: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
+
+    def code(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        from mtsig.tokenize import code_words
+
+        hit = self._memo.get(id(token_lists))
+        if hit is not None and hit[0] is token_lists:
+            return hit[1], hit[2]
+        ids, lens = code_words(list(token_lists), self.vocab, True)
+        seg = np.repeat(np.arange(len(lens)), lens)
+        self._memo[id(token_lists)] = (token_lists, ids, seg)
+        return ids, seg
+
+    @property
+    def words(self) -> list[str]:
+        return list(self.vocab)
+
+    def rank(self) -> np.ndarray:
+        """Each id's position in the sorted vocabulary (ties between n-grams sort by their words)."""
+        order = np.argsort(np.array(self.words, dtype=object), kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
+
+
 def word_counts_by_frequency(
-    ref: Sequence[Sequence[str]], out: Sequence[Sequence[str]], bucket_of: Callable[[str], int], n_buckets: int
+    coder: Coder, ref: Sequence[Sequence[str]], out: Sequence[Sequence[str]], bucket: np.ndarray, n_buckets: int
 ) -> np.ndarray:
-    """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``.
-    Vectorized: words are coded as integers, and per-segment word counts are counts of ``segment * V + word``."""
-    words = sorted({w for t in ref for w in t} | {w for t in out for w in t})
-    vocab = {w: i for i, w in enumerate(words)}
-    bucket = np.fromiter((bucket_of(w) for w in words), dtype=np.int64, count=len(words))
-    V = max(len(words), 1)
+    """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``;
+    ``bucket``: the bucket of each word id of ``coder`` (the texts coded already). Vectorized: per-segment word
+    counts are counts of ``segment * V + word id``."""
     N = len(ref)
+    coded = [coder.code(ref), coder.code(out)]
+    V = max(len(coder.vocab), 1)
     X = np.zeros((N, n_buckets, 3), dtype=np.float64)
     keys = []
-    for col, corpus in ((2, ref), (1, out)):
-        lens = np.fromiter((len(t) for t in corpus), dtype=np.int64, count=N)
-        ids = np.fromiter((vocab[w] for t in corpus for w in t), dtype=np.int64, count=int(lens.sum()))
-        seg = np.repeat(np.arange(N), lens)
+    for col, (ids, seg) in zip((2, 1), coded):
         np.add.at(X[:, :, col], (seg, bucket[ids]), 1.0)
         keys.append(np.unique(seg * V + ids, return_counts=True))
     (rk, rc), (ok, oc) = keys
@@ -104,42 +132,32 @@ def read_word_labels(path: str, tokens: Sequence[Sequence[str]], what: str) -> l
     return out
 
 
-def _coded(token_lists: Sequence[Sequence[str]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    lens = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
-    ids = np.fromiter((vocab[w] for t in token_lists for w in t), dtype=np.int64, count=int(lens.sum()))
-    return ids, np.repeat(np.arange(len(token_lists)), lens)
-
-
 def ngram_match_table(
-    ref: Sequence[Sequence[str]], outs: Sequence[Sequence[Sequence[str]]], max_order: int = 4
+    coder: Coder, ref: Sequence[Sequence[str]], outs: Sequence[Sequence[Sequence[str]]], max_order: int = 4
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Per n-gram (orders 1..max_order) that some output matches, how often each output matches it in the
-    reference (clipped per segment, as BLEU clips). Returns the vocabulary (sorted), the n-grams as rows of word
-    ids padded with -1 (``(G, max_order)``, in the order of their words) and the ``(G, outputs)`` counts.
+    reference (clipped per segment, as BLEU clips). Returns the vocabulary, the n-grams as rows of word ids
+    padded with -1 (``(G, max_order)``) and the ``(G, outputs)`` counts.
 
     Vectorized: every n-gram of the reference and the outputs gets one integer code (built order by order with
     ``np.unique``), and per-segment counts are counts of ``segment * G + code``."""
     corpora = [ref, *outs]
-    words = sorted({w for c in corpora for t in c for w in t})
-    vocab = {w: i for i, w in enumerate(words)}
-    coded = [_coded(c, vocab) for c in corpora]
+    coded = [coder.code(c) for c in corpora]
+    V = max(len(coder.vocab), 1)
     ids = np.concatenate([c[0] for c in coded])
     # segments numbered apart per corpus, so that no n-gram spans two corpora or two segments
     n = len(ref)
     seg = np.concatenate([c[1] + j * n for j, c in enumerate(coded)])
     corpus = np.repeat(np.arange(len(corpora)), [len(c[0]) for c in coded])
-    L, V = len(ids), max(len(words), 1)
+    L = len(ids)
     codes, first, orders = [], [], []
-    prev = ids.copy()  # code of the (k-1)-gram starting at each position
+    prev = ids
     offset = 0
     for k in range(1, max_order + 1):
         if L < k:
             break
         pos = np.arange(L - k + 1)
-        if k == 1:
-            raw = ids
-        else:
-            raw = prev[: L - k + 1] * V + ids[k - 1 :]
+        raw = ids if k == 1 else prev[: L - k + 1] * V + ids[k - 1 :]
         uniq, first_pos, inv = np.unique(raw, return_index=True, return_inverse=True)
         inv = inv.ravel()
         prev = inv  # compact codes of the k-grams, < L: the next product stays far below 2**63
@@ -171,22 +189,35 @@ def ngram_match_table(
     for j in range(max_order):
         has = order_all[keep] > j
         grams[has, j] = ids[first_all[keep][has] + j]
-    return words, grams, matched[keep]
+    return coder.words, grams, matched[keep]
 
 
-def salient_ngrams(grams: np.ndarray, ma: np.ndarray, mb: np.ndarray, alpha: float, top: int) -> tuple[list, list]:
+def salient_ngrams(
+    grams: np.ndarray, rank: np.ndarray, ma: np.ndarray, mb: np.ndarray, alpha: float, top: int
+) -> tuple[list, list]:
     """The ``top`` n-grams A matches more often than B and the ``top`` B matches more often than A, by the
     smoothed ratio ``(m_a + alpha) / (m_a + m_b + 2 alpha)``; ties broken by the larger count, then by the
-    n-gram's words. Returns ``[(ratio, row of grams)]`` each way."""
+    n-gram's words (``rank``: each word id's place in the sorted vocabulary). Returns ``[(ratio, row)]`` each
+    way."""
     ma, mb = np.asarray(ma, dtype=np.float64), np.asarray(mb, dtype=np.float64)
     idx = np.flatnonzero(ma + mb > 0)
     ratio = (ma[idx] + alpha) / (ma[idx] + mb[idx] + 2 * alpha)
-    tot = ma[idx] + mb[idx]
-    words = tuple(grams[idx, j] for j in range(grams.shape[1] - 1, -1, -1))  # lexsort: last key first
-    a_more = idx[np.lexsort((*words, -tot, -ratio))][:top]
-    b_more = idx[np.lexsort((*words, -tot, ratio))][:top]
+
+    def best(sign: float) -> np.ndarray:
+        r = sign * ratio
+        if len(r) > top:  # only the n-grams at or beyond the top-th ratio can be among the top
+            cut = np.partition(r, len(r) - top)[len(r) - top]
+            sel = np.flatnonzero(r >= cut)
+        else:
+            sel = np.arange(len(r))
+        cand = idx[sel]
+        tot = ma[cand] + mb[cand]
+        words = tuple(
+            np.where(grams[cand, j] >= 0, rank[grams[cand, j]], -1) for j in range(grams.shape[1] - 1, -1, -1)
+        )
+        return cand[np.lexsort((*words, -tot, -r[sel]))][:top]
 
     def r(i):
         return (float(ma[i]) + alpha) / (float(ma[i]) + float(mb[i]) + 2 * alpha)
 
-    return [(r(i), int(i)) for i in a_more], [(r(i), int(i)) for i in b_more]
+    return [(r(i), int(i)) for i in best(1.0)], [(r(i), int(i)) for i in best(-1.0)]

@@ -1,18 +1,27 @@
 """Reading user-supplied segment scores and attaching them to systems and runs.
 
 Accepted forms (``--seg-scores``):
-- ``NAME=FILE[,FILE...]``: one number per line, aligned with system NAME's file (one file per run);
+- ``NAME=FILE[,FILE...]``: system NAME's scores (one file per run): one number per line (BLEURT's
+  ``-scores_file`` among others), MetricX's output JSONL (its ``prediction`` field), or COMET's output holding
+  that one system (``comet-score --to_json`` or its printed ``Segment i  score: x`` lines);
 - ``TABLE.tsv``: a header row of system names, then one row per segment (tab-separated);
-- ``TABLE.jsonl``: one JSON object per segment, ``{"system name": score, ...}``.
-Every system must get scores for every run; counts must match the segments; non-numbers are errors
-naming the file and line.
+- ``TABLE.jsonl``: one JSON object per segment, ``{"system name": score, ...}``;
+- ``COMET.json`` / COMET's printed output with several systems: each system takes the entry of its file
+  (matched by path, file name or system name).
+Files are recognised by their content. A file that says which metric it holds (COMET: higher is better;
+MetricX: an error score, lower is better) names the ``seg`` metric and sets its direction, unless
+``seg_name`` / ``seg_lower_is_better`` are given. Every system must get scores for every run; counts must
+match the segments; non-numbers are errors naming the file and line.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,6 +47,109 @@ def _number(x: str, where: str) -> float:
 
 def read_score_column(path: str) -> list[float]:
     return [_number(ln.strip(), f"{path}: line {i}") for i, ln in enumerate(split_lines(read_text(path)), 1)]
+
+
+#: what a score file's own format says about its metric: name, lower is better
+KNOWN_METRICS = {"comet": ("COMET", False), "metricx": ("MetricX", True)}
+_COMET_LINE = re.compile(r"^(.*)\tSegment (\d+)\tscore: (\S+)(?:\tvariance: \S+)?$")
+_COMET_SYSTEM_LINE = re.compile(r"^(.*)\tscore: (\S+)$")
+
+
+class ScoreFile(NamedTuple):
+    """A score file as read: its kind (``column``, ``comet``, ``metricx``, ``table``), the scores by key (the
+    file's own system keys; ``""`` for a file of one system) and the metric it names, if any."""
+
+    kind: str
+    scores: dict[str, list[float]]
+    metric: tuple[str, bool] | None = None
+
+
+def _comet_json(path: str, obj: Any) -> ScoreFile | None:
+    if not (isinstance(obj, dict) and obj and all(isinstance(v, list) for v in obj.values())):
+        return None
+    rows = [r for v in obj.values() for r in v]
+    if not rows or not all(isinstance(r, dict) and "COMET" in r for r in rows):
+        return None
+    return ScoreFile(
+        "comet",
+        {
+            str(k): [_number(str(r["COMET"]), f"{path}: {k!r}, segment {i}") for i, r in enumerate(v)]
+            for k, v in obj.items()
+        },  # fmt: skip
+        KNOWN_METRICS["comet"],
+    )
+
+
+def _comet_text(path: str, lines: list[str]) -> ScoreFile | None:
+    segs: dict[str, dict[int, float]] = {}
+    for i, ln in enumerate(lines, 1):
+        m = _COMET_LINE.match(ln)
+        if m:
+            segs.setdefault(m.group(1), {})[int(m.group(2))] = _number(m.group(3), f"{path}: line {i}")
+        elif not (_COMET_SYSTEM_LINE.match(ln) or ln.startswith("Predictions saved in") or not ln.strip()):
+            return None if not segs else _bad(path, i, "a COMET output line (FILE<tab>Segment i<tab>score: x)")
+    if not segs:
+        return None
+    out = {}
+    for k, d in segs.items():
+        if sorted(d) != list(range(len(d))):
+            raise InputError(f"{path}: COMET output for {k!r} skips segments ({len(d)}, numbered up to {max(d)})")
+        out[k] = [d[j] for j in range(len(d))]
+    return ScoreFile("comet", out, KNOWN_METRICS["comet"])
+
+
+def _bad(path: str, i: int, what: str):
+    raise InputError(f"{path}: line {i}: expected {what}")
+
+
+def _metricx(path: str, lines: list[str]) -> ScoreFile | None:
+    try:
+        first = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        return None
+    if not (isinstance(first, dict) and "prediction" in first and {"hypothesis", "reference", "source"} & set(first)):
+        return None
+    scores = []
+    for i, ln in enumerate(lines, 1):
+        try:
+            obj = json.loads(ln)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: line {i}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict) or "prediction" not in obj:
+            raise InputError(f'{path}: line {i}: a MetricX line without a "prediction"')
+        scores.append(_number(str(obj["prediction"]), f"{path}: line {i}"))
+    return ScoreFile("metricx", {"": scores}, KNOWN_METRICS["metricx"])
+
+
+def read_score_file(path: str) -> ScoreFile:
+    """Any accepted score file, recognised by its content."""
+    text = read_text(path)
+    lines = split_lines(text)
+    head = text.lstrip()[:1]
+    if head == "{":
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None
+        if whole is not None:
+            found = _comet_json(path, whole)
+            if found is None:
+                raise InputError(
+                    f"{path}: a JSON document, but not COMET's --to_json output "
+                    '({file: [{..., "COMET": score}]}); for scores per segment use one JSON object per line'
+                )
+            return found
+        found = _metricx(path, lines)
+        if found is not None:
+            return found
+        return ScoreFile("table", read_score_table(path))
+    found = _comet_text(path, lines)
+    if found is not None:
+        return found
+    first = lines[0] if lines else ""
+    if "\t" in first or path.lower().endswith(".tsv"):
+        return ScoreFile("table", read_score_table(path))
+    return ScoreFile("column", {"": read_score_column(path)})
 
 
 def read_score_table(path: str) -> dict[str, list[float]]:
@@ -71,31 +183,95 @@ def read_score_table(path: str) -> dict[str, list[float]]:
     return cols
 
 
-def _given_scores(specs: Sequence[str] | Mapping) -> dict[str, list[list[float]]]:
-    """System name -> one list of scores per run, from files, tables or a mapping."""
+def _one_system(spec_name: str, path: str, f: ScoreFile) -> list[float]:
+    if len(f.scores) != 1:
+        keys = ", ".join(sorted(f.scores))
+        raise InputError(
+            f"{path}: {f.kind} scores of {len(f.scores)} systems ({keys}): give the file without {spec_name}= so that "
+            "each system takes its own entry"
+        )
+    return next(iter(f.scores.values()))
+
+
+def _given_scores(specs: Sequence[str] | Mapping) -> tuple[dict[str, list[list[float]]], list[ScoreFile]]:
+    """System name (or a file's own system key) -> one list of scores per run, from files, tables or a mapping;
+    and the files read."""
     given: dict[str, list[list[float]]] = {}
+    files: list[ScoreFile] = []
     if isinstance(specs, Mapping):
         for name, val in specs.items():
             arr = np.asarray(val, dtype=np.float64)
             given[str(name)] = [list(arr)] if arr.ndim == 1 else [list(r) for r in arr]
-        return given
+        return given, files
     for spec in specs:
-        if "=" in spec:
-            name, files = parse_system_spec(spec)
-            given[str(name)] = [read_score_column(f) for f in files]
+        if "=" in spec and not os.path.exists(spec):
+            name, paths = parse_system_spec(spec)
+            runs = []
+            for p in paths:
+                f = read_score_file(p)
+                files.append(f)
+                if f.kind == "table":
+                    raise InputError(f"{p}: a table of several systems' scores: give it without {name}=")
+                runs.append(_one_system(name, p, f))
+            given[str(name)] = runs
         else:
-            given.update({name: [col] for name, col in read_score_table(spec).items()})
-    return given
+            f = read_score_file(spec)
+            files.append(f)
+            if f.kind in ("column", "metricx"):
+                raise InputError(f"{spec}: the scores of one system: give NAME={spec}")
+            if f.kind == "comet":  # keyed by the scored files' paths: each matched to its system
+                f = f._replace(scores={_KEYED + k: v for k, v in f.scores.items()})
+            given.update({name: [col] for name, col in f.scores.items()})
+    return given, files
+
+
+#: the prefix of a key that names a scored file, not a system (COMET's output)
+_KEYED = "\0file:"
+
+
+def _match_keys(given: dict[str, list[list[float]]], systems: list[System]) -> dict[str, list[list[float]]]:
+    """Keys that are not system names (COMET's file paths) matched to the system whose file they name."""
+    names = {s.name for s in systems}
+    out = {}
+    for key, runs in given.items():
+        if not key.startswith(_KEYED):
+            out[key] = runs
+            continue
+        key = key[len(_KEYED) :]
+        if key in names:
+            out[key] = runs
+            continue
+        hits = [s.name for s in systems if any(key == f or os.path.basename(key) == os.path.basename(f)
+                                               for f in s.files)]  # fmt: skip
+        if len(hits) != 1:
+            why = "matches no system's name or file" if not hits else f"matches several systems ({', '.join(hits)})"
+            raise InputError(f"segment scores for {key!r}: {why}; the systems: {', '.join(sorted(names))}")
+        if hits[0] in out:
+            raise InputError(f"segment scores for system {hits[0]!r} given twice")
+        out[hits[0]] = runs
+    return out
+
+
+def _file_metric(files: list[ScoreFile]) -> tuple[str, bool] | None:
+    named = {f.metric for f in files if f.metric is not None}
+    if len(named) > 1:
+        raise InputError("segment scores from different metrics (" + ", ".join(sorted(n for n, _ in named)) + ") "
+                         "in one seg metric: score them separately")  # fmt: skip
+    if named and any(f.metric is None for f in files):
+        return None  # plain numbers beside COMET's: the user's own naming applies
+    return next(iter(named)) if named else None
 
 
 def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | None) -> None:
     if not specs:
         return
     by_name = {s.name: s for s in systems}
-    given = _given_scores(specs)
+    raw, files = _given_scores(specs)
+    given = _match_keys(raw, systems)
     for name in given:
         if name not in by_name:
             raise InputError(f"segment scores for {name!r}, which is not one of the systems: {', '.join(by_name)}")
+    metric = _file_metric(files)
     for s in systems:
         if s.name not in given:
             raise InputError(f"no segment scores for system {s.name!r}")
@@ -106,3 +282,24 @@ def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | No
             if len(sc) != len(seg):
                 raise InputError(f"{len(sc)} segment scores for {seg.source or s.name}, which has {len(seg)} segments")
             seg.seg_scores = np.asarray(sc, dtype=np.float64)
+            seg.seg_metric = metric
+
+
+def adopt_file_metric(metrics: dict, systems: list[System], given_options: Mapping[str, Any]) -> dict:
+    """The ``seg`` metric renamed and oriented as its score files say (COMET, MetricX), unless the user named
+    it or gave its direction."""
+    from mtsig.metrics import get_metric
+
+    if "seg_name" in given_options or "seg_lower_is_better" in given_options:
+        return metrics
+    found = {r.seg_metric for s in systems for r in s.runs if r.seg_metric is not None}
+    if len(found) != 1:
+        return metrics
+    name, lower = next(iter(found))
+    out = {}
+    for key, m in metrics.items():
+        if type(m).name == "seg":
+            m = get_metric("seg", seg_name=name, seg_lower_is_better=lower)
+            key = m.name
+        out[key] = m
+    return out

@@ -98,16 +98,46 @@ def ar_counts_many(
     nulls: dict[Any, dict] = {k: {p: [] for p in pairs} for k in keys}
     progress = resampling.advance("randomization", plan.n_resamples)
     order = [(k, n) for k in keys for n in names]
+    groups = _same_scorer(items)
     for P in resampled_totals(plan, [items[k][1][n] for k, n in order], progress):
         Pn = dict(zip(order, P))
-        for k in keys:
-            metric, _, alternative = items[k]
+        for group in groups:  # metrics scored alike: one call on their stacked totals (the same numbers)
+            metric, _, alternative = items[group[0]]
+            Pg = {n: np.stack([Pn[(k, n)] for k in group], axis=1) for n in names}  # (rows, M, d)
+            Tg = {n: np.stack([totals[k][n] for k in group]) for n in names}
             for a, b in pairs:
-                move = Pn[(k, b)] - Pn[(k, a)]  # W @ (B - A)
-                null = metric.score(totals[k][b] - move) - metric.score(totals[k][a] + move)
-                counts[k][(a, b)] += count_extreme(null, observed[k][(a, b)], alternative)
-                nulls[k][(a, b)].append(np.asarray(null, dtype=np.float64))
+                move = Pg[b] - Pg[a]  # W @ (B - A)
+                tb, ta = Tg[b], Tg[a]
+                null = np.asarray(metric.score(tb - move) - metric.score(ta + move), dtype=np.float64)
+                obs = np.array([observed[k][(a, b)] for k in group])
+                c = _count_columns(null, obs, alternative)
+                for j, k in enumerate(group):
+                    counts[k][(a, b)] += int(c[j])
+                    nulls[k][(a, b)].append(null[:, j])
     return {k: {p: (counts[k][p], np.concatenate(nulls[k][p])) for p in pairs} for k in keys}
+
+
+def _same_scorer(items: dict) -> list[list]:
+    """The keys of ``items`` grouped by metrics that score alike (same class and configuration, statistics of one
+    width, the same alternative), in their order."""
+    groups: dict[tuple, list] = {}
+    for k, (metric, stats, alternative) in items.items():
+        width = next(iter(stats.values())).shape[1]
+        sig = (type(metric), repr(sorted(metric.config.items())), repr(vars(metric).get("measure")), width, alternative)
+        groups.setdefault(sig, []).append(k)
+    return list(groups.values())
+
+
+def _count_columns(null: np.ndarray, observed: np.ndarray, alternative: str) -> np.ndarray:
+    """:func:`count_extreme` of each column of ``null`` against its own observed value."""
+    from mtsig.stats.pvalues import tolerance
+
+    t = np.array([tolerance(float(x)) for x in observed])
+    if alternative == "two-sided":
+        return np.count_nonzero(np.abs(null) >= np.abs(observed) - t, axis=0)
+    if alternative == "greater":
+        return np.count_nonzero(null >= observed - t, axis=0)
+    return np.count_nonzero(null <= observed + t, axis=0)
 
 
 def _flatten_runs(metric, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, float]:
