@@ -426,18 +426,21 @@ def resampled_totals(
     # system) are multiplied once: the products are exact integers, so no number changes
     cols = None
     if integral and S.shape[1] > 1:
-        uniq, first_col, inverse = np.unique(S.T, axis=0, return_index=True, return_inverse=True)
-        if len(uniq) < S.shape[1]:
-            keep = np.sort(first_col)
-            where_kept = {c: i for i, c in enumerate(keep)}
-            cols = np.array([where_kept[first_col[j]] for j in inverse.ravel()])
+        seen: dict[bytes, int] = {}
+        keep: list[int] = []
+        col_of = []
+        for j, col in enumerate(np.ascontiguousarray(S.T)):
+            k = seen.setdefault(col.tobytes(), len(keep))
+            if k == len(keep):
+                keep.append(j)
+            col_of.append(k)
+        if len(keep) < S.shape[1]:
+            cols = np.array(col_of)
             S = np.ascontiguousarray(S[:, keep])
     grouped = plan.group_totals(S)
     products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
     for P in products:
-        P = P.astype(np.float64)
-        if cols is not None:
-            P = P[:, cols]
+        P = (P[:, cols] if cols is not None else P).astype(np.float64, copy=False)
         if progress is not None:
             progress(P.shape[0])
         parts = np.split(P, cuts, axis=1)

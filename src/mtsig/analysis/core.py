@@ -26,6 +26,7 @@ Analyses are registered in :data:`ANALYSES` (:func:`register_analysis`): a new o
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -804,6 +805,8 @@ class AnalysisEntry(NamedTuple):
     needs_arg: bool = False
     #: run when no --by is given
     default: bool = True
+    #: puts its metrics into the shared comparison (``ctx.batch``) and returns a :class:`Later`
+    batched: bool = False
 
 
 ANALYSES: dict[str, AnalysisEntry] = {}
@@ -817,8 +820,8 @@ def register_analysis(entry: AnalysisEntry) -> AnalysisEntry:
 
 for _e in (
     AnalysisEntry("ref-length", _ref_length, "scores by reference length (words)"),
-    AnalysisEntry("length-diff", _length_diff, "segments by output length minus reference length"),
-    AnalysisEntry("sentence-score", _sentence_score, "segments by each system's segment-level score"),
+    AnalysisEntry("length-diff", _length_diff, "segments by output length minus reference length", batched=True),
+    AnalysisEntry("sentence-score", _sentence_score, "segments by each system's segment-level score", batched=True),
     AnalysisEntry(
         "labels",
         _labels,
@@ -827,7 +830,7 @@ for _e in (
         default=False,
     ),  # fmt: skip
     AnalysisEntry("documents", _documents, "scores by document (SGML/XML input or --docids)", default=False),
-    AnalysisEntry("word-frequency", _word_frequency, "word accuracy by word frequency (--freq-corpus)"),
+    AnalysisEntry("word-frequency", _word_frequency, "word accuracy by word frequency (--freq-corpus)", batched=True),
     AnalysisEntry(
         "word-labels",
         _word_labels,
@@ -835,6 +838,7 @@ for _e in (
         takes_arg=True,
         needs_arg=True,
         default=False,
+        batched=True,
     ),  # fmt: skip
     AnalysisEntry("ngrams", _ngrams, "the n-grams each system matches more often"),
     AnalysisEntry("examples", _examples, "the segments where each system beats the other most"),
@@ -863,10 +867,22 @@ def analyze_table(table: StatsTable, options: AnalyzeOptions | None = None, resa
     pairs = _pairs(table, CompareOptions(baseline=opts.baseline))
     ctx = AnalysisContext(table, opts, resampling, pairs)
     specs = opts.by or default_specs(table)
-    parts = [ANALYSES[spec.kind].run(ctx, spec.arg) for spec in specs]
-    ctx.batch.run(ctx)
+    # the analyses that put their metrics into the shared comparison are prepared first; the comparison then runs
+    # on a second thread while the others (each bucket's own comparison, n-grams, examples) run here: NumPy
+    # releases the GIL in its heavy loops, and every number is the same in either order
+    parts: dict[int, list[Analysis] | Later] = {}
+    for i, spec in enumerate(specs):
+        if ANALYSES[spec.kind].batched:
+            parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        done = pool.submit(ctx.batch.run, ctx)
+        for i, spec in enumerate(specs):
+            if not ANALYSES[spec.kind].batched:
+                parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+        done.result()
     analyses: list[Analysis] = []
-    for p in parts:
+    for i in range(len(specs)):
+        p = parts[i]
         analyses += p.build() if isinstance(p, Later) else p
     settings = {
         "analyses": [s.kind + (f"={s.arg}" if s.arg else "") for s in specs],
