@@ -40,7 +40,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     need_data()
-    cmt = shutil.which("compare-mt")
+    here = Path(sys.executable).parent / "compare-mt"  # the environment's own, then the PATH's
+    cmt = str(here) if here.exists() else shutil.which("compare-mt")
     if cmt is None:
         sys.exit("compare-mt is not installed: pip install compare-mt six")
     with tempfile.TemporaryDirectory() as tmp:
