@@ -9,6 +9,19 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* Portability: MSVC (Windows wheels) spells C99's restrict and GCC's count-trailing-zeros differently. */
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define restrict __restrict
+static __inline int mtsig_ctzll(unsigned long long x) {
+    unsigned long i;
+    _BitScanForward64(&i, x);
+    return (int)i;
+}
+#else
+#define mtsig_ctzll(x) __builtin_ctzll(x)
+#endif
+
 static inline int mtsig_check_offsets64(const int64_t *off, Py_ssize_t n, Py_ssize_t total, const char *name) {
     if (n < 0) {
         PyErr_Format(PyExc_ValueError, "%s: an offsets array needs at least one entry", name);

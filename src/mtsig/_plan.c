@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_checks.h"
+
 typedef struct {
     Py_buffer b;
     int held;

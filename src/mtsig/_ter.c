@@ -344,7 +344,7 @@ static void all_spans(Work *w, const int32_t *cur, int nh, int score, Best *b) {
             if (k == lo / 64) bits &= ~(uint64_t)0 << (lo % 64);
             if (k == hi / 64 && hi % 64 < 63) bits &= ((uint64_t)1 << (hi % 64 + 1)) - 1;
             while (bits && !b->stop) {
-                spans_at(w, cur, nh, sh, 64 * k + __builtin_ctzll(bits), score, b);
+                spans_at(w, cur, nh, sh, 64 * k + mtsig_ctzll(bits), score, b);
                 bits &= bits - 1;
             }
         }
