@@ -411,3 +411,32 @@ def test_sacrebleu_habits_get_mtsigs_name_and_width_sets_decimals(tmp_path, caps
     assert re.search(r"\d+\.\d{4} ", out)
     assert main(["score", "-r", str(ref), "-s", str(hyp), "-w", "13"]) == 2
     assert "--width must be between 0 and 12" in capsys.readouterr().err
+
+
+def test_score_only_and_sentence_level_as_sacrebleu_has_them(tmp_path, capsys):
+    """sacreBLEU's -b (the numbers alone) and -sl (every segment's score), in every format."""
+    import mtsig
+
+    ref, a, b = tmp_path / "ref.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    ref.write_text("the cat sat on the mat\na dog ran in the park\nhello there my friend\n", encoding="utf-8")
+    a.write_text("the cat sat on a mat\na dog ran in a park\nhello there friend\n", encoding="utf-8")
+    b.write_text("a cat sat on the mat\nthe dog ran in the park\nhi there my friend\n", encoding="utf-8")
+    res = mtsig.score([str(ref)], {"a": str(a), "b": str(b)}, ["bleu", "chrf"], sentence_level=True)
+    assert main(["score", "-r", str(ref), "-s", f"a={a}", f"b={b}", "-m", "bleu", "chrf", "-b"]) == 0
+    out = capsys.readouterr().out.split()
+    assert out == [f"{res.score(s, m):.2f}" for s in ("a", "b") for m in ("bleu", "chrf")]
+    seg = res.segments["bleu"]["a"]
+    assert len(seg) == 3 and seg[0] == pytest.approx(mtsig.get_metric("bleu").sentence_scores(
+        mtsig.compute([str(ref)], {"a": str(a)}).stats["bleu"]["a"][0])[0])  # fmt: skip
+    assert main(["score", "-r", str(ref), "-s", f"a={a}", f"b={b}", "-sl", "-f", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["segments"]["bleu"]["b"] == res.segments["bleu"]["b"]
+    assert main(["score", "-r", str(ref), "-s", f"a={a}", f"b={b}", "-sl", "-f", "csv"]) == 0
+    csv_out = capsys.readouterr().out
+    assert "# segment scores\nsystem,metric,segment,score\na,bleu,1," in csv_out
+    for fmt, mark in (("text", "segment scores: bleu"), ("markdown", "*segment scores: bleu*"),
+                      ("latex", "Segment scores: bleu")):  # fmt: skip
+        assert main(["score", "-r", str(ref), "-s", f"a={a}", f"b={b}", "-sl", "-f", fmt]) == 0
+        assert mark in capsys.readouterr().out
+    assert main(["score", "-r", str(ref), "-s", f"a={a}", "-b", "-f", "json"]) == 2
+    assert "--score-only prints bare numbers" in capsys.readouterr().err

@@ -259,6 +259,7 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     seed: int | None = None,
     keep_distributions: bool = False,
     resample_unit: str = "segment",
+    sentence_level: bool = False,
     confidence_level: float | None = None,
     rng: int | None = None,
     chunk_bytes: int | None = None,
@@ -292,6 +293,8 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     resample_unit:
         What the bootstrap draws: ``segment`` (default), ``document`` (whole documents: the cluster bootstrap) or
         ``domain``; see :mod:`mtsig.units`.
+    sentence_level:
+        Also every segment's own score under every metric (``ScoreResult.segments``; sacreBLEU's ``-sl``).
     chunk_bytes, progress:
         The memory bound of the resampling weights held at once, and a progress factory ``(label, total) ->
         advance(n)``; neither changes any number.
@@ -300,7 +303,7 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     """
     check_option_names(metric_options, _OWN["score"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
-    opts = ScoreOptions(ci, ci_method, confidence, keep_distributions, resample_unit)
+    opts = ScoreOptions(ci, ci_method, confidence, keep_distributions, resample_unit, sentence_level)
     extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
     resampling = Resampling.of(n_bootstrap, _seed(seed, rng), "n_bootstrap", progress=progress, **extra)
     loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair)

@@ -44,9 +44,9 @@ SACREBLEU_HABITS = {
     "--paired-ar-n": "the resamples of every test are --n-resamples",
     "--paired-jobs": "mtsig's --jobs runs the scoring in processes; resampling is vectorized",
     "--confidence-n": "the bootstrap resamples of intervals are --n-bootstrap",
-    "-sl": "per-segment scores: `mtsig compare -b BASELINE --rank-dir DIR` writes them, ranked",
-    "--sentence-level": "per-segment scores: `mtsig compare -b BASELINE --rank-dir DIR` writes them, ranked",
-    "--score-only": "-f json gives the numbers alone (or -f csv)",
+    "-sl": "per-segment scores: `mtsig score --sentence-level` (or -sl)",
+    "--sentence-level": "per-segment scores: `mtsig score --sentence-level` (or -sl)",
+    "--score-only": "`mtsig score --score-only` (or -b) prints the numbers alone",
     "--echo": "the JSON has the signatures and every setting",
 }
 
@@ -218,6 +218,19 @@ def _score_args(p: argparse.ArgumentParser) -> None:
     c.add_argument("--confidence", type=float, default=0.95, help="confidence level (0.95)")
     c.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _unit_flag(c)
+    s = p.add_argument_group("what to print")
+    s.add_argument(
+        "--sentence-level",
+        "-sl",
+        action="store_true",
+        help="also every segment's own score under every metric (as sacreBLEU's -sl), in every format",
+    )
+    s.add_argument(
+        "--score-only",
+        "-b",
+        action="store_true",
+        help="print the scores alone, one per line (each system, each metric), as sacreBLEU's -b",
+    )
     _output(p)
 
 
@@ -589,9 +602,18 @@ def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.report.render import render
     from mtsig.resample import Resampling
 
-    opts = ScoreOptions(a.ci, a.ci_method, a.confidence, resample_unit=a.resample_unit)
+    opts = ScoreOptions(a.ci, a.ci_method, a.confidence, resample_unit=a.resample_unit,
+                        sentence_level=a.sentence_level)  # fmt: skip
     res = _with_width(score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog)), a)
     _figures(a, res)
+    if a.score_only:
+        if a.format != "text" or a.sentence_level:
+            from mtsig.errors import InputError
+
+            raise InputError("--score-only prints bare numbers: it takes neither --format nor --sentence-level")
+        lines = [f"{s.scores[m].score:.{res.decimals.get(m, 2)}f}" for s in res.systems for m in res.metrics]
+        _write("".join(x + "\n" for x in lines), a.output)
+        return
     _write(render(res, a.format), a.output)
 
 

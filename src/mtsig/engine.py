@@ -60,6 +60,8 @@ class ScoreOptions:
     keep_distributions: bool = False
     #: what the bootstrap draws: "segment", "document" or "domain" (see :mod:`mtsig.units`)
     resample_unit: str = "segment"
+    #: also every segment's own score (``ScoreResult.segments``)
+    sentence_level: bool = False
 
     def __post_init__(self):
         if self.ci_method not in CI_METHODS:
@@ -153,7 +155,25 @@ def score_table(
     signatures = {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics}
     units = {"resample_unit": rtable.unit, "n_units": rtable.n_segments} if need_boot else {}
     settings = ScoreSettings(*boot_settings, *ci, signatures=signatures, n_segments=table.n_segments, **units)
-    return ScoreResult(systems, settings, table.directions(), table.decimals())
+    segments = sentence_scores(table) if opts.sentence_level else None
+    return ScoreResult(systems, settings, table.directions(), table.decimals(), segments)
+
+
+def sentence_scores(table: StatsTable) -> dict[str, dict[str, list[float]]]:
+    """Per metric, the score of every segment on its own (the metric's sentence-level score: sacreBLEU's
+    ``sentence_bleu`` for BLEU, the segment's own chrF/TER, the given score for ``seg``), per system, or per run
+    (``NAME[run i]``) for systems with several optimizer runs."""
+    if table.unit != "segment":
+        raise InputError("segment scores need the table of segments, not of documents or domains")
+    out: dict[str, dict[str, list[float]]] = {}
+    for m, metric in table.metrics.items():
+        out[m] = {}
+        for s in table.systems:
+            runs = table.stats[m][s.name]
+            for r in range(runs.shape[0]):
+                key = s.name if runs.shape[0] == 1 else f"{s.name}[run {r + 1}]"
+                out[m][key] = [float(x) for x in np.asarray(metric.sentence_scores(runs[r]), dtype=np.float64)]
+    return out
 
 
 # ================================================================================================ compare

@@ -163,13 +163,18 @@ class ScoreResult:
     #: per metric, which scores are better: "higher", "lower" or "closest to <target>"
     directions: dict[str, str] = field(default_factory=dict)
     decimals: dict[str, int] = field(default_factory=dict)
+    #: with ``sentence_level``: per metric, each system's (or run's, ``NAME[run i]``) score of every segment
+    segments: dict[str, dict[str, list[float]]] | None = None
 
     @property
     def metrics(self) -> list[str]:
         return list(self.systems[0].scores) if self.systems else []
 
     def to_dict(self) -> dict[str, Any]:
-        return {"systems": [s.to_dict() for s in self.systems], "settings": self.settings.to_dict()}
+        d = {"systems": [s.to_dict() for s in self.systems], "settings": self.settings.to_dict()}
+        if self.segments is not None:
+            d["segments"] = self.segments
+        return d
 
     def to_pandas(self):
         """One row per system and metric: score, interval, runs' statistics, signature (needs pandas)."""

@@ -170,7 +170,47 @@ def _score_notes(res: ScoreResult) -> list[str]:
     return notes
 
 
+def _segment_tables(res: ScoreResult) -> list[tuple[str, Table]]:
+    """With segment scores: per metric, a table of segment number x system (or run)."""
+    out = []
+    for m, cols in (res.segments or {}).items():
+        d = res.decimals.get(m, 2)
+        names = list(cols)
+        n = len(next(iter(cols.values()))) if cols else 0
+        rows = [[str(i + 1), *(f"{cols[c][i]:.{d}f}" for c in names)] for i in range(n)]
+        out.append((m, Table(["segment", *names], rows, title=f"segment scores: {m}")))
+    return out
+
+
+def _segment_csv(res: ScoreResult) -> str:
+    rows = [[c, m, i + 1, x] for m, cols in (res.segments or {}).items() for c, xs in cols.items()
+            for i, x in enumerate(xs)]  # fmt: skip
+    return csv_text(["system", "metric", "segment", "score"], rows)
+
+
 def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) -> str:
+    text = _render_score(res, fmt, width)
+    if res.segments is None or fmt == "json":
+        return text
+    if fmt == "csv":
+        return text + "\n# segment scores\n" + _segment_csv(res)
+    if fmt == "markdown":
+        for m, t in _segment_tables(res):
+            text += f"\n*segment scores: {_md(m)}*\n\n" + "\n".join(markdown(t)) + "\n"
+        return text
+    if fmt == "latex":
+        for m, t in _segment_tables(res):
+            esc = Table(t.header and [_tex(h) for h in t.header], t.rows)
+            text += latex(esc, "r" * len(t.header), _tex(f"Segment scores: {m}"))
+        return text
+    out = TextOut(width)
+    for _, t in _segment_tables(res):
+        out.line()
+        out.table(t)
+    return text + out.getvalue()
+
+
+def _render_score(res: ScoreResult, fmt: str, width: int | None) -> str:
     if fmt not in FORMATS:
         raise unknown_name("format", fmt, tuple(FORMATS))
     if fmt == "json":
