@@ -41,3 +41,12 @@ def test_missing_compiled_parts_are_said_once_and_change_no_number():
     assert len(lines) == 3 and all(x.startswith("mtsig: warning: the compiled part mtsig._") for x in lines)
     assert {x.split()[5] for x in lines} == {"mtsig._tok", "mtsig._ter", "mtsig._plan"}
     assert "compiled part" not in fast.stderr
+
+
+def test_tercom_search_falls_back_to_its_python_port_with_the_same_numbers():
+    args = ["score", "-r", str(EX / "ref.A.en"), "-s", f"base={EX / 'base.en'}", f"new={EX / 'new.en'}", "-m",
+            "ter", "--ter-tercom", "-sl", "-f", "json"]  # fmt: skip
+    slow, fast = _run(args, True), _run(args, False)
+    assert slow.returncode == fast.returncode == 0, slow.stderr
+    assert slow.stdout == fast.stdout
+    assert "tercom's search in Python" in slow.stderr

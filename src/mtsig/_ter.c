@@ -433,17 +433,272 @@ static int get_buf(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writ
     return 0;
 }
 
-/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64, bit_parallel=1,
- *       max_candidates=1000) */
-static PyObject *py_edits(PyObject *self, PyObject *args) {
-    PyObject *oh, *ohoff, *or_, *oroff, *oout;
-    int bit_parallel = 1, max_cand = MAX_CANDIDATES;
-    if (!PyArg_ParseTuple(args, "OOOOO|pi", &oh, &ohoff, &or_, &oroff, &oout, &bit_parallel, &max_cand)) return NULL;
-    if (max_cand < 0) {
-        PyErr_SetString(PyExc_ValueError, "max_candidates must be 0 (no limit) or positive");
-        return NULL;
+/* ---- tercom's own search (tercom 0.7.25/0.8.0, as MultEval runs it); mtsig/metrics/tercom.py is its
+ * reference, in Python. Costs are whole numbers (every edit costs 1), so int arithmetic is exact. ---- */
+
+typedef struct {
+    int nh, nr, beam, dist;
+    const int32_t *ref;
+    int32_t *cost;   /* (nr+1) x (nh+1), row i = reference position */
+    char *move;      /* ' ', 'S', 'I', 'D' */
+    char *path, *best_path;
+    int path_len, best_path_len;
+    int32_t *cur, *cand, *best;
+    uint8_t *herr, *rerr;
+    int32_t *ralign;
+    int32_t *hits, *hits2; /* reference positions matching a span of the current hypothesis */
+    int32_t *shifts;       /* candidate (start, end, newloc) triples, grouped by span length */
+    int64_t nshifts, cap_shifts;
+} TWork;
+
+/* The beamed edit distance of h (nh words) to the reference; the path into t->path (reversed order is undone). */
+static int tc_distance(TWork *t, const int32_t *h, char *path, int *path_len) {
+    const int nh = t->nh, nr = t->nr, W = nh + 1;
+    int32_t *S = t->cost;
+    char *P = t->move;
+    for (size_t k = 0; k < (size_t)(nr + 1) * W; k++) S[k] = -1;
+    S[0] = 0;
+    const int32_t big = INT32_MAX / 4;
+    int32_t best_next = big;
+    int first_next = 0, last_next = 0;
+    for (int j = 0; j <= nh; j++) {
+        int32_t best_prev = best_next;
+        best_next = big;
+        int first = first_next, last = last_next;
+        first_next = -1;
+        last_next = -1;
+        if (first < 0) return -1; /* cannot happen: some cell of every column is reached */
+        for (int i = first; i <= nr && i <= last; i++) {
+            int32_t score = S[(size_t)i * W + j];
+            if (score < 0 || (j < nh && score > best_prev + t->beam)) continue;
+            if (first_next == -1) first_next = i;
+            if (i < nr && j < nh) {
+                int same = t->ref[i] == h[j];
+                int32_t c = score + !same, *d = &S[(size_t)(i + 1) * W + j + 1];
+                if (*d < 0 || c < *d) {
+                    *d = c;
+                    P[(size_t)(i + 1) * W + j + 1] = same ? ' ' : 'S';
+                    if (c < best_next) best_next = c;
+                } else if (same && c < best_next) {
+                    best_next = c;
+                }
+            }
+            last_next = i + 1;
+            if (j < nh) {
+                int32_t *d = &S[(size_t)i * W + j + 1];
+                if (*d < 0 || *d > score + 1) { *d = score + 1; P[(size_t)i * W + j + 1] = 'I'; }
+            }
+            if (i < nr) {
+                int32_t *d = &S[(size_t)(i + 1) * W + j];
+                if (*d < 0 || *d > score + 1) {
+                    *d = score + 1;
+                    P[(size_t)(i + 1) * W + j] = 'D';
+                    if (i >= last) last = i + 1;
+                }
+            }
+        }
     }
-    int64_t cap = max_cand == 0 ? INT64_MAX : (int64_t)max_cand;
+    int i = nr, j = nh, n = 0;
+    while (i > 0 || j > 0) {
+        char m = P[(size_t)i * W + j];
+        if (n >= nh + nr) return -1;
+        path[n++] = m;
+        if (m == ' ' || m == 'S') { i--; j--; }
+        else if (m == 'D') i--;
+        else if (m == 'I') j--;
+        else return -1;
+    }
+    for (int a = 0, b = n - 1; a < b; a++, b--) { char x = path[a]; path[a] = path[b]; path[b] = x; }
+    *path_len = n;
+    return S[(size_t)nr * W + nh];
+}
+
+static int tc_errors(TWork *t, const char *path, int n) {
+    int h = -1, r = -1;
+    for (int k = 0; k < n; k++) {
+        char m = path[k];
+        if (m == ' ' || m == 'S') {
+            h++; r++;
+            if (h >= t->nh || r >= t->nr) return -1;
+            t->herr[h] = t->rerr[r] = m == 'S';
+            t->ralign[r] = h;
+        } else if (m == 'I') {
+            if (++h >= t->nh) return -1;
+            t->herr[h] = 1;
+        } else {
+            if (++r >= t->nr) return -1;
+            t->rerr[r] = 1;
+            t->ralign[r] = h;
+        }
+    }
+    return 0;
+}
+
+static int tc_push(TWork *t, int size, int start, int end, int newloc) {
+    if (t->nshifts >= t->cap_shifts) {
+        int64_t cap = t->cap_shifts * 2 + 64;
+        int32_t *p = (int32_t *)realloc(t->shifts, sizeof(int32_t) * 4 * (size_t)cap);
+        if (!p) return -1;
+        t->shifts = p;
+        t->cap_shifts = cap;
+    }
+    int32_t *s = t->shifts + 4 * t->nshifts++;
+    s[0] = size; s[1] = start; s[2] = end; s[3] = newloc;
+    return 0;
+}
+
+/* tercom's candidate shifts of t->cur, in its order (by start, reference position, target); the caller
+ * visits them longest first. */
+static int tc_candidates(TWork *t) {
+    const int nh = t->nh, nr = t->nr, D = t->dist;
+    const int32_t *cur = t->cur, *ref = t->ref, *ra = t->ralign;
+    t->nshifts = 0;
+    for (int start = 0; start < nh; start++) {
+        int nhit = 0;
+        for (int m = 0; m < nr; m++)
+            if (ref[m] == cur[start]) t->hits[nhit++] = m;
+        if (nhit == 0) continue;
+        int ok = 0;
+        for (int k = 0; k < nhit && !ok; k++) {
+            int m = t->hits[k];
+            if (start != ra[m] && ra[m] - start <= D && start - ra[m] - 1 <= D) ok = 1;
+        }
+        if (!ok) continue;
+        ok = 1;
+        int any_herr = 0;
+        for (int end = start; ok && end < nh && end < start + MAX_SHIFT_SIZE; end++) {
+            int len = end - start;
+            if (len > 0) { /* keep the reference positions where the span continues */
+                int kept = 0;
+                for (int k = 0; k < nhit; k++) {
+                    int m = t->hits[k];
+                    if (m + len < nr && ref[m + len] == cur[end]) t->hits[kept++] = m;
+                }
+                nhit = kept;
+            }
+            ok = 0;
+            if (nhit == 0) continue;
+            any_herr |= t->herr[end];
+            if (!any_herr) { ok = 1; continue; }
+            for (int k = 0; k < nhit; k++) {
+                int m = t->hits[k], a = ra[m];
+                if (a == start || (a >= start && a <= end) || a - start > D || start - a > D) continue;
+                ok = 1;
+                int any_rerr = 0;
+                for (int x = 0; x <= len && !any_rerr; x++) any_rerr = t->rerr[m + x];
+                if (!any_rerr) continue;
+                for (int off = -1; off <= len; off++) {
+                    if (off == -1 && m == 0) {
+                        if (tc_push(t, len, start, end, -1) < 0) return -2;
+                    } else if (start != ra[m + off] && (off == 0 || ra[m + off] != a)) {
+                        if (tc_push(t, len, start, end, ra[m + off]) < 0) return -2;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static void tc_shift(const int32_t *w, int n, int start, int end, int newloc, int32_t *out) {
+    int c = 0;
+    if (newloc == -1) {
+        for (int i = start; i <= end; i++) out[c++] = w[i];
+        for (int i = 0; i < start; i++) out[c++] = w[i];
+        for (int i = end + 1; i < n; i++) out[c++] = w[i];
+    } else if (newloc < start) {
+        for (int i = 0; i <= newloc; i++) out[c++] = w[i];
+        for (int i = start; i <= end; i++) out[c++] = w[i];
+        for (int i = newloc + 1; i < start; i++) out[c++] = w[i];
+        for (int i = end + 1; i < n; i++) out[c++] = w[i];
+    } else if (newloc > end) {
+        for (int i = 0; i < start; i++) out[c++] = w[i];
+        for (int i = end + 1; i <= newloc; i++) out[c++] = w[i];
+        for (int i = start; i <= end; i++) out[c++] = w[i];
+        for (int i = newloc + 1; i < n; i++) out[c++] = w[i];
+    } else {
+        int k = end + (newloc - start);
+        for (int i = 0; i < start; i++) out[c++] = w[i];
+        for (int i = end + 1; i < n && i <= k; i++) out[c++] = w[i];
+        for (int i = start; i <= end; i++) out[c++] = w[i];
+        for (int i = k + 1; i < n; i++) out[c++] = w[i];
+    }
+}
+
+/* Edits of one segment, or -1 (internal error) / -2 (no memory). */
+static int64_t tc_segment(const int32_t *h0, int nh, const int32_t *ref, int nr, int beam, int dist) {
+    if (nh == 0 || nr == 0) return (int64_t)nh + nr;
+    TWork t;
+    memset(&t, 0, sizeof(t));
+    t.nh = nh; t.nr = nr; t.beam = beam; t.dist = dist; t.ref = ref;
+    size_t cells = (size_t)(nr + 1) * (nh + 1);
+    t.cost = (int32_t *)malloc(sizeof(int32_t) * cells);
+    t.move = (char *)malloc(cells);
+    t.path = (char *)malloc(nh + nr + 1);
+    t.best_path = (char *)malloc(nh + nr + 1);
+    t.cur = (int32_t *)malloc(sizeof(int32_t) * nh);
+    t.cand = (int32_t *)malloc(sizeof(int32_t) * nh);
+    t.best = (int32_t *)malloc(sizeof(int32_t) * nh);
+    t.herr = (uint8_t *)calloc(nh, 1);
+    t.rerr = (uint8_t *)calloc(nr, 1);
+    t.ralign = (int32_t *)calloc(nr, sizeof(int32_t));
+    t.hits = (int32_t *)malloc(sizeof(int32_t) * nr);
+    int64_t result = -2;
+    if (!(t.cost && t.move && t.path && t.best_path && t.cur && t.cand && t.best && t.herr && t.rerr && t.ralign &&
+          t.hits))
+        goto done;
+    memcpy(t.cur, h0, sizeof(int32_t) * nh);
+    int32_t num = tc_distance(&t, t.cur, t.path, &t.path_len);
+    result = -1;
+    if (num < 0) goto done;
+    int64_t shifts = 0;
+    for (;;) {
+        if (tc_errors(&t, t.path, t.path_len) < 0) goto done;
+        int rc = tc_candidates(&t);
+        if (rc < 0) { result = rc; goto done; }
+        int found = 0;
+        int32_t best_cost = 0, best_num = num;
+        for (int size = MAX_SHIFT_SIZE; size >= 0; size--) {
+            const int32_t limit = 2 * (size + 1);
+            int32_t fixed = num - (best_cost + best_num);
+            if (fixed > limit || (best_cost != 0 && fixed == limit)) break;
+            for (int64_t k = 0; k < t.nshifts; k++) {
+                const int32_t *s = t.shifts + 4 * k;
+                if (s[0] != size) continue;
+                fixed = num - (best_cost + best_num);
+                if (fixed > limit || (best_cost != 0 && fixed == limit)) break;
+                tc_shift(t.cur, nh, s[1], s[2], s[3], t.cand);
+                int plen;
+                int32_t n2 = tc_distance(&t, t.cand, t.best_path + 0, &plen);
+                if (n2 < 0) goto done;
+                int32_t gain = (best_num + best_cost) - (n2 + 1);
+                if (gain > 0 || (best_cost == 0 && gain == 0)) {
+                    found = 1;
+                    best_cost = 1;
+                    best_num = n2;
+                    memcpy(t.best, t.cand, sizeof(int32_t) * nh);
+                    memcpy(t.path, t.best_path, plen); /* the current path is not read again this round */
+                    t.best_path_len = plen;
+                }
+            }
+        }
+        if (!found) break;
+        shifts++;
+        memcpy(t.cur, t.best, sizeof(int32_t) * nh);
+        t.path_len = t.best_path_len;
+        num = best_num;
+    }
+    result = shifts + num;
+done:
+    free(t.cost); free(t.move); free(t.path); free(t.best_path); free(t.cur); free(t.cand); free(t.best);
+    free(t.herr); free(t.rerr); free(t.ralign); free(t.hits); free(t.shifts);
+    return result;
+}
+
+/* Both entry points: check the five buffers, then score every segment with sacreBLEU's search (tercom = 0) or
+ * tercom's (tercom = 1). */
+static PyObject *run_segments(PyObject *oh, PyObject *ohoff, PyObject *or_, PyObject *oroff, PyObject *oout,
+                              int tercom, int bit_parallel, int64_t cap, int beam, int dist) {
     Py_buffer bh, bho, br, bro, bo;
     if (get_buf(oh, &bh, 4, 0, "hyp_ids") < 0) return NULL;
     if (get_buf(ohoff, &bho, 8, 0, "hyp_offsets") < 0) { PyBuffer_Release(&bh); return NULL; }
@@ -471,6 +726,12 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t s = 0; s < n && !err; s++) {
             int nh = (int)(HO[s + 1] - HO[s]), nr = (int)(RO[s + 1] - RO[s]);
+            if (tercom) {
+                int64_t e = tc_segment(H + HO[s], nh, R + RO[s], nr, beam, dist);
+                if (e < 0) { err = e == -2 ? 2 : 3; break; }
+                OUT[s] = e;
+                continue;
+            }
             Work w;
             if (!work_init(&w, R + RO[s], nr, nh, bit_parallel)) { work_free(&w); err = 2; break; }
             w.max_cand = cap;
@@ -491,12 +752,41 @@ static PyObject *py_edits(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* edits(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64, bit_parallel=1,
+ *       max_candidates=1000) */
+static PyObject *py_edits(PyObject *self, PyObject *args) {
+    PyObject *oh, *ohoff, *or_, *oroff, *oout;
+    int bit_parallel = 1, max_cand = MAX_CANDIDATES;
+    if (!PyArg_ParseTuple(args, "OOOOO|pi", &oh, &ohoff, &or_, &oroff, &oout, &bit_parallel, &max_cand)) return NULL;
+    if (max_cand < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_candidates must be 0 (no limit) or positive");
+        return NULL;
+    }
+    return run_segments(oh, ohoff, or_, oroff, oout, 0, bit_parallel, max_cand == 0 ? INT64_MAX : max_cand, 0, 0);
+}
+
+/* tercom(hyp_ids int32, hyp_offsets int64, ref_ids int32, ref_offsets int64, out int64, beam=20, max_dist=50) */
+static PyObject *py_tercom(PyObject *self, PyObject *args) {
+    PyObject *oh, *ohoff, *or_, *oroff, *oout;
+    int beam = 20, dist = MAX_SHIFT_DIST;
+    if (!PyArg_ParseTuple(args, "OOOOO|ii", &oh, &ohoff, &or_, &oroff, &oout, &beam, &dist)) return NULL;
+    if (beam < 0 || beam > 1000000 || dist < 0 || dist > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "beam and max_dist must be between 0 and 1,000,000");
+        return NULL;
+    }
+    return run_segments(oh, ohoff, or_, oroff, oout, 1, 0, 0, beam, dist);
+}
+
 static PyMethodDef methods[] = {
     {"edits", py_edits, METH_VARARGS,
      "edits(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out, bit_parallel=True, max_candidates=1000): TER edits of "
      "every segment (int64 out); bit_parallel=False measures every candidate in the beam (the same numbers, "
      "slower); max_candidates: shift candidates checked before the search stops (sacreBLEU's 1000; 0: no limit, "
      "as tercom)."},
+    {"tercom", py_tercom, METH_VARARGS,
+     "tercom(hyp_ids, hyp_offsets, ref_ids, ref_offsets, out, beam=20, max_dist=50): TER edits of every segment "
+     "(int64 out) with tercom 0.7.25/0.8.0's own search (its beamed edit distance, candidate order and "
+     "stopping rule; mtsig.metrics.tercom is the reference)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ter", "Compiled TER search.", -1, methods};

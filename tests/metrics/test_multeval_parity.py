@@ -36,3 +36,27 @@ def test_per_run_scores_mean_and_s_opt(multeval, multeval_result, metric, system
 def test_sys2_identical_to_baseline(multeval_result):
     by = {s["name"]: s["scores"] for s in multeval_result.to_dict()["systems"]}
     assert by["sys2"]["bleu"]["runs"] == by["baseline"]["bleu"]["runs"]
+
+
+@pytest.fixture(scope="module")
+def multeval_ter(multeval):
+    refs = [str(multeval / "refs.test2010.lc.tok.en.0")]
+    systems = [f"{s}={multeval}/hyps.lc.tok.en.{s}.opt*" for s in ("baseline", "sys1")]
+    return {
+        search: mtsig.score(refs, systems, ["ter"], tokenize="multeval", ter_tercom=search == "tercom").to_dict()
+        for search in ("tercom", "sacrebleu")
+    }
+
+
+@pytest.mark.parametrize("system", ["baseline", "sys1"])
+def test_ter_with_tercoms_search_equals_multeval(multeval, multeval_ter, system):
+    """MultEval runs tercom 0.8.0: ``ter_tercom`` gives its six per-run TERs, mean and s_opt to 6 decimals;
+    sacreBLEU's search (the default) does not on three of the six runs."""
+    exp = parse_multeval(multeval / "EXPECTED-multeval.txt")[("ter", system)]
+
+    def row(search: str) -> list[str]:
+        e = next(s for s in multeval_ter[search]["systems"] if s["name"] == system)["scores"]["ter"]
+        return [f"{x:.6f}" for x in e["runs"]] + [f"{e['mean']:.6f}", f"{e['s_test']:.6f}"]
+
+    assert row("tercom") == exp
+    assert row("sacrebleu") != exp

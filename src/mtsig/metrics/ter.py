@@ -12,6 +12,12 @@ lowercased), ``ter_normalize`` (tercom's normalization), ``ter_no_punct`` (remov
 ``TercomTokenizer``; the search runs in the compiled extension ``mtsig._ter`` (C), whose numbers equal
 sacreBLEU's (tested per segment). Without the extension, sacreBLEU's pure-Python search is used, with a
 warning: same numbers, far slower.
+
+``ter_tercom`` runs tercom 0.7.25/0.8.0's own search instead (``mtsig._ter.tercom``, with
+:mod:`mtsig.metrics.tercom` as its Python reference and fallback), the one MultEval uses: tercom's beamed
+edit distance, its candidate order and stopping rule, and no cap on candidates. Its edits equal tercom
+0.8.0's on every segment tested (MultEval's regression sets and random pairs); sacreBLEU's differ on some
+long segments (see the README).
 """
 
 from __future__ import annotations
@@ -79,8 +85,9 @@ class TER(Metric):
         "ter_asian_support": Option(False, "TER: CJK handling (with the two above)"),
         "ter_tercom": Option(
             False,
-            "TER: tercom's full shift search (sacreBLEU stops after 1,000 shift candidates, which over-counts "
-            "edits on long segments)",
+            "TER: tercom 0.7.25/0.8.0's own search, as MultEval runs it (its edit-distance beam, candidate order "
+            "and no cap on candidates; sacreBLEU's search stops after 1,000 candidates and over-counts edits on "
+            "long segments)",
         ),
     }
 
@@ -174,7 +181,10 @@ class TER(Metric):
             def run(p: int) -> None:
                 a, b = parts[p]
                 for k in range(len(refs)):
-                    _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b], True, cap)
+                    if self.config["ter_tercom"]:
+                        _ter.tercom(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b])
+                    else:
+                        _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b], True, cap)
 
             if len(parts) > 1:
                 from concurrent.futures import ThreadPoolExecutor
@@ -183,6 +193,12 @@ class TER(Metric):
                     list(pool.map(run, range(len(parts))))
             else:
                 run(0)
+        elif self.config["ter_tercom"]:  # pragma: no cover
+            from mtsig.metrics.tercom import tercom_edits
+
+            warnings.warn("mtsig._ter is not compiled: TER uses tercom's search in Python (slow)", stacklevel=2)
+            for k, (_, _, rtoks) in enumerate(refs):
+                edits[k] = [tercom_edits(t, rtoks[i]) for i, t in keys]
         else:  # pragma: no cover
             from sacrebleu.metrics.lib_ter import translation_edit_rate
 
@@ -190,7 +206,7 @@ class TER(Metric):
             import sacrebleu.metrics.lib_ter as lib_ter
 
             saved = lib_ter._MAX_SHIFT_CANDIDATES
-            lib_ter._MAX_SHIFT_CANDIDATES = cap or 2**62  # its module constant: the cap, or none (tercom)
+            lib_ter._MAX_SHIFT_CANDIDATES = cap  # its module constant
             try:
                 for k, (_, _, rtoks) in enumerate(refs):
                     edits[k] = [translation_edit_rate(list(t), rtoks[i])[0] for i, t in keys]
