@@ -17,7 +17,9 @@ that are equally good), run-level (pseudo-runs drawing a share p ~ Beta(1/2, 1/2
 system: run-level optimizer noise, both pseudo-systems from one process).
 
 Power: the block-swap pairs tilted (all runs swapped with probability 0.4 instead of 1/2: A' keeps 60% of A's
-segments, a fifth of the real difference).
+segments, a fifth of the real difference), where runs differ in quality; and runs that agree (``power (runs
+agree)``: every run of A' takes each segment from B's first run with probability 0.4, independently per run and
+segment, else from A's first run, and B' the other way round: no run effect, a fifth of the real difference).
 
 Tests: ``ar`` (mtsig's default for runs), ``ar-paired`` (the same with ``--paired-runs``), ``ar-before`` (the
 default before this change: runs paired by position with equal counts, the variance floored at a quarter of
@@ -126,14 +128,27 @@ def tilted(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, q: float = 0.4):
         yield np.where(mask[:, :, None], B, A), np.where(mask[:, :, None], A, B)
 
 
-GENERATORS = {**RUN_NULLS, "power (tilted block-swap)": tilted}
+def agree(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, q: float = 0.4):
+    """Runs that agree (no run effect) and a real difference: every run of A' takes each segment from B's first
+    run with probability q, else from A's first run, independently per run and segment; B' the other way round.
+    The runs of a system differ only by which segments they draw, as outputs of one system differ by chance."""
+    from mtsig.resample import stream_rng
+
+    for r in range(n):
+        g = stream_rng(seed, 8_000, r)
+        ma = g.random(A.shape[:2]) < q
+        mb = g.random(B.shape[:2]) < q
+        yield np.where(ma[:, :, None], B[0], A[0]), np.where(mb[:, :, None], A[0], B[0])
+
+
+GENERATORS = {**RUN_NULLS, "power (tilted block-swap)": tilted, "power (runs agree)": agree}
 
 
 def _task(args):
     dataset, null, ka, kb, reps, shuffles, seed, tests = args
     metric, A, B = DATASETS[dataset]()
     A, B = A[:ka], B[:kb]
-    if null in ("block-swap", "power (tilted block-swap)") and ka != kb:
+    if null in ("block-swap", "power (tilted block-swap)", "power (runs agree)") and ka != kb:
         return dataset, null, ka, kb, None, 0.0
     t0 = time.perf_counter()
     ps: dict[str, list[float]] = {t: [] for t in tests}
@@ -165,6 +180,7 @@ def main() -> int:
     ap.add_argument("--runs", nargs="+", default=["2", "3", "5", "2:3", "3:5"], help="runs per system (A:B)")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     ap.add_argument("--tests", nargs="+", default=list(TESTS), choices=list(TESTS), help="the tests to run (all)")
+    ap.add_argument("--nulls", nargs="+", default=list(GENERATORS), choices=list(GENERATORS), help="(all)")
     a = ap.parse_args()
     if not DATA.exists():
         print(f"needs {DATA}", file=sys.stderr)
@@ -176,7 +192,7 @@ def main() -> int:
         for d in a.datasets:
             if d == "multeval" and max(ka, kb) > 3:
                 continue
-            tasks += [(d, n, ka, kb, reps, a.shuffles, a.seed, tuple(a.tests)) for n in GENERATORS]
+            tasks += [(d, n, ka, kb, reps, a.shuffles, a.seed, tuple(a.tests)) for n in a.nulls]
     ex = ForkExecutor(a.jobs) if a.jobs > 1 else SerialExecutor()
     print(f"{a.shuffles} shuffles per test, seed {a.seed}; rejection rate [95% Clopper-Pearson]\n")
     print("| dataset | runs | null | test | replicates | α = 0.05 | α = 0.01 |")

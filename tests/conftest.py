@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Text output follows the terminal's width (COLUMNS); the tests expect the default layout unless they set it.
+os.environ.pop("COLUMNS", None)
 
 from tests.data import MULTEVAL, WMT, WMT_SYSTEMS, need, wmt_hyp, wmt_ref
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import warnings
 from contextlib import contextmanager
@@ -400,7 +401,7 @@ def _study(a: argparse.Namespace, table) -> None:
         from mtsig.studies.registry import plot_study
 
         save(plot_study(res), a.plot)
-    _write(render(res, a.format), a.output)
+    _write(render(res, a.format, _layout_width(a)), a.output)
 
 
 #: command -> (help, function adding its arguments)
@@ -511,7 +512,7 @@ def _check_distinct(outputs: dict[str, str]) -> None:
 _ASCII_FALLBACK = str.maketrans({
     "┃": "|", "│": "|", "━": "=", "─": "-", "╇": "+", "┼": "+", "╋": "+", "┏": "+", "┓": "+", "┗": "+", "┛": "+",
     "Δ": "D", "↑": "^", "↓": "v", "→": ">", "α": "a", "−": "-", "–": "-", "—": "-", "≤": "<", "≥": ">", "×": "x",
-    "…": ".", "·": ".", "½": "h", "√": "V", "∝": "~", "²": "2", "’": "'", "“": '"', "”": '"',
+    "…": ".", "·": ";", "•": "-", "½": "h", "√": "V", "∝": "~", "²": "2", "’": "'", "“": '"', "”": '"',
 })  # fmt: skip
 
 
@@ -528,6 +529,22 @@ def _encodable(text: str, encoding: str) -> str:
         return text.translate(_ASCII_FALLBACK).encode(encoding, "backslashreplace").decode(encoding)
     except LookupError:
         return text.translate(_ASCII_FALLBACK).encode("ascii", "backslashreplace").decode("ascii")
+
+
+def _layout_width(a: argparse.Namespace) -> int | None:
+    """The width text output is laid out for: the terminal's (``COLUMNS``, else the tty's) when it goes to
+    standard output, else None (the default, wide layout: files and pipes get the same bytes everywhere)."""
+    if getattr(a, "output", None) or getattr(a, "format", "text") != "text":
+        return None
+    cols = os.environ.get("COLUMNS", "").strip()
+    if cols.isdigit() and int(cols) > 0:
+        return max(int(cols), 20)
+    try:
+        if sys.stdout.isatty():
+            return max(shutil.get_terminal_size().columns, 20)
+    except (AttributeError, OSError, ValueError):
+        pass
+    return None
 
 
 def _write(text: str, path: str | None, what: str = "--output") -> None:
@@ -614,7 +631,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
         lines = [f"{s.scores[m].score:.{res.decimals.get(m, 2)}f}" for s in res.systems for m in res.metrics]
         _write("".join(x + "\n" for x in lines), a.output)
         return
-    _write(render(res, a.format), a.output)
+    _write(render(res, a.format, _layout_width(a)), a.output)
 
 
 def _compare(a: argparse.Namespace, table, prog) -> None:
@@ -638,7 +655,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 
         files = write_rankings(table, a.baseline, a.rank_dir)
         print(f"wrote {len(files)} ranking file(s) to {a.rank_dir}", file=sys.stderr)
-    _write(render(res, a.format), a.output)
+    _write(render(res, a.format, _layout_width(a)), a.output)
 
 
 def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
@@ -677,7 +694,15 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
         _write(render_analyze_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
-    _write(render(res, a.format, a.width), a.output)
+    if a.width is not None:  # -w: decimals of every number shown, as in score and compare
+        from dataclasses import replace
+
+        from mtsig.errors import InputError
+
+        if not 0 <= a.width <= 12:
+            raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
+        res = replace(res, analyses=tuple(replace(x, decimals=a.width) for x in res.analyses))
+    _write(render(res, a.format, _layout_width(a)), a.output)
 
 
 def _with_width(res, a: argparse.Namespace):

@@ -93,6 +93,52 @@ def plain_table(t: Table, width: int = DEFAULT_WIDTH) -> str | None:
     return "\n".join(out) + "\n"
 
 
+def _cells(text: str) -> int:
+    """Terminal cells ``text`` takes."""
+    if one_cell_chars(text):
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def wrapped(text: str, width: int) -> str:
+    """``text`` broken at spaces into lines of at most ``width`` cells where it can be (a word longer than
+    that stays whole)."""
+    if _cells(text) <= width:
+        return text
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
+
+
+def natural_width(t: Table) -> int:
+    """The width of ``t`` laid out with no cell wrapped or cut."""
+    rows = [t.header, *t.rows]
+    if not t.header:
+        return 0
+    widths = [max(_cells(r[i]) for r in rows if i < len(r)) for i in range(len(t.header))]
+    return sum(widths) + 3 * len(widths) - 1
+
+
+def records(t: Table, width: int) -> str:
+    """``t`` for a terminal too narrow for its columns: each row as ``header: value`` items, wrapped between
+    items at ``width`` (an item is never cut or broken, so no number is lost), a row's first line marked
+    with ``•``, its continuation lines indented."""
+    out = [wrapped(t.title, width)] if t.title else []
+    for r in t.rows:
+        items = [f"{h}: {c}" if h.strip() else c for h, c in zip(t.header, r) if c.strip()]
+        line = "• " + (items[0] if items else "")
+        for item in items[1:]:
+            if _cells(line) + 3 + _cells(item) <= width:
+                line += " · " + item
+            else:
+                out.append(line)
+                line = "  " + item
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
 #: characters that would act on the terminal or the page instead of being shown: C0 and C1 controls (escape
 #: sequences, newlines, carriage returns), DEL, and the bidirectional controls (U+202E reverses what follows)
 _UNSHOWABLE = {
@@ -125,11 +171,16 @@ class TextOut:
 
     def table(self, t: Table) -> None:
         t = shown(t)
+        if self.width < DEFAULT_WIDTH and natural_width(t) > self.width:
+            self.parts.append(records(t, self.width))
+            return
         text = plain_table(t, self.width)
         self.parts.append(text if text is not None else self._rich(lambda con: print_rich(con, t)))
 
     def line(self, text: str = "") -> None:
         text = "\n".join(printable(x) for x in text.split("\n"))  # a line's own line breaks stay
+        if self.width < DEFAULT_WIDTH:
+            text = "\n".join(wrapped(x, self.width) for x in text.split("\n"))
         if one_cell_chars(text):
             self.parts.append(text + "\n")
             return
