@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 import mtsig
-from mtsig.executor import ForkExecutor, SerialExecutor
+from mtsig.executor import ProcessExecutor, SerialExecutor
 from mtsig.resample import Resampling
 from mtsig.stats.engines import _contributions, _mean_squares, ar_counts, runs_ar_many
 from mtsig.studies.calibration import RUNS_TESTS, runs_p_values
@@ -193,7 +193,7 @@ def main() -> int:
             if d == "multeval" and max(ka, kb) > 3:
                 continue
             tasks += [(d, n, ka, kb, reps, a.shuffles, a.seed, tuple(a.tests)) for n in a.nulls]
-    ex = ForkExecutor(a.jobs) if a.jobs > 1 else SerialExecutor()
+    ex = ProcessExecutor(a.jobs) if a.jobs > 1 else SerialExecutor()
     print(f"{a.shuffles} shuffles per test, seed {a.seed}; rejection rate [95% Clopper-Pearson]\n")
     print("| dataset | runs | null | test | replicates | α = 0.05 | α = 0.01 |")
     print("|---|---|---|---|---|---|---|")

@@ -121,16 +121,43 @@ def test_parallel_scoring_gives_identical_arrays(wmt):
 
 def test_parallel_scoring_reports_errors(tmp_path):
     import mtsig
-    from mtsig.executor import fork_map
+    from mtsig.executor import ProcessExecutor
 
     def boom(x):
         if x == 3:
             raise mtsig.InputError("bad item 3")
         return x * 2
 
-    assert fork_map(lambda x: x * 2, list(range(7)), 3) == [0, 2, 4, 6, 8, 10, 12]
+    assert ProcessExecutor(3).map(lambda x: x * 2, list(range(7))) == [0, 2, 4, 6, 8, 10, 12]
     with pytest.raises(mtsig.InputError, match="bad item 3"):
-        fork_map(boom, list(range(7)), 2)
+        ProcessExecutor(2).map(boom, list(range(7)))
+
+
+def test_process_pool_spawned_workers_give_the_same_results():
+    """Where workers are spawned (macOS, Windows), a module-level function and plain items cross by pickle."""
+    import math
+
+    from mtsig.executor import ProcessExecutor
+
+    ticks = []
+    assert ProcessExecutor(2, "spawn").map(math.factorial, list(range(12)), ticks.append) == [
+        math.factorial(x) for x in range(12)
+    ]
+    assert sum(ticks) == 12
+
+
+def test_a_worker_that_dies_is_an_error():
+    import os
+
+    from mtsig.executor import ProcessExecutor
+
+    def die(x):
+        if x == 2:
+            os._exit(3)
+        return x
+
+    with pytest.raises(RuntimeError, match="died"):
+        ProcessExecutor(2).map(die, list(range(5)))
 
 
 def _example_args():

@@ -6,22 +6,22 @@ run); resampling blocks are pure functions of the plan (:meth:`mtsig.resample.Pl
 they can go through the same seam. Results never depend on the executor.
 
 - :class:`SerialExecutor`: in this process.
-- :class:`ForkExecutor`: this process and ``jobs - 1`` forked children, which inherit everything already
-  computed (reference-side tables), take the next work item whenever they are free and send their results
-  back through pipes; errors in a child are raised here. Only where ``os.fork`` exists.
+- :class:`ProcessExecutor`: ``jobs`` worker processes of a standard pool (``concurrent.futures``), each taking
+  the next work item when it is free. On Linux they are forked and inherit everything already computed
+  (reference-side tables), so only indices and results cross; elsewhere they are spawned and the function
+  and items must pickle (as for Dask). Errors in a worker are raised here.
 - :class:`DaskExecutor`: the items as tasks on a Dask distributed cluster (``Client(address)``, or a
   ``LocalCluster`` of N single-threaded worker processes for ``local:N``); the function and items must
   pickle. Studies send their replicates this way (:func:`mtsig.studies.replicates.runner`).
 
 ``map(fn, items, progress)``: ``progress(n)``, when given, is called as items finish (forked children
-report each finished item through a pipe of their own).
+report as their items finish).
 """
 
 from __future__ import annotations
 
-import os
-import pickle
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 #: below this many segment-runs of work, forking costs more than it saves
@@ -45,159 +45,74 @@ class SerialExecutor:
         return out
 
 
-class ForkExecutor:
-    def __init__(self, jobs: int):
+def start_method() -> str:
+    """How worker processes start: ``fork`` on Linux (they inherit what this process computed, so the function
+    and items need not pickle), ``spawn`` elsewhere (Windows has no fork; on macOS forking after numpy or the
+    system's BLAS were loaded is unsafe)."""
+    return "fork" if sys.platform.startswith("linux") else "spawn"
+
+
+#: the function and items a forked worker inherited from the pool's initializer
+_INHERITED: tuple | None = None
+
+
+def _inherit(fn, items) -> None:
+    global _INHERITED
+    _INHERITED = (fn, items)
+
+
+def _call_inherited(i: int):
+    fn, items = _INHERITED
+    return fn(items[i])
+
+
+class ProcessExecutor:
+    """``jobs`` worker processes of a standard pool (:class:`concurrent.futures.ProcessPoolExecutor`), each
+    taking the next item when it is free; results come back in the items' order, so they do not depend on who
+    computed what. Started by :func:`start_method`: forked workers receive only item indices; spawned ones
+    need a function and items that pickle (module-level functions, plain data). An error in a worker is
+    raised here; a worker that dies is a RuntimeError."""
+
+    def __init__(self, jobs: int, method: str | None = None):
         self.jobs = max(1, int(jobs))
+        self.method = method or start_method()
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
-        return fork_map(fn, list(items), self.jobs, progress)
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        items = list(items)
+        jobs = min(self.jobs, len(items))
+        if jobs <= 1:
+            return SerialExecutor().map(fn, items, progress)
+        ctx = multiprocessing.get_context(self.method)
+        if self.method == "fork":
+            pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_inherit, initargs=(fn, items))
+            futures = {pool.submit(_call_inherited, i): i for i in range(len(items))}
+        else:
+            pool = ProcessPoolExecutor(jobs, mp_context=ctx)
+            futures = {pool.submit(fn, x): i for i, x in enumerate(items)}
+        out: list = [None] * len(items)
+        try:
+            for f in as_completed(futures):
+                out[futures[f]] = f.result()
+                if progress is not None:
+                    progress(1)
+        except BrokenProcessPool:
+            raise RuntimeError("a worker process died without a result") from None
+        finally:  # on an error or Ctrl-C: nothing new starts, the workers are reaped
+            pool.shutdown(wait=True, cancel_futures=True)
+        return out
 
 
 def executor_for(jobs: int, n_items: int, work: int) -> Executor:
-    """A fork executor when there are several jobs, several items and enough work; serial otherwise."""
-    if jobs > 1 and n_items > 1 and hasattr(os, "fork") and work >= MIN_FORK_WORK:
-        return ForkExecutor(jobs)
+    """Worker processes when there are several jobs, several items and enough work, and the workers can
+    inherit the function (fork: the text pipeline's work function is a closure over reference-side tables);
+    serial otherwise."""
+    if jobs > 1 and n_items > 1 and work >= MIN_FORK_WORK and start_method() == "fork":
+        return ProcessExecutor(jobs)
     return SerialExecutor()
-
-
-#: tasks handed out through a pipe of 4-byte indices (its buffer, 64 KiB on Linux, holds them all)
-MAX_QUEUED = 16_000
-
-
-class _Queue:
-    """Task indices every process takes the next one from (reads of 4 bytes from a pipe do not interleave),
-    so that a process that finishes early takes more: the results do not depend on who computes what."""
-
-    def __init__(self, n: int):
-        self.r, w = os.pipe()
-        os.write(w, b"".join(i.to_bytes(4, "little") for i in range(n)))
-        os.close(w)
-
-    def take(self) -> Iterator[int]:
-        while len(data := os.read(self.r, 4)) == 4:
-            yield int.from_bytes(data, "little")
-
-    def close(self) -> None:
-        os.close(self.r)
-
-
-def _child(fn, items: list, tasks: Iterable[int], w: int, tick: int | None) -> None:
-    """In a forked child: compute (writing a byte to ``tick`` per finished item), send ``(index, result)``
-    pairs, leave without running any of the parent's code."""
-    code = 0
-    try:
-        try:
-            done = []
-            for i in tasks:
-                done.append((i, fn(items[i])))
-                if tick is not None:
-                    os.write(tick, b".")
-            payload = ("ok", done)
-        except BaseException as exc:  # noqa: BLE001 - sent to the parent and raised there
-            payload = ("error", exc)
-        if tick is not None:  # before the results: the parent reads ticks until every child closed its end
-            os.close(tick)
-        with os.fdopen(w, "wb") as fh:
-            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException:  # noqa: BLE001
-        code = 1
-    finally:
-        os._exit(code)
-
-
-def _collect(children, out: list, error: BaseException | None) -> BaseException | None:
-    """Read every child's results into ``out`` (reaping all of them); return the first error."""
-    for pid, r in children:
-        with os.fdopen(r, "rb") as fh:
-            data = fh.read()
-        os.waitpid(pid, 0)
-        if error is not None:
-            continue
-        if not data:
-            error = RuntimeError("a worker process died without a result")
-            continue
-        status, value = pickle.loads(data)
-        if status == "error":
-            error = value
-            continue
-        for i, v in value:
-            out[i] = v
-    return error
-
-
-class _Ticks:
-    """The children's finished-item bytes, read by the parent between its own items and at the end."""
-
-    def __init__(self, progress: Progress | None):
-        self.progress = progress
-        self.r, self.w = os.pipe() if progress is not None else (None, None)
-        if self.r is not None:
-            os.set_blocking(self.r, False)
-
-    def drain(self, until_closed: bool = False) -> None:
-        if self.r is None:
-            return
-        if until_closed:
-            os.set_blocking(self.r, True)
-        while True:
-            try:
-                data = os.read(self.r, 4096)
-            except BlockingIOError:
-                return
-            if not data:
-                return
-            self.progress(len(data))
-
-    def close(self) -> None:
-        for fd in (self.r, self.w):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-
-
-def fork_map(fn: Callable[[Any], Any], items: list, jobs: int, progress: Progress | None = None) -> list:
-    """``[fn(x) for x in items]`` split over ``jobs`` processes: this one and ``jobs - 1`` forked children,
-    each taking the next item when it is free (round robin when there are more than :data:`MAX_QUEUED`)."""
-    jobs = min(jobs, len(items))
-    queue = _Queue(len(items)) if len(items) <= MAX_QUEUED else None
-    groups = [range(j, len(items), jobs) for j in range(jobs)]
-    ticks = _Ticks(progress)
-    children = []
-    try:
-        for g in groups[1:]:
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(r)
-                if ticks.r is not None:
-                    os.close(ticks.r)
-                _child(fn, items, queue.take() if queue else g, w, ticks.w)
-            os.close(w)
-            children.append((pid, r))
-        if ticks.w is not None:
-            os.close(ticks.w)
-            ticks.w = None
-        out: list = [None] * len(items)
-        error = None
-        try:
-            for i in queue.take() if queue else groups[0]:
-                out[i] = fn(items[i])
-                if progress is not None:
-                    progress(1)
-                    ticks.drain()
-            ticks.drain(until_closed=True)
-        except BaseException as exc:  # noqa: BLE001 - reap the children first
-            error = exc
-        error = _collect(children, out, error)
-    finally:
-        ticks.close()
-        if queue:
-            queue.close()
-    if error is not None:
-        raise error
-    return out
 
 
 #: seconds to wait for a Dask scheduler before saying it cannot be reached

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -158,3 +159,31 @@ def test_warm_before_prepare_loads_resources_only():
     m.prepare([["a big house"]])
     m.warm()  # now also the reference side
     assert m.stats(["a big houses"])[0, 0] == 3.0
+
+
+def test_cache_directory_is_the_platforms(monkeypatch, tmp_path):
+    """``MTSIG_CACHE_DIR`` first; else platformdirs' user cache directory (on Linux ``$XDG_CACHE_HOME/mtsig``, the
+    place it always had there), and the XDG convention when platformdirs is missing."""
+    import builtins
+    import sys
+
+    from mtsig.meteor.paraphrase import cache_dir
+
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "own"))
+    assert cache_dir() == tmp_path / "own" / "meteor"
+    monkeypatch.delenv("MTSIG_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    from platformdirs import user_cache_dir
+
+    assert cache_dir() == Path(user_cache_dir("mtsig", appauthor=False)) / "meteor"
+    if sys.platform.startswith("linux"):
+        assert cache_dir() == tmp_path / "xdg" / "mtsig" / "meteor"
+    real_import = builtins.__import__
+
+    def no_platformdirs(name, *args, **kwargs):
+        if name == "platformdirs":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_platformdirs)
+    assert cache_dir() == tmp_path / "xdg" / "mtsig" / "meteor"

@@ -152,10 +152,10 @@ def test_compare_correction_maxt_never_below_the_tests_own_p(wmt_bleu_stats):
         compare_table(runs, CompareOptions(("ar",), correction="maxt"))
 
 
-def test_fork_map_reports_every_finished_item():
-    from mtsig.executor import fork_map
+def test_process_pool_reports_every_finished_item():
+    from mtsig.executor import ProcessExecutor
 
     ticks = []
-    out = fork_map(lambda x: x * x, list(range(23)), 2, ticks.append)
+    out = ProcessExecutor(2).map(lambda x: x * x, list(range(23)), ticks.append)
     assert out == [x * x for x in range(23)]
     assert sum(ticks) == 23

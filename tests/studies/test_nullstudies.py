@@ -192,6 +192,15 @@ def test_the_same_bytes_serial_and_forked(wmt):
 
 
 @pytest.mark.slow
+def test_the_same_bytes_with_spawned_workers(wmt):
+    """Spawned workers (how the pool starts on macOS and Windows): the replicate tasks cross by pickle."""
+    from mtsig.executor import ProcessExecutor
+    from mtsig.studies.replicates import Runner
+
+    assert _small_type1(wmt, Runner(ProcessExecutor(2, "spawn"))) == _small_type1(wmt, runner(1))
+
+
+@pytest.mark.slow
 def test_the_same_bytes_on_a_dask_local_cluster(wmt):
     try:
         import distributed  # noqa: F401

@@ -11,7 +11,8 @@ mtsig keeps it as flat arrays:
   (the jar tries a phrase's paraphrases in file order), ``pair_start`` where each phrase's pairs start.
 
 The first use of a table builds these arrays (about 45 s for English) and writes them as one file in the
-user cache directory (``$MTSIG_CACHE_DIR``, else ``$XDG_CACHE_HOME/mtsig``, else ``~/.cache/mtsig``), with a
+user cache directory (``$MTSIG_CACHE_DIR``, else the platform's: ``$XDG_CACHE_HOME/mtsig`` or ``~/.cache/mtsig``
+on Linux, ``~/Library/Caches/mtsig`` on macOS, ``%LOCALAPPDATA%\\mtsig\\Cache`` on Windows), with a
 JSON file holding the layout, the SHA-256 of the cache file and the size, modification time and SHA-256 of
 the table it came from. Later runs read the file and check its SHA-256 (about 0.2 s); a cache whose checksum
 fails, or whose table changed, is rebuilt. The lookups run in ``mtsig._meteor``; the numpy and Python
@@ -205,11 +206,18 @@ def build_paraphrases(path: Path) -> Paraphrases:
 
 # ---------------------------------------------------------------------------------------------- the cache
 def cache_dir() -> Path:
+    """``$MTSIG_CACHE_DIR/meteor``, else the platform's user cache directory (platformdirs: Linux
+    ``$XDG_CACHE_HOME/mtsig`` or ``~/.cache/mtsig``, macOS ``~/Library/Caches/mtsig``, Windows
+    ``%LOCALAPPDATA%\\mtsig\\Cache``) + ``/meteor``."""
     env = os.environ.get("MTSIG_CACHE_DIR")
     if env:
         return Path(env) / "meteor"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mtsig" / "meteor"
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:  # the meteor extra brings platformdirs; without it, the XDG convention
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "mtsig" / "meteor"
+    return Path(user_cache_dir("mtsig", appauthor=False)) / "meteor"
 
 
 def _sha256(path: Path) -> str:

@@ -10,11 +10,10 @@ A job is any picklable object with ``replicate(r)`` (Dask ships it to its worker
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mtsig.executor import DaskExecutor, Executor, ForkExecutor, SerialExecutor
+from mtsig.executor import DaskExecutor, Executor, ProcessExecutor, SerialExecutor
 from mtsig.resample import ProgressFactory
 
 #: replicates per task: large enough to amortize shipping a job, small enough to balance workers
@@ -57,10 +56,11 @@ class Runner:
 
 
 def runner(jobs: int = 1, dask: str | None = None, progress: ProgressFactory | None = None) -> Runner:
-    """Serial for ``jobs <= 1``, forked processes for more (where ``fork`` exists), or Dask for ``dask``
-    (a scheduler address or ``local:N``). Close a Dask runner's executor when done."""
+    """Serial for ``jobs <= 1``, worker processes for more (:class:`~mtsig.executor.ProcessExecutor`: forked on
+    Linux, spawned elsewhere; the replicate tasks pickle), or Dask for ``dask`` (a scheduler address or
+    ``local:N``). Close a Dask runner's executor when done."""
     if dask:
         return Runner(DaskExecutor(dask), progress)
-    if jobs > 1 and hasattr(os, "fork"):
-        return Runner(ForkExecutor(jobs), progress)
+    if jobs > 1:
+        return Runner(ProcessExecutor(jobs), progress)
     return Runner(SerialExecutor(), progress)
