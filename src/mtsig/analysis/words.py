@@ -74,13 +74,15 @@ def word_counts_by_frequency(
     V = max(len(coder.vocab), 1)
     X = np.zeros((N, n_buckets, 3), dtype=np.float64)
     keys = []
-    for col, (ids, seg) in zip((2, 1), coded):
-        np.add.at(X[:, :, col], (seg, bucket[ids]), 1.0)
+    cells = N * n_buckets
+    for col, (ids, seg) in zip((2, 1), coded):  # counts per (segment, bucket): whole numbers, exact
+        X[:, :, col] = np.bincount(seg * n_buckets + bucket[ids], minlength=cells).reshape(N, n_buckets)
         keys.append(np.unique(seg * V + ids, return_counts=True))
     (rk, rc), (ok, oc) = keys
     _, i_out, i_ref = np.intersect1d(ok, rk, assume_unique=True, return_indices=True)
     k = ok[i_out]
-    np.add.at(X[:, :, 0], (k // V, bucket[k % V]), np.minimum(oc[i_out], rc[i_ref]).astype(np.float64))
+    matched = np.minimum(oc[i_out], rc[i_ref])
+    X[:, :, 0] = np.bincount(k // V * n_buckets + bucket[k % V], weights=matched, minlength=cells).reshape(N, n_buckets)
     return X
 
 
