@@ -116,9 +116,11 @@ def test_html_report_numbers_equal_the_json_and_nothing_is_fetched(tmp_path, cap
     html = out.read_text(encoding="utf-8")
     embedded = json.loads(re.search(r'id="mtsig-result">(.*?)</script>', html, re.S).group(1).replace("<\\/", "</"))
     assert embedded == data
-    rows = _cells(html, "mtsig-comparisons")
+    metrics = list(dict.fromkeys(c["metric"] for c in data["comparisons"]))
+    rows = [r for m in metrics for r in _cells(html, f"mtsig-comparisons-{m}")]  # one table per metric
+    ordered = [c for m in metrics for c in data["comparisons"] if c["metric"] == m]
     assert len(rows) == len(data["comparisons"])
-    for cells, c in zip(rows, data["comparisons"]):
+    for cells, c in zip(rows, ordered):
         nums = [float(x) for x in cells[:7]]
         assert nums == [c["score_a"], c["score_b"], c["delta"], *c["delta_ci"], c["p_value"], c["p_adjusted"]]
         assert bool(int(cells[7])) == c["significant"]
@@ -128,3 +130,16 @@ def test_html_report_numbers_equal_the_json_and_nothing_is_fetched(tmp_path, cap
     assert not re.search(r"<(link|img|iframe|object|embed)\b", html) and not re.search(r"<script[^>]+src=", html)
     assert not re.search(r'(src|href)="(https?:)?//', html) and "@import" not in html and "url(http" not in html
     assert html.count("<svg") == 2 and "mtsig compare -r" in html
+
+
+def test_report_groups_comparisons_by_metric_and_names_the_better_system(tmp_path):
+    """TER is lower-is-better: the report's TER table says the system with the lower TER is the better one."""
+    out = tmp_path / "r.html"
+    assert main(["compare", *EX_ARGS, "-m", "bleu", "ter", "--html", str(out), "-q", "-o", str(tmp_path / "o")]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<h3>BLEU <span class=dir>↑ higher is better</span></h3>" in html
+    assert "<h3>TER <span class=dir>↓ lower is better</span></h3>" in html
+    ter = re.search(r'id="mtsig-comparisons-ter">.*?</table>', html, re.S).group(0)
+    bleu = re.search(r'id="mtsig-comparisons-bleu">.*?</table>', html, re.S).group(0)
+    assert ">new better</td>" in ter and ">new better</td>" in bleu  # new: higher BLEU and lower TER
+    assert 'id="mtsig-comparisons"' not in html

@@ -15,6 +15,7 @@ import math
 
 from mtsig._version import __version__
 from mtsig.report.plots import plot_compare, plot_score, svg_text
+from mtsig.report.table import format_p
 from mtsig.results import CompareResult, ScoreResult
 
 _CSS = """
@@ -29,8 +30,11 @@ table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=as
 table.sortable th[aria-sort=descending]::after{content:" ▼"}tr.sig td{background:#eef6ee}
 .wrap{overflow-x:auto}dl{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em}dt{color:#555}dd{margin:0}
 .warn{color:#8a4b00}figure{margin:.6em 0}figure svg{max-width:100%;height:auto}
+h3{font-size:1.05em;margin:1.2em 0 .2em}h3 .dir{font-weight:normal;color:#555;font-size:.9em}
+td.n{white-space:nowrap}code,dd{overflow-wrap:anywhere;min-width:0}
+@media (max-width:600px){body{padding:.6em .7em}table{font-size:12px}th,td{padding:.2em .35em}}
 @media print{body{max-width:none;font-size:11px}th{position:static}.wrap{overflow:visible}figure{break-inside:avoid}
-table{break-inside:auto}tr{break-inside:avoid}}
+table{break-inside:auto}tr{break-inside:avoid}h3{break-after:avoid}}
 """
 
 # sort the rows of a table.sortable by the clicked header: numbers by their data-value, text by its content
@@ -68,8 +72,7 @@ def _num(x: float | None, decimals: int) -> str:
 
 
 def _p(x: float) -> str:
-    shown = f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
-    return f'<td class="n" data-value="{x!r}">{shown}</td>'
+    return f'<td class="n" data-value="{x!r}">{format_p(x)}</td>'
 
 
 def _table(header: list[str], rows: list[str], cls: str = "", tid: str = "") -> str:
@@ -107,18 +110,47 @@ def _score_rows(res: ScoreResult | CompareResult) -> tuple[list[str], list[str]]
     return header, rows
 
 
-def _comparison_rows(res: CompareResult) -> list[str]:
+def _better(direction: str, r) -> str:
+    """The system whose score is better in ``direction`` (``higher``, ``lower``, ``closest to T``)."""
+    if direction.startswith("closest"):
+        target = float(direction.rsplit(" ", 1)[-1])
+        return r.b if abs(r.score_b - target) < abs(r.score_a - target) else r.a
+    return r.b if (r.delta > 0) == (direction != "lower") else r.a
+
+
+def _direction_text(direction: str) -> str:
+    if direction.startswith("closest"):
+        return f"↔ best at {direction.rsplit(' ', 1)[-1]}"
+    return "↑ higher is better" if direction != "lower" else "↓ lower is better"
+
+
+def _comparison_rows(res: CompareResult, metric: str) -> list[str]:
     rows = []
+    direction = res.directions.get(metric, "higher")
     for c in res.comparisons:
+        if c.metric != metric:
+            continue
         r, d = c.result, res.decimals.get(c.metric, 2)
         ci = r.delta_ci
         low, high = (ci.low, ci.high) if ci else (None, None)
-        cells = [f"<td>{_e(c.metric)}</td>", f"<td>{_e(r.a)}</td>", f"<td>{_e(r.b)}</td>", _num(r.score_a, d),
-                 _num(r.score_b, d), _num(r.delta, d), _num(low, d), _num(high, d),
-                 f"<td>{_e(r.test)}</td>", _p(r.p_value), _p(c.p_adjusted),
-                 f'<td data-value="{int(c.significant)}">{"yes" if c.significant else "no"}</td>']  # fmt: skip
+        verdict = f"{_e(_better(direction, r))} better" if c.significant else "no significant difference"
+        cells = [f"<td>{_e(r.a)}</td>", f"<td>{_e(r.b)}</td>", _num(r.score_a, d), _num(r.score_b, d),
+                 _num(r.delta, d), _num(low, d), _num(high, d), f"<td>{_e(r.test)}</td>", _p(r.p_value),
+                 _p(c.p_adjusted), f'<td data-value="{int(c.significant)}">{verdict}</td>']  # fmt: skip
         rows.append(f"<tr{' class=sig' if c.significant else ''}>{''.join(cells)}</tr>")
     return rows
+
+
+def _comparison_tables(res: CompareResult) -> list[str]:
+    """One sortable table per metric, under a heading with the metric's direction; each row says which system
+    is better when the difference is significant."""
+    header = ["A", "B", "score A", "score B", "Δ (B − A)", "Δ low", "Δ high", "test", "p", "p adj.", "result"]
+    out = []
+    for m in dict.fromkeys(c.metric for c in res.comparisons):
+        direction = res.directions.get(m, "higher")
+        title = f"<h3>{_e(m.upper())} <span class=dir>{_e(_direction_text(direction))}</span></h3>"
+        out += [title, _table(header, _comparison_rows(res, m), "sortable comparisons", f"mtsig-comparisons-{_e(m)}")]
+    return out
 
 
 def _figure(fig, caption: str) -> str:
@@ -168,10 +200,8 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
     header, rows = _score_rows(res)
     parts += ["<h2>Scores</h2>", _table(header, rows, "sortable", "mtsig-scores"), _figure(plot_score(res), "Scores")]
     if compare:
-        header = ["metric", "A", "B", "score A", "score B", "Δ (B − A)", "Δ low", "Δ high", "test", "p", "p adj.",
-                  "significant"]  # fmt: skip
-        parts += ["<h2>Comparisons</h2>", "<p>Click a header to sort.</p>",
-                  _table(header, _comparison_rows(res), "sortable", "mtsig-comparisons")]  # fmt: skip
+        parts += ["<h2>Comparisons</h2>", f"<p>Per metric; a difference is significant at α = {_e(st.alpha)} after "
+                  f"{_e(st.correction)} correction. Click a header to sort.</p>", *_comparison_tables(res)]  # fmt: skip
         clusters = [(m, cl) for m, cl in res.clusters.items() if cl]
         if clusters:
             parts += ["<h2>Clusters</h2>", "<p>Best first; a boundary only where every system above is significantly "

@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.report.table import format_p
 from mtsig.results import CompareResult, ScoreResult
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
@@ -179,7 +180,7 @@ def _distribution_axis(ax, res: CompareResult, m: str, rows) -> None:
             ax.hist(ext, bins=np.histogram_bin_edges(dist, 60), color="C3", alpha=0.8)
     ax.axvline(r.delta, color="C0", lw=1.5, gid=_gid("observed", m, r.a, r.b, r.delta, r.p_value))
     label = "null distribution (shuffled / centred)" if null else "bootstrap distribution of Δ"
-    ax.set_title(f"{m.upper()}: {r.b} − {r.a} = {r.delta:.3g}, p = {r.p_value:.4g}", fontsize=9)
+    ax.set_title(f"{m.upper()}: {r.b} − {r.a} = {r.delta:.3g}, p = {format_p(r.p_value)}", fontsize=9)
     ax.set_xlabel(label, fontsize=8)
     ax.tick_params(labelsize=8)
 
@@ -193,8 +194,8 @@ def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
         eb = ax.errorbar(r.delta, yi, xerr=[[r.delta - low], [high - r.delta]], fmt="o", ms=5, capsize=3, color="C0",
                          mfc="C0" if c.significant else "white")  # fmt: skip
         eb[0].set_gid(_gid("delta", m, r.a, r.b, r.delta, low, high, c.p_adjusted, int(c.significant)))
-        ax.annotate(f"p adj. {c.p_adjusted:.3g}", (high, yi), xytext=(4, 0), textcoords="offset points", va="center",
-                    fontsize=7, color="0.3")  # fmt: skip
+        ax.annotate(f"p adj. {format_p(c.p_adjusted)}", (high, yi), xytext=(4, 0), textcoords="offset points",
+                    va="center", fontsize=7, color="0.3")  # fmt: skip
     ax.axvline(0, color="0.4", lw=0.8)
     ax.set_yticks(y, [f"{c.result.b} − {c.result.a}" for c in rows], fontsize=8)
     ax.set_title(_title(m, res.directions.get(m, "higher")), fontsize=10)

@@ -16,7 +16,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mtsig.errors import unknown_name
-from mtsig.report.table import Table, TextOut, console, csv_text, latex, markdown, print_rich, printable, shown
+from mtsig.report.table import (
+    Table,
+    TextOut,
+    console,
+    csv_text,
+    format_p,
+    latex,
+    markdown,
+    print_rich,
+    printable,
+    shown,
+)
 from mtsig.stats.paired import PAIRED_TESTS
 
 if TYPE_CHECKING:
@@ -41,7 +52,7 @@ class _Fmt:
 
 
 def _fmt_p(p: float) -> str:
-    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+    return format_p(p)
 
 
 def _arrow(direction: str) -> str:

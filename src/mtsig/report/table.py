@@ -21,6 +21,11 @@ class Table:
     title: str | None = None
 
 
+def format_p(p: float) -> str:
+    """A p-value as every output shows it: four decimals, or two significant digits below 10^-4 (``1.0e-04``)."""
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
 def console(width: int | None = None):
     """A Rich console that records plain text (no colour, no terminal codes)."""
     from rich.console import Console

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from mtsig.report.table import format_p
 from mtsig.studies.result import StudyResult
+
+
+def _integer_axis(axis) -> None:
+    """Ticks at whole numbers only (counts, runs)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def draw_sampling(fig, res: StudyResult) -> None:
@@ -15,7 +23,8 @@ def draw_sampling(fig, res: StudyResult) -> None:
         ax1.plot(x, v["broad"], "x", color=f"C{k}", ms=5, label=f"{name}: broad")
         ax1.axhline(v["full"], color=f"C{k}", lw=0.8, ls="--")
     ax1.set(xlabel="sample", ylabel=res.settings["metric"], title="per-sample scores (dashed: full set)")
-    ax1.legend(fontsize=6, ncol=2)
+    _integer_axis(ax1.xaxis)
+    ax1.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # below the data
     for k, v in enumerate(res.data["differences"].values()):
         ax2.plot([k - 0.15] * len(v["blocks"]), v["blocks"], "o", color="C0", ms=3, label="blocks" if k == 0 else None)
         ax2.plot([k + 0.15] * len(v["broad"]), v["broad"], "x", color="C1", ms=4, label="broad" if k == 0 else None)
@@ -24,7 +33,7 @@ def draw_sampling(fig, res: StudyResult) -> None:
     ax2.set_xticks(range(len(pairs)), pairs, rotation=30, ha="right", fontsize=6)
     ax2.axhline(0, color="grey", lw=0.6)
     ax2.set(ylabel="Δ (B - A)", title="per-sample differences (bar: full set)")
-    ax2.legend(fontsize=7)
+    ax2.legend(fontsize=7, loc="best")
 
 
 def draw_coverage(fig, res: StudyResult) -> None:
@@ -50,7 +59,7 @@ def draw_testsize(fig, res: StudyResult) -> None:
             ax.plot(p[:, 0], p[:, 2], "x:", color=f"C{k % 10}")
     ax.set(xlabel="sample size (segments)", ylabel="conclusions %", ylim=(-2, 102),
            title=f"{res.settings['test']} at α = {res.settings['alpha']:g}: correct (o) and wrong (x)")  # fmt: skip
-    ax.legend(fontsize=6)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside the data
 
 
 def draw_levels(fig, res: StudyResult) -> None:
@@ -105,26 +114,34 @@ def draw_multiplicity(fig, res: StudyResult) -> None:
 
 
 def draw_sensitivity(fig, res: StudyResult) -> None:
+    """Adjusted p-values as compare's matrix shows them: viridis on a log scale from 10^-4 to 1, small p dark."""
+    from matplotlib.colors import LogNorm
+
     ax = fig.subplots()
     p = np.asarray(res.data["p_adjusted"], dtype=float)
-    z = -np.log10(np.maximum(p, 1e-6))
-    im = ax.imshow(z, aspect="auto", cmap="viridis")
-    bright = z > (z.min() + z.max()) / 2  # viridis is light at the top: dark text there
+    norm = LogNorm(vmin=1e-4, vmax=1.0)
+    im = ax.imshow(np.clip(p, 1e-4, 1.0), aspect="auto", cmap="viridis", norm=norm)
+    light = norm(np.clip(p, 1e-4, 1.0)) > 0.5  # viridis is light towards p = 1: dark text there
     for (i, j), v in np.ndenumerate(p):
         star = " *" if v <= res.data["alpha"] else ""
-        ax.text(j, i, f"{v:.3g}{star}", ha="center", va="center", fontsize=7, color="k" if bright[i, j] else "w")
+        ax.text(j, i, format_p(v) + star, ha="center", va="center", fontsize=7, color="k" if light[i, j] else "w")
     ax.set_xticks(range(len(res.data["metrics"])), res.data["metrics"])
     ax.set_yticks(range(len(res.data["pairs"])), res.data["pairs"], fontsize=7)
-    fig.colorbar(im, ax=ax, label="-log10 adjusted p")
+    bar = fig.colorbar(im, ax=ax, label="adjusted p-value")
+    bar.ax.minorticks_off()
     ax.set_title(f"adjusted p-values by metric (* significant at α = {res.data['alpha']:g})")
 
 
 def draw_runs(fig, res: StudyResult) -> None:
     ax1, ax2, ax3 = fig.subplots(1, 3)
-    for k, (name, v) in enumerate(res.data["run_scores"].items()):
-        ax1.hist(v, bins=max(3, min(20, len(v))), alpha=0.6, color=f"C{k}", label=name)
+    scores = res.data["run_scores"]
+    every = np.concatenate([np.asarray(v, dtype=float) for v in scores.values()])
+    edges = np.histogram_bin_edges(every, bins=max(3, min(20, len(every) // 2)))  # one set of bins for all
+    for k, (name, v) in enumerate(scores.items()):
+        ax1.hist(v, bins=edges, alpha=0.55, color=f"C{k}", label=name, edgecolor=f"C{k}", linewidth=1)
     ax1.set(xlabel=f"{res.settings['metric']} of one run", ylabel="runs", title="run scores (Fig. 1)")
-    ax1.legend(fontsize=6)
+    _integer_axis(ax1.yaxis)
+    ax1.legend(fontsize=6, loc="best")
     label, per_n = next(iter(res.data["deltas"].items()))
     ns = list(per_n)
     ax2.boxplot([per_n[n] for n in ns], tick_labels=ns)
@@ -137,7 +154,8 @@ def draw_runs(fig, res: StudyResult) -> None:
     ax3.axhline(res.settings["alpha"], color="C3", lw=0.8, ls="--")
     ax3.set(yscale="log", xlabel="runs per system", ylabel="stratified AR p (95% interval, median)",
             title="p-values by runs (Table 2)")  # fmt: skip
-    ax3.legend(fontsize=6)
+    _integer_axis(ax3.xaxis)
+    ax3.legend(fontsize=6, loc="best")
 
 
 def draw_power(fig, res: StudyResult) -> None:
