@@ -431,6 +431,11 @@ def test_sacrebleu_habits_get_mtsigs_name_and_width_sets_decimals(tmp_path, caps
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert says in err and "metric options" not in err and err.count("\n") == 1
+    for bad, says in (("--chrf-bta", "(did you mean --chrf-beta?)"), ("--no-such-flag", "`mtsig metrics` lists")):
+        with pytest.raises(SystemExit):
+            main(["score", "-r", str(ref), "-s", str(hyp), bad, "3"])
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1 and len(err) < 160, err
     assert main(["score", "-r", str(ref), "-s", str(hyp), "-w", "4"]) == 0
     out = capsys.readouterr().out
     import re

@@ -72,12 +72,11 @@ class _Parser(argparse.ArgumentParser):
         if habit is not None:  # a sacreBLEU flag: say what mtsig calls it, not the closest spelling
             return f"unrecognized arguments: {' '.join(extras)} ({bad.split('=')[0]} is sacreBLEU's: {habit})"
         hint = difflib.get_close_matches(bad.split("=")[0], flags, n=1)
-        groups = [g for g in self._action_groups if g.title and g.title != "options" and "options" in g.title]
-        metric = sorted(a.option_strings[0] for g in groups for a in g._group_actions)
+        # one short line: the closest spelling, and where the metric options are listed (not the list itself)
         return (
             f"unrecognized arguments: {' '.join(extras)}"
             + (f" (did you mean {hint[0]}?)" if hint else "")
-            + (f"; metric options: {', '.join(metric)}" if metric else "")
+            + ("; `mtsig metrics` lists the metric options" if bad.startswith("--") and not hint else "")
         )
 
 
