@@ -187,3 +187,110 @@ def test_cache_directory_is_the_platforms(monkeypatch, tmp_path):
 
     monkeypatch.setattr(builtins, "__import__", no_platformdirs)
     assert cache_dir() == tmp_path / "xdg" / "mtsig" / "meteor"
+
+
+def test_a_table_that_is_not_a_paraphrase_table_is_refused(tmp_path, monkeypatch):
+    """Issue 28: a gzip of garbage was read as a table (METEOR 23.92 instead of 25.17, same signature)."""
+    from mtsig.meteor import paraphrase
+
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
+    cases = {
+        "words.gz": "lorem ipsum dolor\nsit amet\nconsectetur\n",  # decodes, but no probability lines
+        "prob.gz": "1.5\nbig house\nmansion\n",  # not a probability
+        "short.gz": "0.5\nbig house\n",  # an entry cut short
+        "empty.gz": "",
+    }
+    for name, text in cases.items():
+        with gzip.open(tmp_path / name, "wt", encoding="utf-8") as f:
+            f.write(text)
+        with pytest.raises(InputError, match="paraphrase table") as exc:
+            paraphrase.build_paraphrases(tmp_path / name)
+        assert "\n" not in str(exc.value)
+    (tmp_path / "random.gz").write_bytes(gzip.compress(bytes(random.Random(3).randrange(256) for _ in range(5000))))
+    with pytest.raises(InputError, match="paraphrase table"):
+        paraphrase.build_paraphrases(tmp_path / "random.gz")
+
+
+def test_a_crafted_cache_with_a_recomputed_checksum_is_rebuilt(tmp_path, monkeypatch):
+    """Issue 28: a cache whose arrays were edited and whose SHA-256 was updated to match crashed the aligner
+    (it trusts the indices); now every array is checked against the others on load and such a cache is rebuilt."""
+    import hashlib
+
+    from mtsig.meteor import paraphrase
+
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
+    table = tmp_path / "para.gz"
+    _table(table, [("big house", "mansion"), ("mansion", "big house"), ("quick", "fast")])
+    good = paraphrase.load_paraphrases(table)
+    data_file = next((tmp_path / "cache" / "meteor").glob("*.bin"))
+    meta_file = data_file.with_suffix(".json")
+    meta = json.loads(meta_file.read_text())
+    edits = {  # array -> (index, value) pointing outside the arrays it indexes
+        "hash_ids": (0, 10**6),
+        "offsets": (1, 10**9),
+        "pairs": (0, (10**6) << 32),
+        "buckets": (1, 10**6),
+        "pair_start": (1, 10**6),
+        "order": (0, -5),
+    }
+    original = data_file.read_bytes()
+    for name, (i, value) in edits.items():
+        dt, at, n = meta["layout"][name]
+        arr = np.frombuffer(original, dtype=np.dtype(dt), count=n, offset=at).copy()
+        arr[i] = value
+        data = bytearray(original)
+        data[at : at + arr.nbytes] = arr.tobytes()
+        data_file.write_bytes(bytes(data))
+        meta_file.write_text(json.dumps({**meta, "sha256": hashlib.sha256(bytes(data)).hexdigest()}))
+        src = paraphrase._source_id(table)
+        assert paraphrase._read_cache(table, src, data_file, meta_file) is None, name  # refused: rebuilt
+        t = paraphrase.load_paraphrases(table)
+        assert t.pairs.tolist() == good.pairs.tolist() and t.hash_ids.tolist() == good.hash_ids.tolist()
+        original = data_file.read_bytes()  # the rebuilt cache
+        meta = json.loads(meta_file.read_text())
+
+
+def test_signature_pins_the_paraphrase_table_and_function_words(tmp_path, monkeypatch):
+    """Issue 28: two different tables gave 24.08 and 25.17 under one signature."""
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
+    a, b = tmp_path / "a.gz", tmp_path / "b.gz"
+    _table(a, [("big house", "mansion")])
+    _table(b, [("quick", "fast")])
+    words = tmp_path / "fw.txt"
+    words.write_text("the\na\n", encoding="utf-8")
+
+    def sig(**kw) -> str:
+        return get_metric("meteor", meteor_modules="exact paraphrase", **kw).signature
+
+    assert sig(meteor_paraphrase=str(a)) != sig(meteor_paraphrase=str(b))
+    assert sig(meteor_paraphrase=str(a)) == sig(meteor_paraphrase=str(a))
+    assert sig(meteor_paraphrase=str(a)) != sig(meteor_paraphrase=str(a), meteor_words=str(words))
+    assert "|res:" in sig(meteor_paraphrase=str(a))
+    # without the paraphrase stage the table does not count
+    plain = get_metric("meteor", meteor_modules="exact", meteor_paraphrase=str(a)).signature
+    assert plain == get_metric("meteor", meteor_modules="exact", meteor_paraphrase=str(b)).signature
+
+
+def test_unwritable_cache_warns_and_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
+    """Issue 28: an unwritable cache directory meant a silent rebuild on every run; Ctrl-C during the write left
+    a 199 MB temporary file for good."""
+    import os
+
+    from mtsig.meteor import paraphrase
+
+    table = tmp_path / "para.gz"
+    _table(table, [("quick", "fast")])
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(blocker))  # its meteor/ folder cannot be made
+    with pytest.warns(UserWarning, match="cannot write the paraphrase cache"):
+        assert len(paraphrase.load_paraphrases(table).pairs) == 1
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        paraphrase.load_paraphrases(table)
+    assert list((tmp_path / "cache" / "meteor").iterdir()) == []

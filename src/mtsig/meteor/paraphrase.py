@@ -162,13 +162,34 @@ def _read_table(path: Path) -> tuple[dict[str, int], list[int], list[int]]:
             i = ids[key] = len(ids)
         return i
 
+    def bad(line_no: int, what: str) -> InputError:
+        return InputError(
+            f"METEOR: {path} is not a paraphrase table: line {line_no:,} {what} (each entry is three lines: a "
+            "probability, a phrase, its paraphrase)",
+            param="meteor_paraphrase",
+        )
+
+    line_no = 0
     try:
         with gzip.open(path, "rt", encoding="utf-8", newline="\n") as f:
-            while f.readline():  # the probability line
-                src.append(pid(f.readline().rstrip("\n")))
-                dst.append(pid(f.readline().rstrip("\n")))
+            while prob := f.readline():  # the probability line
+                line_no += 1
+                try:
+                    value = float(prob)
+                except ValueError:
+                    raise bad(line_no, f"should be a probability, not {prob.strip()[:40]!r}") from None
+                if not 0.0 <= value <= 1.0:
+                    raise bad(line_no, f"should be a probability, not {prob.strip()[:40]!r}")
+                pair = [f.readline(), f.readline()]
+                if not all(x.endswith("\n") and x.strip() for x in pair):
+                    raise bad(line_no + 1, "and the next should be two phrases, one per line")
+                line_no += 2
+                src.append(pid(pair[0].rstrip("\n")))
+                dst.append(pid(pair[1].rstrip("\n")))
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(f"METEOR: cannot read paraphrase table {path}: {exc}", param="meteor_paraphrase") from None
+    if not src:
+        raise InputError(f"METEOR: paraphrase table {path} has no entries", param="meteor_paraphrase")
     return ids, src, dst
 
 
@@ -233,6 +254,22 @@ def _source_id(path: Path) -> dict:
     return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
+def source_digest(path: Path) -> str:
+    """The SHA-256 of the table at ``path``: from its cache's notes when they describe this very file (same
+    size and modification time), else computed (about 0.2 s for English's 62 MB)."""
+    src = _source_id(path)
+    _, meta_file = _cache_files(src)
+    try:
+        meta = json.loads(meta_file.read_text())
+        if meta.get("size") == src["size"] and meta.get("mtime_ns") == src["mtime_ns"]:
+            digest = meta.get("source_sha256")
+            if isinstance(digest, str) and len(digest) == 64:
+                return digest
+    except (OSError, ValueError, AttributeError):
+        pass
+    return _sha256(path)
+
+
 def _cache_files(src: dict) -> tuple[Path, Path]:
     stem = f"para-{hashlib.sha256(src['path'].encode()).hexdigest()[:16]}-v{CACHE_FORMAT}"
     d = cache_dir()
@@ -270,7 +307,42 @@ def _read_cache(path: Path, src: dict, data_file: Path, meta_file: Path) -> Para
         }
     except (KeyError, TypeError, ValueError):
         return None
-    return Paraphrases(arrays) if set(arrays) == set(_ARRAYS) else None
+    if set(arrays) != set(_ARRAYS) or not consistent(arrays):
+        return None
+    return Paraphrases(arrays)
+
+
+def consistent(a: dict[str, np.ndarray]) -> bool:
+    """Whether the arrays of a table index only inside each other, as the compiled lookups trust them to: a
+    cache that was edited (and its checksum recomputed) is then rebuilt instead of read out of bounds."""
+    try:
+        expect = {"blob": "u1", "offsets": "i8", "lengths": "i1", "hashes": "u8", "hash_ids": "i4", "buckets": "u4",
+                  "pairs": "i8", "order": "i4", "pair_start": "u4"}  # fmt: skip
+        if any((a[k].dtype.kind, a[k].dtype.itemsize, a[k].ndim) != (t[0], int(t[1]), 1) for k, t in expect.items()):
+            return False
+        n = len(a["lengths"])
+        off, P = a["offsets"], a["pairs"]
+        if len(off) != n + 1 or off[0] != 0 or off[-1] != len(a["blob"]) or np.any(np.diff(off) < 0):
+            return False
+        if len(a["hashes"]) != n or len(a["hash_ids"]) != n or np.any(np.diff(a["hashes"]) < 0):
+            return False
+        if n and (a["hash_ids"].min() < 0 or a["hash_ids"].max() >= n or a["lengths"].min() < 0):
+            return False
+        b = a["buckets"]
+        if len(b) < 2 or (len(b) - 1) & (len(b) - 2) or b[0] != 0 or b[-1] != n:
+            return False
+        if np.any(np.diff(b.astype(np.int64)) < 0):
+            return False
+        if np.any(np.diff(P) < 0) or len(a["order"]) != len(P) or len(a["pair_start"]) != n + 1:
+            return False
+        if len(P) and ((P >> 32).min() < 0 or (P >> 32).max() >= n or (P & 0xFFFFFFFF).max() >= n):
+            return False
+        if len(P) and (a["order"].min() < 0 or a["order"].max() >= len(P)):
+            return False
+        ps = a["pair_start"].astype(np.int64)
+        return bool(ps[0] == 0 and ps[-1] == len(P) and not np.any(np.diff(ps) < 0))
+    except (KeyError, ValueError, TypeError):
+        return False
 
 
 def _write_cache(table: Paraphrases, path: Path, src: dict, data_file: Path, meta_file: Path) -> None:
@@ -284,11 +356,14 @@ def _write_cache(table: Paraphrases, path: Path, src: dict, data_file: Path, met
         parts.append(a.tobytes())
         at += a.nbytes
     data = b"".join(parts)
+    tmp_name = None
     try:
         data_file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=data_file.parent, delete=False) as tmp:
+        with tempfile.NamedTemporaryFile(dir=data_file.parent, prefix=".tmp-", delete=False) as tmp:
+            tmp_name = tmp.name
             tmp.write(data)
-        os.replace(tmp.name, data_file)
+        os.replace(tmp_name, data_file)
+        tmp_name = None
         meta = {
             "format": CACHE_FORMAT,
             **src,
@@ -298,8 +373,20 @@ def _write_cache(table: Paraphrases, path: Path, src: dict, data_file: Path, met
         }
         meta_file.write_text(json.dumps(meta, indent=1))
         _remove_other_formats(data_file)
-    except OSError:
-        pass  # a read-only home: the table is rebuilt each time, but numbers do not change
+    except OSError as exc:  # numbers do not change, but the table is rebuilt on every run: say so, once
+        import warnings
+
+        warnings.warn(
+            f"METEOR: cannot write the paraphrase cache in {data_file.parent} ({exc.strerror or exc}): the table "
+            "is rebuilt on every run (about a minute); set MTSIG_CACHE_DIR to a writable folder",
+            stacklevel=2,
+        )
+    finally:  # interrupted (Ctrl-C) or failed: no half-written file stays behind
+        if tmp_name is not None:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
 
 
 def load_paraphrases(path: Path, *, use_cache: bool = True) -> Paraphrases:
@@ -310,6 +397,11 @@ def load_paraphrases(path: Path, *, use_cache: bool = True) -> Paraphrases:
     data_file, meta_file = _cache_files(src)
     table = _read_cache(path, src, data_file, meta_file)
     if table is None:
+        import sys
+
+        if sys.stderr is not None and sys.stderr.isatty():  # a minute of silence otherwise
+            print(f"mtsig: building the METEOR paraphrase cache for {path.name} (about a minute, once)",
+                  file=sys.stderr, flush=True)  # fmt: skip
         table = build_paraphrases(path)
         _write_cache(table, path, src, data_file, meta_file)
     return table

@@ -67,6 +67,23 @@ def find_paraphrase(path: str | None, jar: Path, code: str) -> Path:
     return p
 
 
+@lru_cache(maxsize=16)
+def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's contents (once per process for an unchanged file)."""
+    st = path.stat()
+    return _digest_of(str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
 @lru_cache(maxsize=8)
 def _jar_member(jar: str, member: str) -> str | None:
     try:

@@ -90,6 +90,7 @@ class METEOR(Metric):
                 )
         self._scorer = None
         self._norm = None
+        self._digest: str | None = None
 
     @property
     def stat_names(self):
@@ -195,4 +196,31 @@ class METEOR(Metric):
             fields.append(("unit", "char"))
         if cfg.beam != 40:
             fields.append(("beam", cfg.beam))
+        fields.append(("res", self.resource_digest()))
         return fields
+
+    def resource_digest(self) -> str:
+        """What the resources used are, as 8 hex digits of a SHA-256 over the contents of the jar (function
+        words, synonyms, prefixes), the paraphrase table when the paraphrase stage runs, and the function-word
+        list when one is given: two different tables never share a signature. ``?`` when a resource is
+        missing (no statistics can then be computed)."""
+        if self._digest is None:
+            import hashlib
+            from pathlib import Path
+
+            from mtsig.meteor import params, resources
+            from mtsig.meteor.paraphrase import _sha256, source_digest
+
+            c = self.config
+            try:
+                jar = resources.find_jar(c["meteor_jar"])
+                parts = [f"jar:{resources.file_digest(jar)}"]
+                if params.PARAPHRASE in self.cfg.modules:
+                    para = resources.find_paraphrase(c["meteor_paraphrase"], jar, self.cfg.code)
+                    parts.append(f"para:{source_digest(para)}")
+                if c["meteor_words"]:
+                    parts.append(f"words:{_sha256(Path(c['meteor_words']))}")
+            except (InputError, OSError):
+                return "?"
+            self._digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
+        return self._digest
