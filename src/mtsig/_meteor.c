@@ -655,6 +655,9 @@ end:
  */
 enum { EXACT, STEM, SYNONYM, PARAPHRASE };
 #define N_STATS 23
+/* The most paths the alignment search may expand for one segment (beam x candidates): about 15 s and 0.9 GB
+ * (1,600 copies of one word against 1,600: 40 x 2.56 million candidates). Beyond, the segment is refused. */
+#define MAX_SEARCH_WORK 100000000.0
 
 typedef struct {
     const int32_t *key, *stem, *syn_off, *syn_id, *size;
@@ -789,6 +792,12 @@ static int segment_row(const Segment *sg, const Vocab *v, double *row) {
         } else if (word_stage(&gen, v, mod, s, sg->h, sg->n1, sg->r, sg->n2) < 0) {
             goto end;
         }
+    }
+    if ((double)sg->beam * (double)(gen.n + sg->n2) > MAX_SEARCH_WORK) {
+        PyErr_Format(PyExc_ValueError, "segment: the alignment search would expand %lld paths (beam %d x %zd "
+                     "candidate matches), more than %lld", (long long)sg->beam * (long long)(gen.n + sg->n2),
+                     sg->beam, gen.n, (long long)MAX_SEARCH_WORK);
+        goto end;
     }
     /* group by reference position, keeping the order found (a counting sort) */
     grouped = PyMem_Malloc((size_t)(gen.n + 1) * 5 * sizeof(int32_t));

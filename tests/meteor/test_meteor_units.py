@@ -294,3 +294,14 @@ def test_unwritable_cache_warns_and_an_interrupted_write_leaves_no_file(tmp_path
     with pytest.raises(KeyboardInterrupt):
         paraphrase.load_paraphrases(table)
     assert list((tmp_path / "cache" / "meteor").iterdir()) == []
+
+
+def test_a_segment_beyond_the_alignment_work_bound_is_an_error_naming_it():
+    """Issue 28: the beam search on repetitive segments grew as n^2.7 (a 3,200-word line: about 20 minutes and
+    3.5 GB). Beyond 10^8 expanded paths (beam x candidate matches; 1,570 copies of one word take about 15 s)
+    the segment is refused, at once, with its number."""
+    import mtsig
+
+    ref = " ".join(["word"] * 1600)
+    with pytest.raises(InputError, match=r"METEOR: segment 2 of a \(1,600 words against 1,600 of reference 1\)"):
+        mtsig.score([["a b", ref]], {"a": ["a b", ref]}, ["meteor"], meteor_modules="exact")

@@ -51,6 +51,11 @@ def _utf16_len(word: str) -> int:
     return len(word) + sum(1 for c in word if ord(c) > 0xFFFF)
 
 
+#: the most paths the alignment search may expand for one segment (beam x candidate matches): about 15 s and
+#: 0.9 GB (1,570 copies of one word against as many); a segment beyond is refused (as ``mtsig._meteor`` does)
+MAX_SEARCH_WORK = 100_000_000
+
+
 class Vocabulary:
     """Per distinct word, what the stages compare (Java hash of the word and of its stem, sorted synset ids),
     whether it is a function word and its size (1, or UTF-16 units when character-based), as flat arrays the
@@ -159,6 +164,9 @@ class PairScorer:
         k1 = [java_hash(w) for w in w1]
         k2 = [java_hash(w) for w in w2]
         cands = self.candidates(w1, w2, k1, k2)
+        work = self.cfg.beam * (sum(len(ms) for ms in cands.by_start) + len(w2))
+        if work > MAX_SEARCH_WORK:  # as the compiled search refuses it
+            raise ValueError(f"segment: the alignment search would expand {work} paths, more than {MAX_SEARCH_WORK}")
         chosen = search_python(cands, len(w2), self.cfg.modules, self.cfg.beam)
         f1 = [self._is_fw(w) for w in w1]
         f2 = [self._is_fw(w) for w in w2]

@@ -166,12 +166,27 @@ class METEOR(Metric):
                 key = (k, n, tuple(hw))
                 row = cache.get(key)
                 if row is None:
-                    row = cache[key] = sc.row(hw, rw[n])
+                    row = cache[key] = self._row(sc, hw, rw[n], hyp, n, k)
                 s = float(score(row, self.cfg.params, self.cfg.weights)) if len(refs) > 1 else 0.0
                 if best is None or s > best_score:
                     best, best_score = row, s
             out[n] = best
         return effective_chunks(out)
+
+    def _row(self, sc, hw: list[str], rw: list[str], hyp: Segments, n: int, k: int) -> np.ndarray:
+        """One segment's statistics; a segment whose alignment search is beyond the work bound is an error
+        naming it."""
+        try:
+            return sc.row(hw, rw)
+        except ValueError as exc:
+            if "alignment search would expand" not in str(exc):
+                raise
+            where = hyp.source or hyp.name or "the hypothesis"
+            raise InputError(
+                f"METEOR: segment {hyp.offset + n + 1} of {where} ({len(hw):,} words against {len(rw):,} of "
+                f"reference {k + 1}): {str(exc).removeprefix('segment: ')} (repeated words match each other); "
+                "split the segment, lower --meteor-beam, or leave METEOR out"
+            ) from None
 
     # ------------------------------------------------------------------ scores
     def score(self, totals):
