@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +88,8 @@ def _array(path: str, arrays: dict, key: str, want: tuple[int, int, int]) -> np.
     if key not in arrays:
         raise InputError(f"{path}: the statistics {key!r} are missing")
     a = arrays[key]
+    if a.dtype.kind not in "iuf":
+        raise InputError(f"{path}: {key} holds {a.dtype} values, not real numbers: the file was edited")
     if a.shape != want:
         raise InputError(f"{path}: {key} has shape {a.shape}, expected {want} (runs, segments, statistics)")
     if not np.all(np.isfinite(a)):
@@ -99,6 +102,8 @@ def _check_consistent(path: str, metrics: dict, stats: dict, systems: list) -> N
     or two systems of one name: the file was edited, even if its checksum was recomputed."""
     if not systems:
         raise InputError(f"{path}: the statistics file holds no system")
+    if not metrics:
+        raise InputError(f"{path}: the statistics file holds no metric")
     names = [s.name for s in systems]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -110,6 +115,26 @@ def _check_consistent(path: str, metrics: dict, stats: dict, systems: list) -> N
                 raise InputError(
                     f"{path}: {mname} of {sname!r}: {why}, which {mname} never produces: the file was edited"
                 )
+
+
+def _dev_scores(path: str, dev: Any, metrics: dict, systems: list) -> dict[str, dict[str, list[float]]]:
+    """The development-set scores of a file: per metric of the file, per system, one finite score per run."""
+    runs = {s.name: s.n_runs for s in systems}
+    bad = InputError(f"{path}: the development scores are not one number per run of each system: the file was edited")
+    if not isinstance(dev, dict):
+        raise bad
+    out: dict[str, dict[str, list[float]]] = {}
+    for m, by in dev.items():
+        if m not in metrics or not isinstance(by, dict):
+            raise bad
+        out[m] = {}
+        for name, xs in by.items():
+            if name not in runs or not isinstance(xs, list) or len(xs) != runs[name]:
+                raise bad
+            if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in xs):
+                raise bad
+            out[m][name] = [float(x) for x in xs]
+    return out
 
 
 @dataclass
@@ -207,6 +232,8 @@ class StatsTable:
             metrics: dict[str, Metric] = {}
             stats: dict[str, dict[str, np.ndarray]] = {}
             for md in meta["metrics"]:
+                if md["name"] in metrics:
+                    raise InputError(f"{path}: metric {md['name']!r} appears more than once: the file was edited")
                 metrics[md["name"]] = m = _metric_of(path, md)
                 stats[md["name"]] = {
                     s.name: _array(path, arrays, f"{md['name']}::{i}", (s.n_runs, n, len(m.stat_names)))
@@ -215,13 +242,14 @@ class StatsTable:
             _check_consistent(path, metrics, stats, systems)
             sigs = {md["name"]: md["signature"] for md in meta["metrics"]}
             keys = [tuple(k) for k in meta["keys"]] if meta.get("keys") else None
+            dev = _dev_scores(path, meta.get("dev_scores") or {}, metrics, systems)
             units = {str(k): [str(x) for x in v] for k, v in (meta.get("units") or {}).items()}
             for k, v in units.items():
                 if len(v) != n:
                     raise InputError(f"{path}: {len(v)} {k} labels for {n} segments: the file was edited")
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"{path}: a damaged mtsig statistics file ({type(exc).__name__}: {exc})") from None
-        return cls(metrics, systems, stats, n, keys, sigs, meta.get("dev_scores") or {}, units=units)
+        return cls(metrics, systems, stats, n, keys, sigs, dev, units=units)
 
     def select(self, metrics: list[str] | None = None, systems: list[str] | None = None) -> StatsTable:
         """A view restricted to some metrics and/or systems (names checked)."""

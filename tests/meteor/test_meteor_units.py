@@ -305,3 +305,39 @@ def test_a_segment_beyond_the_alignment_work_bound_is_an_error_naming_it():
     ref = " ".join(["word"] * 1600)
     with pytest.raises(InputError, match=r"METEOR: segment 2 of a \(1,600 words against 1,600 of reference 1\)"):
         mtsig.score([["a b", ref]], {"a": ["a b", ref]}, ["meteor"], meteor_modules="exact")
+
+
+def test_randomly_edited_checksummed_caches_load_safely(tmp_path, monkeypatch):
+    """200 caches with random values written into random arrays and the checksum recomputed: each is either
+    refused (and rebuilt) or consistent, and the compiled lookups on what is loaded never read out of bounds."""
+    import hashlib
+
+    from mtsig.meteor import paraphrase
+
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
+    table = tmp_path / "para.gz"
+    _table(table, [("big house", "mansion"), ("mansion", "big house"), ("quick", "fast"), ("a big", "one large")])
+    paraphrase.load_paraphrases(table)
+    data_file = next((tmp_path / "cache" / "meteor").glob("*.bin"))
+    meta_file = data_file.with_suffix(".json")
+    original, meta = data_file.read_bytes(), json.loads(meta_file.read_text())
+    rng = random.Random(5)
+    words = "a big house is a mansion and quick is fast".split()
+    refused = 0
+    for _ in range(200):
+        data = bytearray(original)
+        for _ in range(rng.randint(1, 3)):
+            dt, at, n = meta["layout"][rng.choice(sorted(meta["layout"]))]
+            width = np.dtype(dt).itemsize
+            if n:
+                k = at + width * rng.randrange(n)
+                data[k : k + width] = rng.randbytes(width) if rng.random() < 0.7 else bytes(width)
+        data_file.write_bytes(bytes(data))
+        meta_file.write_text(json.dumps({**meta, "sha256": hashlib.sha256(bytes(data)).hexdigest()}))
+        t = paraphrase._read_cache(table, paraphrase._source_id(table), data_file, meta_file)
+        if t is None:
+            refused += 1
+            continue
+        src = t.phrases(words)
+        t.find(src, t.phrases(list(reversed(words))))
+    assert refused > 100
