@@ -37,7 +37,7 @@ def test_misspelled_flag_on_the_command_line_is_one_line(tmp_path, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("mtsig: error: unrecognized arguments: --bleu-ordr 2 (did you mean --bleu-order?)")
-    assert err.count("\n") == 1 and "--nist-order" in err and "--chrf-beta" in err
+    assert err.count("\n") == 1 and len(err) < 160  # one short line: not the list of every metric flag
 
 
 def test_every_declared_option_has_a_flag_with_its_help():
