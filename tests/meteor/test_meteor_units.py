@@ -196,7 +196,8 @@ def test_a_table_that_is_not_a_paraphrase_table_is_refused(tmp_path, monkeypatch
     monkeypatch.setenv("MTSIG_CACHE_DIR", str(tmp_path / "cache"))
     cases = {
         "words.gz": "lorem ipsum dolor\nsit amet\nconsectetur\n",  # decodes, but no probability lines
-        "prob.gz": "1.5\nbig house\nmansion\n",  # not a probability
+        "score.gz": "-1.5\nbig house\nmansion\n",  # a negative score
+        "nan.gz": "nan\nbig house\nmansion\n",
         "short.gz": "0.5\nbig house\n",  # an entry cut short
         "empty.gz": "",
     }

@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -165,21 +166,21 @@ def _read_table(path: Path) -> tuple[dict[str, int], list[int], list[int]]:
     def bad(line_no: int, what: str) -> InputError:
         return InputError(
             f"METEOR: {path} is not a paraphrase table: line {line_no:,} {what} (each entry is three lines: a "
-            "probability, a phrase, its paraphrase)",
+            "score, a phrase, its paraphrase)",
             param="meteor_paraphrase",
         )
 
     line_no = 0
     try:
         with gzip.open(path, "rt", encoding="utf-8", newline="\n") as f:
-            while prob := f.readline():  # the probability line
+            while prob := f.readline():  # the entry's score (English's run from 0.01 to about 228)
                 line_no += 1
                 try:
                     value = float(prob)
                 except ValueError:
-                    raise bad(line_no, f"should be a probability, not {prob.strip()[:40]!r}") from None
-                if not 0.0 <= value <= 1.0:
-                    raise bad(line_no, f"should be a probability, not {prob.strip()[:40]!r}")
+                    raise bad(line_no, f"should be a score (a number), not {prob.strip()[:40]!r}") from None
+                if not (value >= 0.0 and math.isfinite(value)):
+                    raise bad(line_no, f"should be a score (a non-negative number), not {prob.strip()[:40]!r}")
                 pair = [f.readline(), f.readline()]
                 if not all(x.endswith("\n") and x.strip() for x in pair):
                     raise bad(line_no + 1, "and the next should be two phrases, one per line")
