@@ -243,11 +243,9 @@ def cache_dir() -> Path:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
+    from mtsig.meteor.resources import sha256_file
+
+    return sha256_file(path)
 
 
 def _source_id(path: Path) -> dict:

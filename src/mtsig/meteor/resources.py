@@ -67,8 +67,8 @@ def find_paraphrase(path: str | None, jar: Path, code: str) -> Path:
     return p
 
 
-@lru_cache(maxsize=16)
-def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's contents, read in blocks."""
     import hashlib
 
     h = hashlib.sha256()
@@ -78,8 +78,13 @@ def _digest_of(path: str, size: int, mtime_ns: int) -> str:
     return h.hexdigest()
 
 
+@lru_cache(maxsize=16)
+def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+    return sha256_file(path)
+
+
 def file_digest(path: Path) -> str:
-    """The SHA-256 of a file's contents (once per process for an unchanged file)."""
+    """:func:`sha256_file`, once per process for an unchanged file."""
     st = path.stat()
     return _digest_of(str(path.resolve()), st.st_size, st.st_mtime_ns)
 

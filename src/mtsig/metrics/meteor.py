@@ -224,7 +224,7 @@ class METEOR(Metric):
             from pathlib import Path
 
             from mtsig.meteor import params, resources
-            from mtsig.meteor.paraphrase import _sha256, source_digest
+            from mtsig.meteor.paraphrase import source_digest
 
             c = self.config
             try:
@@ -234,7 +234,7 @@ class METEOR(Metric):
                     para = resources.find_paraphrase(c["meteor_paraphrase"], jar, self.cfg.code)
                     parts.append(f"para:{source_digest(para)}")
                 if c["meteor_words"]:
-                    parts.append(f"words:{_sha256(Path(c['meteor_words']))}")
+                    parts.append(f"words:{resources.file_digest(Path(c['meteor_words']))}")
             except (InputError, OSError):
                 return "?"
             self._digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]

@@ -171,7 +171,6 @@ class TER(Metric):
             return
         vocab, refs = self._ref_side()
         rows = [i for i, _ in keys]
-        cap = 0 if self.config["ter_tercom"] else SACREBLEU_CANDIDATES
         edits = np.empty((len(refs), len(keys)), dtype=np.int64)
         if COMPILED:
             parts = _parts([len(t) for _, t in keys], threads)
@@ -184,7 +183,7 @@ class TER(Metric):
                     if self.config["ter_tercom"]:
                         _ter.tercom(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b])
                     else:
-                        _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b], True, cap)
+                        _ter.edits(*hyp_ids[p], *ref_ids[p][k], edits[k, a:b], True, SACREBLEU_CANDIDATES)
 
             if len(parts) > 1:
                 from concurrent.futures import ThreadPoolExecutor
@@ -206,7 +205,7 @@ class TER(Metric):
             import sacrebleu.metrics.lib_ter as lib_ter
 
             saved = lib_ter._MAX_SHIFT_CANDIDATES
-            lib_ter._MAX_SHIFT_CANDIDATES = cap  # its module constant
+            lib_ter._MAX_SHIFT_CANDIDATES = SACREBLEU_CANDIDATES  # its module constant
             try:
                 for k, (_, _, rtoks) in enumerate(refs):
                     edits[k] = [translation_edit_rate(list(t), rtoks[i])[0] for i, t in keys]
