@@ -405,56 +405,50 @@ def float32_is_exact(plan: Plan, S: np.ndarray) -> bool:
     return bool(bound < 2**24)
 
 
-def resampled_totals(
+def resampled_columns(
     plan: Plan, arrays: list[np.ndarray], progress: Callable[[int], None] | None = None
-) -> Iterator[list[np.ndarray]]:
-    """For each chunk of the plan, ``[W @ A for A in arrays]`` (float64), computed as one matrix product.
+) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
+    """For each chunk of the plan, the products ``W @ C`` of the plan's weights with the distinct columns ``C``
+    of the arrays, and per array the indices of its columns among them: ``W @ arrays[i]`` is
+    ``P[:, index[i]]``.
 
     Each array has ``plan.width`` rows. The product runs in float32 only when that is exact (see
-    :func:`float32_is_exact`): the same numbers, about twice as fast.
+    :func:`float32_is_exact`): the same numbers, about twice as fast; then every entry of ``P`` is a whole
+    number, and so is every sum or difference of two of them (exact in float32 as well).
     """
-    # an array given twice (a system listed again, runs copied) is multiplied once when the products are
-    # exact integers (then no order of summation can change a digit); a repeated array changes neither the
-    # integers nor the bound of float32_is_exact
-    integral = all(np.array_equal(a, np.round(a)) for a in arrays)
-    first, where = _distinct_arrays(arrays) if integral else (arrays, list(range(len(arrays))))
-    S = np.ascontiguousarray(np.hstack(first), dtype=np.float64)
+    # whole-number columns that repeat (an array given twice, a count every metric and system shares, the
+    # reference words of every system) are multiplied once: the products are exact integers, so no order of
+    # summation can change a digit (and a repeated column changes neither the integers nor the float32 bound)
+    S = np.ascontiguousarray(np.hstack(arrays), dtype=np.float64)
+    integral = bool(np.array_equal(S, np.round(S)))
     dtype = np.float32 if float32_is_exact(plan, S) else np.float64
-    S = S.astype(dtype)
-    cuts = np.cumsum([a.shape[1] for a in first])[:-1]
-    # whole-number columns that repeat (a count every metric and system shares, the reference words of every
-    # system) are multiplied once: the products are exact integers, so no number changes
-    cols = None
+    col_of = np.arange(S.shape[1])
     if integral and S.shape[1] > 1:
         seen: dict[bytes, int] = {}
         keep: list[int] = []
-        col_of = []
         for j, col in enumerate(np.ascontiguousarray(S.T)):
             k = seen.setdefault(col.tobytes(), len(keep))
             if k == len(keep):
                 keep.append(j)
-            col_of.append(k)
+            col_of[j] = k
         if len(keep) < S.shape[1]:
-            cols = np.array(col_of)
-            S = np.ascontiguousarray(S[:, keep])
+            S = S[:, keep]
+    S = np.ascontiguousarray(S, dtype=dtype)
+    index = np.split(col_of, np.cumsum([a.shape[1] for a in arrays])[:-1])
     grouped = plan.group_totals(S)
     products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
     for P in products:
-        P = (P[:, cols] if cols is not None else P).astype(np.float64, copy=False)
         if progress is not None:
             progress(P.shape[0])
-        parts = np.split(P, cuts, axis=1)
-        yield [parts[j] for j in where]
+        yield P, index
 
 
-def _distinct_arrays(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
-    """The distinct arrays (first of each) and, per array, the index of its distinct one."""
-    seen: dict[tuple, int] = {}
-    first, where = [], []
-    for a in arrays:
-        key = (a.shape, np.ascontiguousarray(a, dtype=np.float64).tobytes())
-        if key not in seen:
-            seen[key] = len(first)
-            first.append(a)
-        where.append(seen[key])
-    return first, where
+def resampled_totals(
+    plan: Plan, arrays: list[np.ndarray], progress: Callable[[int], None] | None = None
+) -> Iterator[list[np.ndarray]]:
+    """For each chunk of the plan, ``[W @ A for A in arrays]`` (float64), from :func:`resampled_columns`."""
+    cuts = np.cumsum([a.shape[1] for a in arrays])[:-1]
+    for P, index in resampled_columns(plan, arrays, progress):
+        full = np.concatenate(index)
+        P = (P if np.array_equal(full, np.arange(P.shape[1])) else P[:, full]).astype(np.float64, copy=False)
+        yield np.split(P, cuts, axis=1)

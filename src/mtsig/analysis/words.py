@@ -160,8 +160,10 @@ def ngram_match_table(
             break
         pos = np.arange(L - k + 1)
         raw = ids if k == 1 else prev[: L - k + 1] * V + ids[k - 1 :]
-        uniq, first_pos, inv = np.unique(raw, return_index=True, return_inverse=True)
+        uniq, inv = np.unique(raw, return_inverse=True)  # (without return_index: a faster sort)
         inv = inv.ravel()
+        first_pos = np.empty(len(uniq), dtype=np.int64)
+        first_pos[inv] = pos  # a position of each k-gram (any one: every occurrence has the same words)
         prev = inv  # compact codes of the k-grams, < L: the next product stays far below 2**63
         ok = seg[pos] == seg[pos + k - 1]
         codes.append((pos[ok], inv[ok] + offset))
@@ -183,8 +185,10 @@ def ngram_match_table(
     matched = np.zeros((G, len(outs)), dtype=np.int64)
     for j in range(len(outs)):
         ok_, oc = counts_of(j + 1)
-        _, i_out, i_ref = np.intersect1d(ok_, rk, assume_unique=True, return_indices=True)
-        m = np.minimum(oc[i_out], rc[i_ref])
+        # the output's (segment, n-gram) keys found among the reference's (both sorted and unique)
+        i_ref = np.minimum(np.searchsorted(rk, ok_), max(len(rk) - 1, 0))
+        i_out = np.flatnonzero(rk[i_ref] == ok_) if len(rk) else np.zeros(0, dtype=np.int64)
+        m = np.minimum(oc[i_out], rc[i_ref[i_out]])
         np.add.at(matched[:, j], ok_[i_out] % G, m)
     keep = np.flatnonzero(matched.sum(axis=1) > 0)
     grams = np.full((len(keep), max_order), -1, dtype=np.int64)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.resample import Resampling, resampled_totals
+from mtsig.resample import Resampling, resampled_columns, resampled_totals
 from mtsig.stats.pvalues import check_alternative, count_extreme
 
 
@@ -99,11 +99,14 @@ def ar_counts_many(
     progress = resampling.advance("randomization", plan.n_resamples)
     order = [(k, n) for k in keys for n in names]
     groups = _same_scorer(items)
-    for P in resampled_totals(plan, [items[k][1][n] for k, n in order], progress):
-        Pn = dict(zip(order, P))
+    where = dict(zip(order, range(len(order))))
+    for P, index in resampled_columns(plan, [items[k][1][n] for k, n in order], progress):
         for group in groups:  # metrics scored alike: one call on their stacked totals (the same numbers)
             metric, _, alternative = items[group[0]]
-            Pg = {n: np.stack([Pn[(k, n)] for k in group], axis=1) for n in names}  # (rows, M, d)
+            # (rows, M, d): the group's columns gathered from the distinct products (whole numbers, so a
+            # difference of two is exact in float32 too, and adding it to the float64 totals is exact)
+            Pg = {n: P[:, np.concatenate([index[where[(k, n)]] for k in group])].reshape(P.shape[0], len(group), -1)
+                  for n in names}  # fmt: skip
             Tg = {n: np.stack([totals[k][n] for k in group]) for n in names}
             for a, b in pairs:
                 move = Pg[b] - Pg[a]  # W @ (B - A)

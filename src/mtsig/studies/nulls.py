@@ -130,9 +130,28 @@ def run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float
         yield out[0], out[1]
 
 
+def one_sided_run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float = 0.5):
+    """Run-level optimizer noise on one side only: A's pseudo-runs as in :func:`run_level_runs` (a share
+    ``p ~ Beta(a, a)`` of segments from one source, the rest from the other), B's take each segment from either
+    source with probability 1/2 (runs that agree). Both sides have the same expected pooled statistics; all
+    the run-level variance is A's, the case where the runs' variance is estimated from one side's runs alone."""
+    for r in range(n):
+        rng = _rng(seed, r)
+        out = []
+        for k, share in ((A.shape[0], None), (B.shape[0], 0.5)):
+            runs = []
+            for _ in range(k):
+                p = rng.beta(a, a) if share is None else share
+                src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
+                runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
+            out.append(np.stack(runs))
+        yield out[0], out[1]
+
+
 RUN_NULLS = {
     "repartition": permuted_runs,
     "pair-swap": pair_swapped_runs,
     "block-swap": block_swapped_runs,
     "run-level": run_level_runs,
+    "one-sided run-level": one_sided_run_level_runs,
 }
