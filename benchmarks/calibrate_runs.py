@@ -14,7 +14,8 @@ Nulls (``mtsig.studies.nulls.RUN_NULLS``): repartition (per segment, the outputs
 at random: stratified AR's own null), pair-swap (per segment, run j of A swapped with run j of B with
 probability 1/2), block-swap (per segment, all runs of A swapped with all runs of B: two different systems
 that are equally good), run-level (pseudo-runs drawing a share p ~ Beta(1/2, 1/2) of segments from one
-system: run-level optimizer noise, both pseudo-systems from one process).
+system: run-level optimizer noise, both pseudo-systems from one process), one-sided run-level (A's pseudo-runs
+as under run-level, B's drawing every segment from a run chosen anew: all the run-level variance on one side).
 
 Power: the block-swap pairs tilted (all runs swapped with probability 0.4 instead of 1/2: A' keeps 60% of A's
 segments, a fifth of the real difference), where runs differ in quality; and runs that agree (``power (runs

@@ -131,21 +131,27 @@ def run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float
 
 
 def one_sided_run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float = 0.5):
-    """Run-level optimizer noise on one side only: A's pseudo-runs as in :func:`run_level_runs` (a share
-    ``p ~ Beta(a, a)`` of segments from one source, the rest from the other), B's take each segment from either
-    source with probability 1/2 (runs that agree). Both sides have the same expected pooled statistics; all
-    the run-level variance is A's, the case where the runs' variance is estimated from one side's runs alone."""
+    """Run-level optimizer noise on one side only: A's pseudo-runs as in :func:`run_level_runs` (each its own
+    share ``p ~ Beta(a, a)`` of segments from one run of A, the rest from one run of B, both drawn per pseudo-run);
+    B's take each segment from a run drawn anew for that segment (one of A's or one of B's with probability 1/2
+    each, then one of that system's runs at random): B's pseudo-runs differ only segment by segment, by chance
+    (runs that agree, no run-level variance at all). Both sides have the same expected pooled statistics; all
+    the run-level variance is A's, the case where it is estimated from one side's runs alone."""
+    both = np.concatenate([A, B])
     for r in range(n):
         rng = _rng(seed, r)
-        out = []
-        for k, share in ((A.shape[0], None), (B.shape[0], 0.5)):
-            runs = []
-            for _ in range(k):
-                p = rng.beta(a, a) if share is None else share
-                src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
-                runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
-            out.append(np.stack(runs))
-        yield out[0], out[1]
+        runs = []
+        for _ in range(A.shape[0]):
+            p = rng.beta(a, a)
+            src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
+            runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
+        agree = []
+        for _ in range(B.shape[0]):
+            side_b = rng.random(A.shape[1]) < 0.5
+            src = np.where(side_b, A.shape[0] + rng.integers(B.shape[0], size=A.shape[1]),
+                           rng.integers(A.shape[0], size=A.shape[1]))  # fmt: skip
+            agree.append(both[src, np.arange(A.shape[1])])
+        yield np.stack(runs), np.stack(agree)
 
 
 RUN_NULLS = {
