@@ -46,7 +46,7 @@ from mtsig.studies.nulls import RUN_NULLS, binomial_interval
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SHARES = (0.1, 0.2, 0.3, 0.15, 0.25)
-TESTS = (*RUNS_TESTS, "ar-paired", "ar-before")
+TESTS = (*RUNS_TESTS, "ar-paired", "ar-satterthwaite", "ar-before")
 
 
 def multeval() -> tuple:
@@ -119,6 +119,28 @@ def ar_before(metric, A: np.ndarray, B: np.ndarray, r: Resampling) -> float:
     return float(min(1.0, 2 * t.sf(abs(delta) / np.sqrt(v_tot))))
 
 
+def ar_satterthwaite(metric, A: np.ndarray, B: np.ndarray, r: Resampling) -> float:
+    """The default runs test of the previous version, for comparison: the same variance terms, one t with
+    Satterthwaite's degrees of freedom (at the fewest runs), the permutation bound with 2 runs."""
+    from scipy import stats as sps
+
+    from mtsig.stats.engines import MIN_RUNS_CALIBRATED, run_components, run_permutation_p, runs_variance
+
+    _, null = ar_counts({0: A.sum(axis=0), 1: B.sum(axis=0)}, metric, [(0, 1)], r, keep=True)[(0, 1)]
+    delta = float(metric.score(B.sum(axis=(0, 1))) - metric.score(A.sum(axis=(0, 1))))
+    comps = run_components(metric, A, B)
+    v, _, nu = runs_variance(float(np.var(null)), comps)
+    if abs(delta) <= 1e-12 or v <= 0:
+        return 1.0
+    t = sps.t(nu) if np.isfinite(nu) else sps.norm()
+    p = float(min(1.0, 2 * t.sf(abs(delta) / np.sqrt(v))))
+    if all(c == 0 for c, _, _ in comps):
+        p = (int(np.sum(np.abs(null) >= abs(delta) - 1e-9)) + 1) / (null.size + 1)
+    if min(A.shape[0], B.shape[0]) < MIN_RUNS_CALIBRATED:
+        p = max(p, run_permutation_p(metric, A, B, "two-sided")[0])
+    return p
+
+
 def tilted(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, q: float = 0.4):
     """Block-swap pairs with swap probability q < 1/2: A' keeps most of A's segments (a real difference)."""
     from mtsig.resample import stream_rng
@@ -158,6 +180,8 @@ def _task(args):
         r = Resampling(shuffles, seed, stream=(i,))
         for t, p in runs_p_values(metric, a, b, r, lib).items() if lib else ():
             ps[t].append(p)
+        if "ar-satterthwaite" in tests:
+            ps["ar-satterthwaite"].append(ar_satterthwaite(metric, a, b, r))
         if "ar-before" in tests:
             ps["ar-before"].append(ar_before(metric, a, b, r))
         if ka == kb and "ar-paired" in tests:

@@ -425,12 +425,11 @@ def _metric_context(
 
 
 def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndarray, opts: CompareOptions):
-    """The interval of Δ for systems with optimizer runs, from the variance the runs test uses: the bootstrap's
-    segment-level variance of Δ plus the run-level variance, a t-interval with Satterthwaite's degrees of freedom
-    (:func:`~mtsig.stats.engines.runs_variance`). None with fewer than 3 runs on a side (no calibrated interval)."""
-    from scipy import stats as sps
-
-    from mtsig.stats.engines import MIN_RUNS_CALIBRATED, run_components, runs_variance
+    """The interval of Δ for systems with optimizer runs, from the threshold the runs test uses: the bootstrap's
+    segment-level variance of Δ and each system's run mean square, combined term by term
+    (:func:`~mtsig.stats.engines.runs_half_width`). None with fewer than 3 runs on a side (no calibrated
+    interval)."""
+    from mtsig.stats.engines import MIN_RUNS_CALIBRATED, run_components, runs_half_width
     from mtsig.stats.intervals import Interval
 
     A, B = table.stats[mname][pair[0]], table.stats[mname][pair[1]]
@@ -438,10 +437,9 @@ def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndar
         return None
     metric = table.metrics[mname]
     delta = float(metric.score(B.sum(axis=(0, 1))) - metric.score(A.sum(axis=(0, 1))))
-    v, _, nu = runs_variance(float(np.var(boot_delta)), run_components(metric, A, B, opts.paired_runs))
-    q = sps.t.ppf(0.5 + opts.confidence / 2, nu) if np.isfinite(nu) else sps.norm.ppf(0.5 + opts.confidence / 2)
-    half = float(q * np.sqrt(v))
-    return Interval(delta - half, delta + half, "t (runs)", opts.confidence)
+    comps = run_components(metric, A, B, opts.paired_runs)
+    half = runs_half_width(float(np.var(boot_delta)), comps, (1 - opts.confidence) / 2)
+    return Interval(delta - half, delta + half, "runs (component-wise t)", opts.confidence)
 
 
 def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:

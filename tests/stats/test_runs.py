@@ -201,7 +201,7 @@ def test_other_tests_with_runs_are_refused(me_table):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("runs", [2, 3])
-@pytest.mark.parametrize("null", ["repartition", "pair-swap", "block-swap", "run-level"])
+@pytest.mark.parametrize("null", ["repartition", "pair-swap", "block-swap", "run-level", "one-sided run-level"])
 def test_default_runs_test_holds_its_level_under_every_null(me_table, null, runs):
     """The default test for runs with 2 and 3 runs per system, 300 replicates per null built from baseline and
     sys1 (the full table, 1,000 replicates per cell and three datasets, is benchmarks/calibrate_runs.py): its
@@ -257,10 +257,10 @@ def test_two_runs_are_bounded_by_the_exact_permutation_test(me_table, capsys):
 
 
 def test_runs_interval_carries_the_tests_variance(me_compare):
-    """The interval of Δ for systems with runs is the t-interval of the runs test's variance: it contains 0 when
-    the test is not significant (MultEval's sys1 - baseline: once [0.06, 0.51] beside p adj. 0.322)."""
+    """The interval of Δ for systems with runs is the runs test's threshold around Δ: it contains 0 when the test
+    is not significant (MultEval's sys1 - baseline: once [0.06, 0.51] beside p adj. 0.322)."""
     c = next(c for c in me_compare.comparisons if c.test == "ar" and c.metric == "bleu" and c.result.b == "sys1")
-    assert c.result.delta_ci.method == "t (runs)"
+    assert c.result.delta_ci.method == "runs (component-wise t)"
     assert c.p_adjusted > 0.05 and c.result.delta_ci.low < 0 < c.result.delta_ci.high
 
 
@@ -328,3 +328,27 @@ def test_one_sided_run_level_null_puts_all_run_variance_on_one_side(me_table):
     assert abs(mb) < 3 * sb, (mb, sb)  # B's do not
     md, sd = mean_and_se(deltas)
     assert abs(md) < 3 * sd, (md, sd)  # equally good on average
+
+
+def test_runs_threshold_is_a_t_test_for_one_run_term_and_its_p_value_inverts_it():
+    """The component-wise threshold: with one run term and no segment-level part it is the t test on that term's
+    degrees of freedom; with no run term, the normal one; the p-value is the level at which the threshold equals
+    |Δ| (two-sided: twice the tail; one-sided: the tail toward Δ, else one minus it)."""
+    from scipy import stats as sps
+
+    from mtsig.stats.engines import _runs_p, runs_half_width
+
+    comps = [(0.04, 0.0, 2)]  # r = 0.04 (sd 0.2), no interaction term
+    assert runs_half_width(0.0, comps, 0.025) == pytest.approx(sps.t.isf(0.025, 2) * 0.2, rel=1e-12)
+    assert runs_half_width(0.09, [], 0.005) == pytest.approx(sps.norm.isf(0.005) * 0.3, rel=1e-12)
+    p, _, df = _runs_p(0.5, 0.0, comps, "two-sided")
+    assert p == pytest.approx(2 * sps.t.sf(0.5 / 0.2, 2), rel=1e-8) and df == 2
+    mixed = [(0.03, 0.01, 2), (0.05, 0.02, 4)]
+    for delta in (0.2, -0.7, 1.5):
+        p2, _, _ = _runs_p(delta, 0.1, mixed, "two-sided")
+        assert runs_half_width(0.1, mixed, p2 / 2) == pytest.approx(abs(delta), rel=1e-7)
+        pg, _, _ = _runs_p(delta, 0.1, mixed, "greater")
+        pl, _, _ = _runs_p(delta, 0.1, mixed, "less")
+        assert pg + pl == pytest.approx(1.0) and (pg < pl) == (delta > 0)
+        assert min(pg, pl) == pytest.approx(p2 / 2)
+    assert _runs_p(0.0, 0.1, mixed, "two-sided")[0] == 1.0

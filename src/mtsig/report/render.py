@@ -453,8 +453,9 @@ def _compare_notes(res: CompareResult) -> list[str]:
         extra.append(
             "Systems with several runs: score A, score B and Δ are pooled scores (every run's statistics summed per "
             "segment: the quantity the test compares), which can differ from the mean over runs in the runs table. "
-            "Their Δ CI is a t-interval from the variance the runs test uses (segment-level bootstrap variance plus "
-            "the run-level variance, Satterthwaite's degrees of freedom); none with fewer than 3 runs on a side."
+            "Their Δ CI is Δ ± the runs test's threshold (the segment-level bootstrap variance with the normal "
+            "quantile and each system's run mean square with the t quantile of its runs - 1 degrees of freedom, "
+            "added term by term); none with fewer than 3 runs on a side."
         )
     if st.cluster_test:
         extra += [
