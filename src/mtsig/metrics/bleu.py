@@ -42,23 +42,29 @@ def _brevity_penalty(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
 
 def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_value: float | None):
     """Log precision per order (shape ``(..., order)``) and a mask of orders with hypothesis n-grams."""
-    m = np.array(totals[..., 2 : 2 + order], dtype=np.float64)
-    t = np.array(totals[..., 2 + order : 2 + 2 * order], dtype=np.float64)
+    totals = np.asarray(totals, dtype=np.float64)
+    m = totals[..., 2 : 2 + order]
+    t = totals[..., 2 + order : 2 + 2 * order]
     if smooth == "add-k":
         k = _SMOOTH_DEFAULTS["add-k"] if smooth_value is None else smooth_value
+        m, t = m.copy(), t.copy()
         m[..., 1:] += k
         t[..., 1:] += k
     has = t > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         logp = np.log(m / t)
+        # the smoothing of orders without a match, only where there is one (the common corpus-level case has
+        # none: the same numbers, without the passes over every resample)
         if smooth in ("exp", "nist"):
             zero = (m == 0) & has
-            k = np.cumsum(zero, axis=-1)
-            logp = np.where(zero, -(k * np.log(2.0) + np.log(t)), logp)
+            if zero.any():
+                k = np.cumsum(zero, axis=-1)
+                logp = np.where(zero, -(k * np.log(2.0) + np.log(t)), logp)
         elif smooth == "floor":
             v = _SMOOTH_DEFAULTS["floor"] if smooth_value is None else smooth_value
             logp = np.where((m == 0) & has, np.log(v / t), logp)
-        logp = np.where(has, logp, 0.0 if smooth == "nist" else -np.inf)
+        if not has.all():
+            logp = np.where(has, logp, 0.0 if smooth == "nist" else -np.inf)
     return logp, has
 
 
