@@ -99,10 +99,13 @@ class WordAccuracy(_Derived):
     def score(self, totals):
         t = np.asarray(totals, dtype=np.float64)
         m, o, r = t[..., 0], t[..., 1], t[..., 2]
-        den = {"f": o + r, "p": o, "r": r}[self.measure]
-        num = 2 * m if self.measure == "f" else m
+        if self.measure == "f":
+            num, den = 2 * m, o + r
+        else:
+            num, den = m, (o if self.measure == "p" else r)
+        # m > 0 implies den > 0 (matched words are output and reference words): no other guard is needed
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(m > 0, num / np.where(den > 0, den, 1.0), 0.0)
+            return np.where(m > 0, num / den, 0.0)
 
 
 # ------------------------------------------------------------------------------------------------- options
