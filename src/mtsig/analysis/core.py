@@ -180,6 +180,9 @@ class Later(NamedTuple):
     """An analysis finished after the shared tests have run (:class:`Batch`): ``build()`` gives its analyses."""
 
     build: Callable[[], list[Analysis]]
+    #: what can be computed while the shared comparison finishes (on the calling thread, after the analyses that
+    #: are not batched), before ``build``
+    work: Callable[[], None] | None = None
 
 
 class Batch:
@@ -606,18 +609,25 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
     words = [max(float(X[n][:, :, b, :2].sum(axis=1).mean(axis=0).max()) for n in ctx.names) for b in range(nb)]
     tested = [b for b in range(nb) if max(n_ref[b], words[b]) >= MIN_BUCKET]
     k = len(tested) * len(ctx.pairs)
-    pr = key = None
+    key = None
+    pr: dict = {}  # the intervals of precision and recall (bootstrap only): computed while the batch finishes
+    work = None
     if tested:
         stats = {f"b{b}": {n: X[n][:, :, b, :] for n in ctx.names} for b in tested}
         key = ctx.batch.add({f"b{b}": WordAccuracy("f") for b in tested}, stats, k)
         both = {**{f"p{b}": WordAccuracy("p") for b in tested}, **{f"r{b}": WordAccuracy("r") for b in tested}}
         pr_stats = {f"{c}{b}": stats[f"b{b}"] for c in "pr" for b in tested}
         n_boot = ctx.opts.n_bootstrap or DEFAULT_BOOTSTRAP
-        pr = score_table(_derived_table(table, both, pr_stats),
-                         ScoreOptions(True, "percentile", ctx.opts.confidence, resample_unit=ctx.opts.resample_unit),
-                         replace(ctx.resampling, n_resamples=n_boot))  # fmt: skip
+
+        def work() -> None:
+            pr["result"] = score_table(
+                _derived_table(table, both, pr_stats),
+                ScoreOptions(True, "percentile", ctx.opts.confidence, resample_unit=ctx.opts.resample_unit),
+                replace(ctx.resampling, n_resamples=n_boot),
+            )
+
     args = (ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr)
-    return Later(lambda: [_word_result(*args)])
+    return Later(lambda: [_word_result(*args)], work)
 
 
 def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) -> Analysis:  # noqa: PLR0913
@@ -636,7 +646,7 @@ def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) 
             ci = None
             if res is not None and b in tested:
                 ci = next(s for s in res.systems if s.name == n).scores[f"{key}b{b}"].ci
-                sp = next(s for s in pr.systems if s.name == n)
+                sp = next(s for s in pr["result"].systems if s.name == n)
                 for c, field_name in (("p", "precision"), ("r", "recall")):
                     iv = sp.scores[f"{c}{b}"].ci
                     extra[f"{field_name}_ci"] = iv.to_list() if iv else None
@@ -886,6 +896,9 @@ def analyze_table(table: StatsTable, options: AnalyzeOptions | None = None, resa
         for i, spec in enumerate(specs):
             if not ANALYSES[spec.kind].batched:
                 parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+        for p in parts.values():
+            if isinstance(p, Later) and p.work is not None:
+                p.work()
         done.result()
     analyses: list[Analysis] = []
     for i in range(len(specs)):
