@@ -178,24 +178,31 @@ def ngram_match_table(
     which = corpus[pos_all]
     key = seg[pos_all] % n * G + code_all
 
-    def counts_of(j: int) -> tuple[np.ndarray, np.ndarray]:
-        return np.unique(key[which == j], return_counts=True)
-
-    rk, rc = counts_of(0)
-    matched = np.zeros((G, len(outs)), dtype=np.int64)
-    for j in range(len(outs)):
-        ok_, oc = counts_of(j + 1)
-        # the output's (segment, n-gram) keys found among the reference's (both sorted and unique)
-        i_ref = np.minimum(np.searchsorted(rk, ok_), max(len(rk) - 1, 0))
-        i_out = np.flatnonzero(rk[i_ref] == ok_) if len(rk) else np.zeros(0, dtype=np.int64)
-        m = np.minimum(oc[i_out], rc[i_ref[i_out]])
-        np.add.at(matched[:, j], ok_[i_out] % G, m)
+    matched = _clipped_matches(key, which, len(outs), G)
     keep = np.flatnonzero(matched.sum(axis=1) > 0)
     grams = np.full((len(keep), max_order), -1, dtype=np.int64)
     for j in range(max_order):
         has = order_all[keep] > j
         grams[has, j] = ids[first_all[keep][has] + j]
     return coder.words, grams, matched[keep]
+
+
+def _clipped_matches(key: np.ndarray, which: np.ndarray, n_outs: int, G: int) -> np.ndarray:
+    """``(G, n_outs)``: per n-gram code (``key % G``), how often each output (``which`` 1..n_outs; 0 is the
+    reference) matches it, clipped per segment by the reference's count (``key``: segment * G + code)."""
+
+    def counts_of(j: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.unique(key[which == j], return_counts=True)
+
+    rk, rc = counts_of(0)
+    matched = np.zeros((G, n_outs), dtype=np.int64)
+    for j in range(n_outs):
+        ok_, oc = counts_of(j + 1)
+        # the output's (segment, n-gram) keys found among the reference's (both sorted and unique)
+        i_ref = np.minimum(np.searchsorted(rk, ok_), max(len(rk) - 1, 0))
+        i_out = np.flatnonzero(rk[i_ref] == ok_) if len(rk) else np.zeros(0, dtype=np.int64)
+        np.add.at(matched[:, j], ok_[i_out] % G, np.minimum(oc[i_out], rc[i_ref[i_out]]))
+    return matched
 
 
 def salient_ngrams(

@@ -100,13 +100,17 @@ def ar_counts_many(
     order = [(k, n) for k in keys for n in names]
     groups = _same_scorer(items)
     where = dict(zip(order, range(len(order))))
+    gather: dict = {}  # (group, system) -> the group's columns among the distinct products (the same each chunk)
     for P, index in resampled_columns(plan, [items[k][1][n] for k, n in order], progress):
-        for group in groups:  # metrics scored alike: one call on their stacked totals (the same numbers)
+        for g, group in enumerate(groups):  # metrics scored alike: one call on their stacked totals (same numbers)
             metric, _, alternative = items[group[0]]
             # (rows, M, d): the group's columns gathered from the distinct products (whole numbers, so a
             # difference of two is exact in float32 too, and adding it to the float64 totals is exact)
-            Pg = {n: P[:, np.concatenate([index[where[(k, n)]] for k in group])].reshape(P.shape[0], len(group), -1)
-                  for n in names}  # fmt: skip
+            Pg = {}
+            for n in names:
+                if (g, n) not in gather:
+                    gather[(g, n)] = np.concatenate([index[where[(k, n)]] for k in group])
+                Pg[n] = P[:, gather[(g, n)]].reshape(P.shape[0], len(group), -1)
             Tg = {n: np.stack([totals[k][n] for k in group]) for n in names}
             for a, b in pairs:
                 move = Pg[b] - Pg[a]  # W @ (B - A)
@@ -300,8 +304,7 @@ def _runs_tail(delta: float, v_seg: float, comps: list[tuple[float, float, int]]
     lo, hi = np.log(1e-15), np.log(0.5)
     if gap(lo) <= 0:
         return 1e-15
-    if gap(hi) >= 0:  # only when every term is zero and delta is not (cannot happen: the threshold is 0 there)
-        return 0.5
+    # at a tail of 1/2 every quantile is 0, so gap(hi) = -|delta| < 0: a root lies in between
     return float(np.exp(brentq(gap, lo, hi, xtol=1e-10, rtol=1e-10)))
 
 

@@ -119,15 +119,19 @@ def run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float
     runs do, independently of each other."""
     for r in range(n):
         rng = _rng(seed, r)
-        out = []
-        for k in (A.shape[0], B.shape[0]):  # as many pseudo-runs per side as the side has runs
-            runs = []
-            for _ in range(k):
-                p = rng.beta(a, a)
-                src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
-                runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
-            out.append(np.stack(runs))
-        yield out[0], out[1]
+        # as many pseudo-runs per side as the side has runs
+        yield _quality_runs(rng, A, B, A.shape[0], a), _quality_runs(rng, A, B, B.shape[0], a)
+
+
+def _quality_runs(rng: np.random.Generator, A: np.ndarray, B: np.ndarray, k: int, a: float) -> np.ndarray:
+    """``k`` pseudo-runs that differ in quality: each draws a share ``p ~ Beta(a, a)``, one run of A and one of B,
+    and takes each segment from A's with probability p, else from B's."""
+    runs = []
+    for _ in range(k):
+        p = rng.beta(a, a)
+        src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
+        runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
+    return np.stack(runs)
 
 
 def one_sided_run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0, a: float = 0.5):
@@ -140,18 +144,14 @@ def one_sided_run_level_runs(A: np.ndarray, B: np.ndarray, n: int, seed: int = 0
     both = np.concatenate([A, B])
     for r in range(n):
         rng = _rng(seed, r)
-        runs = []
-        for _ in range(A.shape[0]):
-            p = rng.beta(a, a)
-            src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
-            runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
+        runs = _quality_runs(rng, A, B, A.shape[0], a)
         agree = []
         for _ in range(B.shape[0]):
             side_b = rng.random(A.shape[1]) < 0.5
             src = np.where(side_b, A.shape[0] + rng.integers(B.shape[0], size=A.shape[1]),
                            rng.integers(A.shape[0], size=A.shape[1]))  # fmt: skip
             agree.append(both[src, np.arange(A.shape[1])])
-        yield np.stack(runs), np.stack(agree)
+        yield runs, np.stack(agree)
 
 
 RUN_NULLS = {
