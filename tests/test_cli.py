@@ -105,8 +105,13 @@ def test_metrics_listing(capsys):
     assert rc == 0 and "bleu" in out and "nist" in out and "higher is better" in out
 
 
-def test_parallel_scoring_gives_identical_arrays(wmt):
+def test_parallel_scoring_gives_identical_arrays(wmt, monkeypatch):
     import mtsig
+    import mtsig.executor
+
+    monkeypatch.setattr(mtsig.executor, "MIN_FORK_WORK", 0)  # workers even for this little work
+    started = []
+    monkeypatch.setattr(mtsig.executor.ProcessExecutor, "map", _spy(mtsig.executor.ProcessExecutor.map, started))
     from tests.data import WMT_SYSTEMS, wmt_hyp, wmt_ref
 
     refs = [wmt_ref(wmt, "A"), wmt_ref(wmt, "B")]
@@ -117,6 +122,15 @@ def test_parallel_scoring_gives_identical_arrays(wmt):
         for s in WMT_SYSTEMS:
             np.testing.assert_array_equal(serial.stats[m][s], parallel.stats[m][s])
         assert serial.signatures[m] == parallel.signatures[m]
+    assert started  # the parallel run did use worker processes
+
+
+def _spy(fn, calls: list):
+    def wrapper(*a, **k):
+        calls.append(1)
+        return fn(*a, **k)
+
+    return wrapper
 
 
 def test_parallel_scoring_reports_errors(tmp_path):

@@ -134,7 +134,8 @@ def _stats_of(refs, systems, metrics, options: dict[str, Any], jobs: int) -> Sta
 
         ms = adopt_file_metric(ms, ss, metric_opts)
     n_runs = sum(s.n_runs for s in ss)
-    return compute_stats(rs, ss, ms, executor_for(jobs, n_runs, rs.n_segments * n_runs))
+    work = rs.n_segments * n_runs * sum(m.work for m in ms.values())
+    return compute_stats(rs, ss, ms, executor_for(jobs, n_runs, work))
 
 
 def compute(  # noqa: PLR0913 - the loading settings are keywords, each documented

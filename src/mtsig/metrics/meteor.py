@@ -32,6 +32,7 @@ class METEOR(Metric):
     higher_is_better = True
     chunkable = True
     decimals = 2
+    work = 25.0  # measured against BLEU on WMT22 de-en (4 systems: 1.76 s vs 0.062 s)
     sentence_score_label = "METEOR of each segment (the jar's segment score x 100)"
     options = {
         "meteor_lang": Option("en", "METEOR: language (en, cz, de, es, fr, ru fully; da fi hu it nl no pt ro se tr)"),

@@ -76,6 +76,7 @@ def _parts(lengths: list[int], n: int) -> list[tuple[int, int]]:
 class TER(Metric):
     name = "ter"
     chunkable = True
+    work = 2.0  # measured against BLEU on WMT22 de-en (4 systems: 0.124 s vs 0.062 s)
     description = "TER (tercom search, sacreBLEU options); lower is better"
     higher_is_better = False
     options = {
