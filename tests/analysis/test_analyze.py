@@ -234,3 +234,44 @@ def test_cli_stats_file_needs_texts_for_words(tmp_path, small, capsys):
     assert main(["analyze", "--stats", str(tmp_path / "s.npz"), "--n-resamples", "100", "-f", "json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert [a["kind"] for a in d["analyses"]] == ["sentence-score"]
+
+
+def _ngram_matches_by_counting(ref, outs, max_order):
+    """The n-gram match table the plain way: per segment, Counter of each order, clipped by the reference."""
+    from collections import Counter
+
+    table: dict[tuple[str, ...], list[int]] = {}
+    for j, out in enumerate(outs):
+        for r, h in zip(ref, out):
+            for k in range(1, max_order + 1):
+                rc = Counter(tuple(r[i : i + k]) for i in range(len(r) - k + 1))
+                hc = Counter(tuple(h[i : i + k]) for i in range(len(h) - k + 1))
+                for g, c in hc.items():
+                    if g in rc:
+                        table.setdefault(g, [0] * len(outs))[j] += min(c, rc[g])
+    return {g: c for g, c in table.items() if any(c)}
+
+
+def test_ngram_match_table_equals_plain_counting():
+    """The vectorized table (codes order by order, only positions whose n-gram the reference has) against plain
+    counting, on random small corpora with repeated words, empty segments and segments shorter than the order;
+    rows come in the order of their words' ids, order by order."""
+    from mtsig.analysis.words import Coder, ngram_match_table
+
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        V, S = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+
+        def seg():
+            return [f"w{x}" for x in rng.integers(0, V, int(rng.integers(0, 8)))]
+
+        ref = [seg() for _ in range(S)]
+        outs = [[seg() for _ in range(S)] for _ in range(int(rng.integers(1, 4)))]
+        k = int(rng.integers(1, 6))
+        coder = Coder()
+        words, grams, counts = ngram_match_table(coder, ref, outs, k)
+        got = {tuple(words[i] for i in row if i >= 0): list(c) for row, c in zip(grams.tolist(), counts.tolist())}
+        assert got == _ngram_matches_by_counting(ref, outs, k)
+        assert len(got) == len(grams)  # each n-gram once
+        keys = [(sum(i >= 0 for i in row), [i for i in row if i >= 0]) for row in grams.tolist()]
+        assert keys == sorted(keys)

@@ -139,46 +139,63 @@ def ngram_match_table(
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Per n-gram (orders 1..max_order) that some output matches, how often each output matches it in the
     reference (clipped per segment, as BLEU clips). Returns the vocabulary, the n-grams as rows of word ids
-    padded with -1 (``(G, max_order)``) and the ``(G, outputs)`` counts.
+    padded with -1 (``(G, max_order)``, in the order of their words' ids, order by order) and the
+    ``(G, outputs)`` counts.
 
-    Vectorized: every n-gram of the reference and the outputs gets one integer code (built order by order with
-    ``np.unique``), and per-segment counts are counts of ``segment * G + code``."""
+    Vectorized: every n-gram gets one integer code, built order by order with ``np.unique`` from the code of its
+    first n - 1 words and its last word, and per-segment counts are counts of ``segment * G + code``. Only
+    n-grams the reference contains can match, so an order keeps only the positions whose n-gram the reference
+    has, and the next order starts only where both of its (n - 1)-grams were kept (every part of a reference
+    n-gram is in the reference too)."""
     corpora = [ref, *outs]
     coded = [coder.code(c) for c in corpora]
     V = max(len(coder.vocab), 1)
     ids = np.concatenate([c[0] for c in coded])
-    # segments numbered apart per corpus, so that no n-gram spans two corpora or two segments
+    local = np.concatenate([c[1] for c in coded])  # each position's segment within its corpus
     n = len(ref)
-    seg = np.concatenate([c[1] + j * n for j, c in enumerate(coded)])
-    corpus = np.repeat(np.arange(len(corpora)), [len(c[0]) for c in coded])
-    L = len(ids)
-    codes, first, orders = [], [], []
-    prev = ids
+    seg = local + np.repeat(np.arange(len(corpora)) * n, [len(c[0]) for c in coded])  # apart per corpus
+    L, n_ref = len(ids), len(coded[0][0])
+    bounds = np.cumsum([0, *(len(c[0]) for c in coded)])
+    kept: list[tuple[np.ndarray, np.ndarray]] = []  # per order: positions whose n-gram the reference has, codes
+    first, orders = [], []
+    cur = np.full(L, -1, dtype=np.int64)  # the code of the (k-1)-gram at each position, -1 where not kept
     offset = 0
     for k in range(1, max_order + 1):
         if L < k:
             break
-        pos = np.arange(L - k + 1)
-        raw = ids if k == 1 else prev[: L - k + 1] * V + ids[k - 1 :]
-        uniq, inv = np.unique(raw, return_inverse=True)  # (without return_index: a faster sort)
-        inv = inv.ravel()
-        first_pos = np.empty(len(uniq), dtype=np.int64)
-        first_pos[inv] = pos  # a position of each k-gram (any one: every occurrence has the same words)
-        prev = inv  # compact codes of the k-grams, < L: the next product stays far below 2**63
-        ok = seg[pos] == seg[pos + k - 1]
-        codes.append((pos[ok], inv[ok] + offset))
+        if k == 1:  # word ids are compact codes already
+            pos, inv, n_codes = np.arange(L), ids, V
+        else:
+            p = np.flatnonzero((cur[: L - k + 1] >= 0) & (cur[1 : L - k + 2] >= 0))
+            pos = p[seg[p] == seg[p + k - 1]]
+            raw = cur[pos] * V + ids[pos + k - 1]
+            uniq, inv = np.unique(raw, return_inverse=True)  # (without return_index: a faster sort)
+            inv, n_codes = inv.ravel(), len(uniq)
+        in_ref = np.zeros(n_codes, dtype=bool)
+        in_ref[inv[pos < n_ref]] = True
+        ok = in_ref[inv]
+        pos, inv = pos[ok], inv[ok]
+        first_pos = np.zeros(n_codes, dtype=np.int64)
+        first_pos[inv] = pos  # a position of each kept k-gram (any one: every occurrence has the same words)
+        cur = np.full(L, -1, dtype=np.int64)
+        cur[pos] = inv  # compact codes, < L: the next product stays far below 2**63
+        kept.append((pos, inv + offset))
         first.append(first_pos)
-        orders.append(np.full(len(uniq), k))
-        offset += len(uniq)
+        orders.append(np.full(n_codes, k))
+        offset += n_codes
     G = offset
+    if G == 0:  # no words at all
+        return coder.words, np.zeros((0, max_order), dtype=np.int64), np.zeros((0, len(outs)), dtype=np.int64)
     first_all = np.concatenate(first)
     order_all = np.concatenate(orders)
-    pos_all = np.concatenate([p for p, _ in codes])
-    code_all = np.concatenate([c for _, c in codes])
-    which = corpus[pos_all]
-    key = seg[pos_all] % n * G + code_all
-
-    matched = _clipped_matches(key, which, len(outs), G)
+    keys = []
+    for j in range(len(corpora)):  # positions are sorted: each corpus' are one slice of every order's
+        parts = []
+        for pos, code in kept:
+            lo, hi = np.searchsorted(pos, bounds[j : j + 2])
+            parts.append(local[pos[lo:hi]] * G + code[lo:hi])
+        keys.append(np.concatenate(parts))
+    matched = _clipped_matches(keys, G)
     keep = np.flatnonzero(matched.sum(axis=1) > 0)
     grams = np.full((len(keep), max_order), -1, dtype=np.int64)
     for j in range(max_order):
@@ -187,17 +204,13 @@ def ngram_match_table(
     return coder.words, grams, matched[keep]
 
 
-def _clipped_matches(key: np.ndarray, which: np.ndarray, n_outs: int, G: int) -> np.ndarray:
-    """``(G, n_outs)``: per n-gram code (``key % G``), how often each output (``which`` 1..n_outs; 0 is the
+def _clipped_matches(keys: list[np.ndarray], G: int) -> np.ndarray:
+    """``(G, outputs)``: per n-gram code (``key % G``), how often each output (``keys[1:]``; ``keys[0]`` is the
     reference) matches it, clipped per segment by the reference's count (``key``: segment * G + code)."""
-
-    def counts_of(j: int) -> tuple[np.ndarray, np.ndarray]:
-        return np.unique(key[which == j], return_counts=True)
-
-    rk, rc = counts_of(0)
-    matched = np.zeros((G, n_outs), dtype=np.int64)
-    for j in range(n_outs):
-        ok_, oc = counts_of(j + 1)
+    rk, rc = np.unique(keys[0], return_counts=True)
+    matched = np.zeros((G, len(keys) - 1), dtype=np.int64)
+    for j, key in enumerate(keys[1:]):
+        ok_, oc = np.unique(key, return_counts=True)
         # the output's (segment, n-gram) keys found among the reference's (both sorted and unique)
         i_ref = np.minimum(np.searchsorted(rk, ok_), max(len(rk) - 1, 0))
         i_out = np.flatnonzero(rk[i_ref] == ok_) if len(rk) else np.zeros(0, dtype=np.int64)
