@@ -262,7 +262,7 @@ def test_ngram_match_table_equals_plain_counting():
     for _ in range(400):
         V, S = int(rng.integers(1, 6)), int(rng.integers(1, 6))
 
-        def seg():
+        def seg(V=V):
             return [f"w{x}" for x in rng.integers(0, V, int(rng.integers(0, 8)))]
 
         ref = [seg() for _ in range(S)]
