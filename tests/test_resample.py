@@ -129,6 +129,38 @@ def test_compiled_bootstrap_counts_equal_bincount(monkeypatch):
         r._plan.counts(np.zeros((1, 2)), np.zeros((1, 2)))
 
 
+def test_compiled_randomization_bits_equal_unpackbits(monkeypatch):
+    """mtsig._plan.bits writes the same 0/1 weights as numpy's unpackbits of the drawn bytes: fuzzed over shapes
+    whose rows do not start on a byte, through the plans' chunks, and with bad sizes and types refused."""
+    import mtsig.resample as r
+
+    assert r._plan is not None, "mtsig._plan was not built: install with a C compiler available"
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        R, N = int(rng.integers(1, 40)), int(rng.integers(1, 70))
+        src = rng.integers(0, 256, size=(R * N + 7) // 8 + int(rng.integers(0, 3)), dtype=np.uint8)
+        for dtype in (np.float32, np.float64):
+            out = np.full((R, N), 7.0, dtype=dtype)
+            r._plan.bits(src, out)
+            assert np.array_equal(out, np.unpackbits(src)[: R * N].reshape(R, N)), (R, N, dtype)
+    for n, rows in ((1, 5), (7, 300), (2489, 600)):
+        plan = r.Plan("randomization", n, rows, seed=3, chunk_bytes=1 << 18)
+        for dtype in (np.float32, np.float64):
+            fast = np.vstack(list(plan.chunks(dtype)))
+            with monkeypatch.context() as m:
+                m.setattr(r, "_plan", None)
+                slow = np.vstack(list(plan.chunks(dtype)))
+            assert fast.dtype == dtype and np.array_equal(fast, slow), (n, dtype)
+    with pytest.raises(ValueError, match="holds 8 bits, out needs 9"):
+        r._plan.bits(np.zeros(1, np.uint8), np.empty((3, 3), np.float32))
+    with pytest.raises(TypeError, match="uint8"):
+        r._plan.bits(np.zeros(2, np.int64), np.empty((1, 3), np.float32))
+    with pytest.raises((TypeError, ValueError), match="contiguous"):
+        r._plan.bits(np.zeros(9, np.uint8), np.empty((6, 6), np.float32)[:, ::2])
+    with pytest.raises(TypeError, match="float32 or float64"):
+        r._plan.bits(np.zeros(9, np.uint8), np.empty((2, 2), np.int64))
+
+
 @pytest.mark.parametrize("groups", [(2, 1), (4, 2), (5, 2), (6, 3), (8, 4)])
 def test_stratified_group_totals_equal_the_weight_products(monkeypatch, groups):
     """Stratified totals from per-segment subset sums (no weight matrix) equal W @ S for integer statistics,

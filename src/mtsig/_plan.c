@@ -1,5 +1,5 @@
 /*
- * mtsig._plan: two kernels of the resampling plans (mtsig.resample), each equal to the numpy steps it
+ * mtsig._plan: three kernels of the resampling plans (mtsig.resample), each equal to the numpy steps it
  * replaces, which stay as the reference and the fallback.
  *
  * counts(idx, out): bootstrap weights. idx is a C-contiguous int64 (R, N) array of draws in [0, N); out a
@@ -13,7 +13,12 @@
  * uses it only for integer statistics whose sums float32 holds exactly (then no order of summation changes a
  * digit).
  *
- * Both release the GIL while they run and check every index (an index out of range is a ValueError).
+ * bits(src, out): randomization weights. src is a C-contiguous uint8 1-d array of random bytes; out a
+ * C-contiguous float32 or float64 (R, N) array. Flat entry i of out becomes bit i of src, the most significant
+ * bit of each byte first (numpy: unpackbits of src, cut to R * N and reshaped). src must hold R * N bits.
+ *
+ * All release the GIL while they run and check every index and size (an index out of range or a short src is
+ * a ValueError).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -32,8 +37,8 @@ static void release(View *v) {
     v->held = 0;
 }
 
-/* a C-contiguous buffer of ndim dimensions and the given item format ('q' int64, 'f' float32, 'd' float64; "fd"
-   accepts either float type) */
+/* a C-contiguous buffer of ndim dimensions and the given item format ('q' int64, 'B' uint8, 'f' float32,
+   'd' float64; "fd" accepts either float type) */
 static int get_view(PyObject *o, View *v, int ndim, const char *formats, int writable, const char *what) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(o, &v->b, flags) < 0) return -1;
@@ -44,7 +49,10 @@ static int get_view(PyObject *o, View *v, int ndim, const char *formats, int wri
     if (ok && f[0] == 'q') ok = v->b.itemsize == 8;
     if (ok && f[0] == 'l') ok = v->b.itemsize == 8;
     if (!ok) {
-        const char *type = formats[0] == 'q' ? "int64" : formats[1] == 'd' ? "float32 or float64" : "float32";
+        const char *type = formats[0] == 'q'   ? "int64"
+                           : formats[0] == 'B' ? "uint8"
+                           : formats[1] == 'd' ? "float32 or float64"
+                                               : "float32";
         PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous %d-d %s array", what, ndim, type);
         release(v);
         return -1;
@@ -166,11 +174,54 @@ fail:
     return NULL;
 }
 
+static PyObject *bits(PyObject *self, PyObject *args) {
+    PyObject *so, *oo;
+    if (!PyArg_ParseTuple(args, "OO", &so, &oo)) return NULL;
+    View sv = {0}, ov = {0};
+    if (get_view(so, &sv, 1, "B", 0, "src") < 0) return NULL;
+    if (get_view(oo, &ov, 2, "fd", 1, "out") < 0) {
+        release(&sv);
+        return NULL;
+    }
+    Py_ssize_t total = ov.b.shape[0] * ov.b.shape[1];
+    if (sv.b.shape[0] < total / 8 + (total % 8 != 0)) {
+        PyErr_Format(PyExc_ValueError, "bits: src holds %zd bits, out needs %zd", sv.b.shape[0] * 8, total);
+        release(&sv);
+        release(&ov);
+        return NULL;
+    }
+    const unsigned char *src = (const unsigned char *)sv.b.buf;
+    int is_f32 = ov.b.itemsize == 4;
+    Py_BEGIN_ALLOW_THREADS;
+    Py_ssize_t whole = total / 8;
+    if (is_f32) {
+        float *o = (float *)ov.b.buf;
+        for (Py_ssize_t j = 0; j < whole; j++, o += 8) {
+            unsigned v = src[j];
+            for (int q = 0; q < 8; q++) o[q] = (float)((v >> (7 - q)) & 1u);
+        }
+        for (Py_ssize_t q = 0; q < total - whole * 8; q++) o[q] = (float)((src[whole] >> (7 - q)) & 1u);
+    } else {
+        double *o = (double *)ov.b.buf;
+        for (Py_ssize_t j = 0; j < whole; j++, o += 8) {
+            unsigned v = src[j];
+            for (int q = 0; q < 8; q++) o[q] = (double)((v >> (7 - q)) & 1u);
+        }
+        for (Py_ssize_t q = 0; q < total - whole * 8; q++) o[q] = (double)((src[whole] >> (7 - q)) & 1u);
+    }
+    Py_END_ALLOW_THREADS;
+    release(&sv);
+    release(&ov);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"counts", counts, METH_VARARGS,
      "counts(idx, out): out[r] = how often each column was drawn in idx[r] (int64 (R, N) -> float (R, N))."},
     {"group_sums", group_sums, METH_VARARGS,
      "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float32 (N, T, c) -> (R, c))."},
+    {"bits", bits, METH_VARARGS,
+     "bits(src, out): flat out[i] = bit i of src, most significant first (uint8 (B,) -> float (R, N))."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -251,8 +251,11 @@ class Plan:
                 idx += (np.arange(size) * width)[:, None]
                 out[...] = np.bincount(idx.ravel(), minlength=size * width).reshape(size, width)
         elif self.kind == "randomization":
-            bits = np.unpackbits(np.frombuffer(rng.bytes((size * width + 7) // 8), dtype=np.uint8))
-            out[...] = bits[: size * width].reshape(size, width)
+            src = np.frombuffer(rng.bytes((size * width + 7) // 8), dtype=np.uint8)
+            if _plan is not None and out.flags.c_contiguous and out.dtype in (np.float32, np.float64):
+                _plan.bits(src, out)  # the same weights in one pass
+            else:
+                out[...] = np.unpackbits(src)[: size * width].reshape(size, width)
         else:
             m, k = self.groups
             table = subset_table(m, k)
