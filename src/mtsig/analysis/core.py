@@ -686,13 +686,16 @@ def _word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
         corpus = load_references([ctx.opts.freq_corpus], allow_empty=True)[0]
         freq, source = frequency_counts(ctx.tokenizer().tokenize_all(corpus)), ctx.opts.freq_corpus
     else:
-        freq, source = frequency_counts(ref), "the reference"
+        freq, source = None, "the reference"
     cut = ctx.cutoffs("word-frequency")
     coder = ctx.coder()
     runs = {n: ctx.sys_tokens("word-frequency", n) for n in ctx.names}
     for t in [ref, *(r for rs in runs.values() for r in rs)]:
         coder.code(t)  # every word gets its id first: the buckets are computed once for the vocabulary
-    counts = np.fromiter((freq.get(w, 0) for w in coder.vocab), dtype=np.float64, count=len(coder.vocab))
+    if freq is None:  # the reference's own counts, by word id (0 for words only the outputs have)
+        counts = np.bincount(coder.code(ref)[0], minlength=len(coder.vocab)).astype(np.float64)
+    else:
+        counts = np.fromiter((freq.get(w, 0) for w in coder.vocab), dtype=np.float64, count=len(coder.vocab))
     bucket = cut.assign(counts)
     X = {n: np.stack([word_counts_by_frequency(coder, ref, r, bucket, cut.n) for r in rs]) for n, rs in runs.items()}
     note = f"words by their frequency in {source}; precision, recall and F-measure of the words each output " \

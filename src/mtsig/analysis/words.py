@@ -39,6 +39,7 @@ class Coder:
     def __init__(self):
         self.vocab: dict[str, int] = {}
         self._memo: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
+        self._keys: dict[int, tuple] = {}
 
     def code(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         from mtsig.tokenize import code_words
@@ -50,6 +51,17 @@ class Coder:
         seg = np.repeat(np.arange(len(lens)), lens)
         self._memo[id(token_lists)] = (token_lists, ids, seg)
         return ids, seg
+
+    def segment_word_counts(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct ``segment * V + word id`` keys of a coded text and how often each occurs (``V``: the
+        vocabulary's size now; kept until the vocabulary grows)."""
+        ids, seg = self.code(token_lists)
+        V = max(len(self.vocab), 1)
+        memo = self._keys.get(id(token_lists))
+        if memo is None or memo[0] is not token_lists or memo[1] != V:
+            memo = (token_lists, V, *np.unique(seg * V + ids, return_counts=True))
+            self._keys[id(token_lists)] = memo
+        return memo[2], memo[3]
 
     @property
     def words(self) -> list[str]:
@@ -73,15 +85,16 @@ def word_counts_by_frequency(
     coded = [coder.code(ref), coder.code(out)]
     V = max(len(coder.vocab), 1)
     X = np.zeros((N, n_buckets, 3), dtype=np.float64)
-    keys = []
     cells = N * n_buckets
     for col, (ids, seg) in zip((2, 1), coded):  # counts per (segment, bucket): whole numbers, exact
         X[:, :, col] = np.bincount(seg * n_buckets + bucket[ids], minlength=cells).reshape(N, n_buckets)
-        keys.append(np.unique(seg * V + ids, return_counts=True))
-    (rk, rc), (ok, oc) = keys
-    _, i_out, i_ref = np.intersect1d(ok, rk, assume_unique=True, return_indices=True)
-    k = ok[i_out]
-    matched = np.minimum(oc[i_out], rc[i_ref])
+    rk, rc = coder.segment_word_counts(ref)
+    ok, oc = np.unique(coded[1][1] * V + coded[1][0], return_counts=True)
+    # the output's (segment, word) keys found among the reference's (both sorted and unique)
+    i_ref = np.minimum(np.searchsorted(rk, ok), max(len(rk) - 1, 0))
+    hit = np.flatnonzero(rk[i_ref] == ok) if len(rk) else np.zeros(0, dtype=np.int64)
+    k = ok[hit]
+    matched = np.minimum(oc[hit], rc[i_ref[hit]])
     X[:, :, 0] = np.bincount(k // V * n_buckets + bucket[k % V], weights=matched, minlength=cells).reshape(N, n_buckets)
     return X
 
