@@ -117,7 +117,8 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
         "-j",
         type=int,
         default=min(os.cpu_count() or 1, 4),
-        help="processes to score systems in (default: CPUs, at most 4; 1 = no extra process)",
+        help="processes to score systems in, and for analyze its shared comparison (default: CPUs, at most 4; "
+        "1 = no extra process)",
     )
     m = p.add_argument_group("metrics")
     m.add_argument(
@@ -669,6 +670,16 @@ def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str
     return out
 
 
+def _can_fork() -> bool:
+    """Whether a child process may be forked safely here: the platform forks by default and no other thread runs
+    (a thread holding a lock at the fork would leave it held in the child)."""
+    import threading
+
+    from mtsig.executor import start_method
+
+    return start_method() == "fork" and threading.active_count() == 1
+
+
 def _analyze(a: argparse.Namespace, table, prog) -> None:
     from mtsig.analysis import AnalyzeOptions, analyze_table
     from mtsig.analysis.buckets import parse_cutoffs
@@ -679,7 +690,9 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
     opts = AnalyzeOptions(tuple(a.by or ()), a.test, a.baseline, a.correction, a.alpha, a.alternative, a.confidence,
                           a.n_bootstrap, cutoffs, a.top, a.ngram_alpha, a.ngram_order, a.freq_corpus,
                           _keyed(a.out_labels, "--out-labels"), a.source, a.resample_unit)  # fmt: skip
-    res = analyze_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog))
+    # the shared comparison in a second process where the command may use one (-j) and the platform forks
+    fork = a.jobs > 1 and _can_fork()
+    res = analyze_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog), fork=fork)
     if a.plot:
         from mtsig.analysis.plots import plot_analyze
         from mtsig.report.plots import save

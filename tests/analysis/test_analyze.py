@@ -275,3 +275,75 @@ def test_ngram_match_table_equals_plain_counting():
         assert len(got) == len(grams)  # each n-gram once
         keys = [(sum(i >= 0 for i in row), [i for i in row if i >= 0]) for row in grams.tolist()]
         assert keys == sorted(keys)
+
+
+def _reaped(children) -> bool:
+    """Whether every child process started has been waited for (none left running or as a zombie)."""
+    import os
+
+    for child in children:
+        try:
+            os.waitpid(child.pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return True
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="the platform cannot fork")
+def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatch):
+    """The shared comparison computed in a forked child gives the very same result as on a second thread; an
+    error in it is raised in the caller as on the thread, and an analysis that fails on the calling side stops
+    the child: no process is left behind."""
+    import mtsig.analysis.core as core
+    from mtsig.analysis import AnalyzeOptions, analyze_table
+    from mtsig.resample import Resampling
+
+    ref, systems = small
+    table = mtsig.compute([ref], systems, ["bleu", "chrf"])
+    opts = AnalyzeOptions(tuple(core.AnalysisSpec.parse(x) for x in ("length-diff", "word-frequency", "examples")))
+    thread = analyze_table(table, opts, Resampling(n_resamples=300), fork=False)
+    started, here = [], []
+    monkeypatch.setattr(core, "_fork_batch", lambda ctx, f=core._fork_batch: started.append(f(ctx)) or started[-1])
+    with monkeypatch.context() as m:
+        m.setattr(core.Batch, "run", lambda self, ctx, f=core.Batch.run: here.append(1) or f(self, ctx))
+        forked = analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
+    # the comparison ran in a child (which counted its run in its own copy of `here`), not in this process
+    assert len(started) == 1 and started[0] is not None and not here
+    assert forked.to_dict() == thread.to_dict()
+    assert _reaped(started)
+
+    def boom(self, ctx):
+        raise InputError("the comparison failed")
+
+    with monkeypatch.context() as m:
+        m.setattr(core.Batch, "run", boom)
+        with pytest.raises(InputError, match="the comparison failed"):
+            analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
+    assert len(started) == 2 and _reaped(started)
+
+    def fail(ctx, arg):
+        raise InputError("an analysis failed")
+
+    with monkeypatch.context() as m:
+        m.setitem(core.ANALYSES, "examples", core.ANALYSES["examples"]._replace(run=fail))
+        with pytest.raises(InputError, match="an analysis failed"):
+            analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
+    assert len(started) == 3 and _reaped(started)
+
+
+def test_cli_output_is_the_same_with_one_process_or_two(tmp_path, small, capsys):
+    from mtsig.cli import main
+
+    ref, systems = small
+    r = tmp_path / "r.txt"
+    r.write_text("\n".join(ref) + "\n")
+    files = []
+    for n, s in systems.items():
+        (tmp_path / f"{n}.txt").write_text("\n".join(s) + "\n")
+        files.append(f"{n}={tmp_path / f'{n}.txt'}")
+    outs = []
+    for jobs in ("1", "2"):
+        assert main(["analyze", "-r", str(r), "-s", *files, "--n-resamples", "200", "-f", "json", "-j", jobs]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and json.loads(outs[0])["analyses"]

@@ -25,6 +25,7 @@ Analyses are registered in :data:`ANALYSES` (:func:`register_analysis`): a new o
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -872,8 +873,86 @@ def default_specs(table: StatsTable) -> tuple[AnalysisSpec, ...]:
     )
 
 
-def analyze_table(table: StatsTable, options: AnalyzeOptions | None = None, resampling: Resampling | None = None):
-    """Run the analyses of ``options.by`` (default: :func:`default_specs`) on a statistics table."""
+class _ForkedBatch:
+    """The shared comparison computed in a forked child, its result sent back through a pipe (pickled)."""
+
+    def __init__(self, ctx: AnalysisContext, pid: int, fd: int):
+        self.ctx, self.pid, self.fd = ctx, pid, fd
+
+    def join(self) -> None:
+        import os
+        import pickle
+
+        with os.fdopen(self.fd, "rb") as f:
+            data = f.read()
+        os.waitpid(self.pid, 0)
+        if not data:  # the child failed: the comparison runs here, where its error is raised as it would be
+            self.ctx.batch.run(self.ctx)
+            return
+        n_resamples, result, notes, raised = pickle.loads(data)
+        self.ctx.batch.n_resamples, self.ctx.batch.result = n_resamples, result
+        self.ctx.warnings.extend(w for w in notes if w not in self.ctx.warnings)
+        for message, category in raised:  # Python warnings the child met, raised here as the thread would
+            warnings.warn(message, category, stacklevel=2)
+
+    def cancel(self) -> None:
+        import os
+        import signal
+
+        os.close(self.fd)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it had finished (Ctrl-C reaches it too)
+            pass
+        os.waitpid(self.pid, 0)
+
+
+def _fork_batch(ctx: AnalysisContext) -> _ForkedBatch | None:
+    """Start the shared comparison in a forked child (None where the platform cannot fork or nothing is batched).
+    The child writes nothing but its result, and leaves without running any exit handler."""
+    import os
+
+    if not ctx.batch.metrics or not hasattr(os, "fork"):
+        return None
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
+        try:
+            import pickle
+
+            os.close(read)
+            data = b""
+            try:
+                before = len(ctx.warnings)
+                with warnings.catch_warnings(record=True) as raised:
+                    warnings.simplefilter("always")
+                    ctx.batch.run(ctx)
+                caught = [(str(w.message), w.category) for w in raised]
+                data = pickle.dumps(
+                    (ctx.batch.n_resamples, ctx.batch.result, ctx.warnings[before:], caught), protocol=5
+                )
+            except BaseException:  # noqa: BLE001 - the parent runs the comparison again and raises there
+                data = b""
+            with os.fdopen(write, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    os.close(write)
+    return _ForkedBatch(ctx, pid, read)
+
+
+def analyze_table(
+    table: StatsTable,
+    options: AnalyzeOptions | None = None,
+    resampling: Resampling | None = None,
+    *,
+    fork: bool = False,
+):
+    """Run the analyses of ``options.by`` (default: :func:`default_specs`) on a statistics table.
+
+    ``fork``: run the shared comparison in a forked child process rather than on a second thread, where the
+    platform forks and nothing draws progress (the command line's choice when it may use another process: the
+    two halves then do not take turns on one interpreter lock). Every number is the same either way."""
     from mtsig.engine import _pairs
 
     opts = options or AnalyzeOptions()
@@ -884,8 +963,8 @@ def analyze_table(table: StatsTable, options: AnalyzeOptions | None = None, resa
     ctx = AnalysisContext(table, opts, resampling, pairs)
     specs = opts.by or default_specs(table)
     # the analyses that put their metrics into the shared comparison are prepared first; the comparison then runs
-    # on a second thread while the others (each bucket's own comparison, n-grams, examples) run here: NumPy
-    # releases the GIL in its heavy loops, and every number is the same in either order
+    # beside the others (each bucket's own comparison, n-grams, examples), on a second thread (NumPy releases the
+    # GIL in its heavy loops) or in a forked process; every number is the same in either order
     parts: dict[int, list[Analysis] | Later] = {}
     for i, spec in enumerate(specs):
         if ANALYSES[spec.kind].batched:
@@ -895,14 +974,23 @@ def analyze_table(table: StatsTable, options: AnalyzeOptions | None = None, resa
     # one BLAS thread per Python thread: BLAS's own threads would take the cores the two threads use (on two
     # cores, 0.9-1.3 s became 0.9 s for the benchmark's run)
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
-        done = pool.submit(ctx.batch.run, ctx)
-        for i, spec in enumerate(specs):
-            if not ANALYSES[spec.kind].batched:
-                parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
-        for p in parts.values():
-            if isinstance(p, Later) and p.work is not None:
-                p.work()
-        done.result()
+        child = _fork_batch(ctx) if fork and resampling.progress is None else None
+        done = pool.submit(ctx.batch.run, ctx) if child is None else None
+        try:
+            for i, spec in enumerate(specs):
+                if not ANALYSES[spec.kind].batched:
+                    parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+            for p in parts.values():
+                if isinstance(p, Later) and p.work is not None:
+                    p.work()
+        except BaseException:
+            if child is not None:
+                child.cancel()
+            raise
+        if done is not None:
+            done.result()
+        else:
+            child.join()
     analyses: list[Analysis] = []
     for i in range(len(specs)):
         p = parts[i]
