@@ -914,6 +914,8 @@ def _fork_batch(ctx: AnalysisContext) -> _ForkedBatch | None:
 
     if not ctx.batch.metrics or not hasattr(os, "fork"):
         return None
+    import numpy.random  # noqa: F401 - imported once, before the fork, rather than in both processes
+
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
