@@ -943,6 +943,40 @@ def _fork_batch(ctx: AnalysisContext) -> _ForkedBatch | None:
     return _ForkedBatch(ctx, pid, read)
 
 
+def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Analysis] | Later]:
+    """Each spec's analyses, or its :class:`Later` once the shared comparison has run. The analyses that put their
+    metrics into the shared comparison are prepared first; the comparison then runs beside the others (each
+    bucket's own comparison, n-grams, examples), on a second thread (NumPy releases the GIL in its heavy loops) or
+    in a forked process (``fork``); every number is the same in either order."""
+    from threadpoolctl import threadpool_limits
+
+    parts: dict[int, list[Analysis] | Later] = {}
+    for i, spec in enumerate(specs):
+        if ANALYSES[spec.kind].batched:
+            parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+    # one BLAS thread per Python thread: BLAS's own threads would take the cores the two threads use (on two
+    # cores, 0.9-1.3 s became 0.9 s for the benchmark's run)
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
+        child = _fork_batch(ctx) if fork else None
+        done = pool.submit(ctx.batch.run, ctx) if child is None else None
+        try:
+            for i, spec in enumerate(specs):
+                if not ANALYSES[spec.kind].batched:
+                    parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+            for p in parts.values():
+                if isinstance(p, Later) and p.work is not None:
+                    p.work()
+        except BaseException:
+            if child is not None:
+                child.cancel()
+            raise
+        if done is not None:
+            done.result()
+        else:
+            child.join()
+    return parts
+
+
 def analyze_table(
     table: StatsTable,
     options: AnalyzeOptions | None = None,
@@ -964,35 +998,7 @@ def analyze_table(
     pairs = _pairs(table, CompareOptions(baseline=opts.baseline))
     ctx = AnalysisContext(table, opts, resampling, pairs)
     specs = opts.by or default_specs(table)
-    # the analyses that put their metrics into the shared comparison are prepared first; the comparison then runs
-    # beside the others (each bucket's own comparison, n-grams, examples), on a second thread (NumPy releases the
-    # GIL in its heavy loops) or in a forked process; every number is the same in either order
-    parts: dict[int, list[Analysis] | Later] = {}
-    for i, spec in enumerate(specs):
-        if ANALYSES[spec.kind].batched:
-            parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
-    from threadpoolctl import threadpool_limits
-
-    # one BLAS thread per Python thread: BLAS's own threads would take the cores the two threads use (on two
-    # cores, 0.9-1.3 s became 0.9 s for the benchmark's run)
-    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
-        child = _fork_batch(ctx) if fork and resampling.progress is None else None
-        done = pool.submit(ctx.batch.run, ctx) if child is None else None
-        try:
-            for i, spec in enumerate(specs):
-                if not ANALYSES[spec.kind].batched:
-                    parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
-            for p in parts.values():
-                if isinstance(p, Later) and p.work is not None:
-                    p.work()
-        except BaseException:
-            if child is not None:
-                child.cancel()
-            raise
-        if done is not None:
-            done.result()
-        else:
-            child.join()
+    parts = _run_analyses(ctx, specs, fork and resampling.progress is None)
     analyses: list[Analysis] = []
     for i in range(len(specs)):
         p = parts[i]
