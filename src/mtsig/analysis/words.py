@@ -167,9 +167,36 @@ def ngram_match_table(
     local = np.concatenate([c[1] for c in coded])  # each position's segment within its corpus
     n = len(ref)
     seg = local + np.repeat(np.arange(len(corpora)) * n, [len(c[0]) for c in coded])  # apart per corpus
-    L, n_ref = len(ids), len(coded[0][0])
+    n_ref = len(coded[0][0])
     bounds = np.cumsum([0, *(len(c[0]) for c in coded)])
-    kept: list[tuple[np.ndarray, np.ndarray]] = []  # per order: positions whose n-gram the reference has, codes
+    kept, first, orders = _reference_ngrams(ids, seg, n_ref, V, max_order)
+    G = sum(len(f) for f in first)
+    if G == 0:  # no words at all
+        return coder.words, np.zeros((0, max_order), dtype=np.int64), np.zeros((0, len(outs)), dtype=np.int64)
+    first_all = np.concatenate(first)
+    order_all = np.concatenate(orders)
+    keys = []
+    for j in range(len(corpora)):  # positions are sorted: each corpus' are one slice of every order's
+        parts = []
+        for pos, code in kept:
+            lo, hi = np.searchsorted(pos, bounds[j : j + 2])
+            parts.append(local[pos[lo:hi]] * G + code[lo:hi])
+        keys.append(np.concatenate(parts))
+    matched = _clipped_matches(keys, G)
+    keep = np.flatnonzero(matched.sum(axis=1) > 0)
+    grams = np.full((len(keep), max_order), -1, dtype=np.int64)
+    for j in range(max_order):
+        has = order_all[keep] > j
+        grams[has, j] = ids[first_all[keep][has] + j]
+    return coder.words, grams, matched[keep]
+
+
+def _reference_ngrams(ids: np.ndarray, seg: np.ndarray, n_ref: int, V: int, max_order: int):
+    """Order by order, the positions (sorted) whose n-gram the reference (positions ``< n_ref``) contains, with
+    each one's code (codes numbered on across orders, in the order of the n-grams' word ids); per order, a
+    position of each code and the code's order. An order starts only where both (n - 1)-grams were kept."""
+    L = len(ids)
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
     first, orders = [], []
     cur = np.full(L, -1, dtype=np.int64)  # the code of the (k-1)-gram at each position, -1 where not kept
     offset = 0
@@ -196,25 +223,7 @@ def ngram_match_table(
         first.append(first_pos)
         orders.append(np.full(n_codes, k))
         offset += n_codes
-    G = offset
-    if G == 0:  # no words at all
-        return coder.words, np.zeros((0, max_order), dtype=np.int64), np.zeros((0, len(outs)), dtype=np.int64)
-    first_all = np.concatenate(first)
-    order_all = np.concatenate(orders)
-    keys = []
-    for j in range(len(corpora)):  # positions are sorted: each corpus' are one slice of every order's
-        parts = []
-        for pos, code in kept:
-            lo, hi = np.searchsorted(pos, bounds[j : j + 2])
-            parts.append(local[pos[lo:hi]] * G + code[lo:hi])
-        keys.append(np.concatenate(parts))
-    matched = _clipped_matches(keys, G)
-    keep = np.flatnonzero(matched.sum(axis=1) > 0)
-    grams = np.full((len(keep), max_order), -1, dtype=np.int64)
-    for j in range(max_order):
-        has = order_all[keep] > j
-        grams[has, j] = ids[first_all[keep][has] + j]
-    return coder.words, grams, matched[keep]
+    return kept, first, orders
 
 
 def _clipped_matches(keys: list[np.ndarray], G: int) -> np.ndarray:
