@@ -109,20 +109,29 @@ def test_stratified_rows_gathered_as_items_equal_the_table_gather(monkeypatch):
             assert set(np.unique(fast)) <= {0.0, 1.0}
 
 
-def test_compiled_bootstrap_counts_equal_bincount(monkeypatch):
-    """mtsig._plan.counts writes the same bootstrap weights as numpy's bincount of the offset draws."""
+def _weights_with_and_without_the_kernel(monkeypatch, kind: str):
+    """Each plan's weights (float32 and float64) with mtsig._plan and with numpy's reference steps: asserted
+    equal; yields ``(segments, weights)``."""
     import mtsig.resample as r
 
-    assert r._plan is not None, "mtsig._plan was not built: install with a C compiler available"
     for n, rows in ((1, 5), (7, 300), (2489, 600)):
-        plan = r.Plan("bootstrap", n, rows, seed=3, chunk_bytes=1 << 18)
+        plan = r.Plan(kind, n, rows, seed=3, chunk_bytes=1 << 18)
         for dtype in (np.float32, np.float64):
             fast = np.vstack(list(plan.chunks(dtype)))
             with monkeypatch.context() as m:
                 m.setattr(r, "_plan", None)
                 slow = np.vstack(list(plan.chunks(dtype)))
-            assert fast.dtype == dtype and np.array_equal(fast, slow), (n, dtype)
-            assert np.all(fast.sum(axis=1) == n)
+            assert fast.dtype == dtype and np.array_equal(fast, slow), (kind, n, dtype)
+            yield n, fast
+
+
+def test_compiled_bootstrap_counts_equal_bincount(monkeypatch):
+    """mtsig._plan.counts writes the same bootstrap weights as numpy's bincount of the offset draws."""
+    import mtsig.resample as r
+
+    assert r._plan is not None, "mtsig._plan was not built: install with a C compiler available"
+    for n, fast in _weights_with_and_without_the_kernel(monkeypatch, "bootstrap"):
+        assert np.all(fast.sum(axis=1) == n)
     with pytest.raises(ValueError, match="outside"):
         r._plan.counts(np.array([[0, 3]]), np.zeros((1, 2)))
     with pytest.raises(TypeError, match="int64"):
@@ -143,14 +152,8 @@ def test_compiled_randomization_bits_equal_unpackbits(monkeypatch):
             out = np.full((R, N), 7.0, dtype=dtype)
             r._plan.bits(src, out)
             assert np.array_equal(out, np.unpackbits(src)[: R * N].reshape(R, N)), (R, N, dtype)
-    for n, rows in ((1, 5), (7, 300), (2489, 600)):
-        plan = r.Plan("randomization", n, rows, seed=3, chunk_bytes=1 << 18)
-        for dtype in (np.float32, np.float64):
-            fast = np.vstack(list(plan.chunks(dtype)))
-            with monkeypatch.context() as m:
-                m.setattr(r, "_plan", None)
-                slow = np.vstack(list(plan.chunks(dtype)))
-            assert fast.dtype == dtype and np.array_equal(fast, slow), (n, dtype)
+    for _, fast in _weights_with_and_without_the_kernel(monkeypatch, "randomization"):
+        assert set(np.unique(fast)) <= {0.0, 1.0}
     with pytest.raises(ValueError, match="holds 8 bits, out needs 9"):
         r._plan.bits(np.zeros(1, np.uint8), np.empty((3, 3), np.float32))
     with pytest.raises(TypeError, match="uint8"):

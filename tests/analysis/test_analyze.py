@@ -217,9 +217,8 @@ def test_every_format_and_escaping(tmp_path, fmt, capsys):
         assert "ref-length: bleu by bucket" in out and "word-frequency" in out
 
 
-def test_cli_stats_file_needs_texts_for_words(tmp_path, small, capsys):
-    from mtsig.cli import main
-
+def _small_files(tmp_path, small) -> tuple[str, list[str]]:
+    """The small test set written out: the reference file and NAME=FILE of each system."""
     ref, systems = small
     r = tmp_path / "r.txt"
     r.write_text("\n".join(ref) + "\n")
@@ -227,6 +226,13 @@ def test_cli_stats_file_needs_texts_for_words(tmp_path, small, capsys):
     for n, s in systems.items():
         (tmp_path / f"{n}.txt").write_text("\n".join(s) + "\n")
         files.append(f"{n}={tmp_path / f'{n}.txt'}")
+    return str(r), files
+
+
+def test_cli_stats_file_needs_texts_for_words(tmp_path, small, capsys):
+    from mtsig.cli import main
+
+    r, files = _small_files(tmp_path, small)
     assert main(["stats", "-r", str(r), "-s", *files, "-o", str(tmp_path / "s.npz")]) == 0
     assert main(["analyze", "--stats", str(tmp_path / "s.npz"), "--by", "ngrams"]) == 2
     assert "ngrams needs the texts" in capsys.readouterr().err
@@ -335,13 +341,7 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
 def test_cli_output_is_the_same_with_one_process_or_two(tmp_path, small, capsys):
     from mtsig.cli import main
 
-    ref, systems = small
-    r = tmp_path / "r.txt"
-    r.write_text("\n".join(ref) + "\n")
-    files = []
-    for n, s in systems.items():
-        (tmp_path / f"{n}.txt").write_text("\n".join(s) + "\n")
-        files.append(f"{n}={tmp_path / f'{n}.txt'}")
+    r, files = _small_files(tmp_path, small)
     outs = []
     for jobs in ("1", "2"):
         assert main(["analyze", "-r", str(r), "-s", *files, "--n-resamples", "200", "-f", "json", "-j", jobs]) == 0
