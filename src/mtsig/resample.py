@@ -455,9 +455,8 @@ def resampled_columns(
     integral = bool(np.array_equal(distinct, np.round(distinct)))
     if not integral:  # fractional statistics: every column multiplied where it stands
         distinct, col_of = cols, np.arange(cols.shape[0])
-    S = np.ascontiguousarray(distinct.T)
-    dtype = np.float32 if integral and float32_is_exact(plan, S) else np.float64
-    S = np.ascontiguousarray(S, dtype=dtype)
+    dtype = np.float32 if integral and float32_is_exact(plan, distinct.T) else np.float64
+    S = np.ascontiguousarray(distinct.T, dtype=dtype)
     index = np.split(col_of, np.cumsum([a.shape[1] for a in arrays])[:-1])
     grouped = plan.group_totals(S)
     products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))

@@ -923,7 +923,6 @@ def _fork_batch(ctx: AnalysisContext) -> _ForkedBatch | None:
             import pickle
 
             os.close(read)
-            data = b""
             try:
                 before = len(ctx.warnings)
                 with warnings.catch_warnings(record=True) as raised:

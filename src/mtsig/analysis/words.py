@@ -75,6 +75,14 @@ class Coder:
         return rank
 
 
+def _clipped(rk: np.ndarray, rc: np.ndarray, ok: np.ndarray, oc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The output's keys ``ok`` (counts ``oc``) that the reference has (``rk``, counts ``rc``; both sorted and
+    unique), and each one's count clipped by the reference's."""
+    i_ref = np.minimum(np.searchsorted(rk, ok), max(len(rk) - 1, 0))
+    hit = np.flatnonzero(rk[i_ref] == ok) if len(rk) else np.zeros(0, dtype=np.int64)
+    return ok[hit], np.minimum(oc[hit], rc[i_ref[hit]])
+
+
 def word_counts_by_frequency(
     coder: Coder, ref: Sequence[Sequence[str]], out: Sequence[Sequence[str]], bucket: np.ndarray, n_buckets: int
 ) -> np.ndarray:
@@ -88,13 +96,9 @@ def word_counts_by_frequency(
     cells = N * n_buckets
     for col, (ids, seg) in zip((2, 1), coded):  # counts per (segment, bucket): whole numbers, exact
         X[:, :, col] = np.bincount(seg * n_buckets + bucket[ids], minlength=cells).reshape(N, n_buckets)
-    rk, rc = coder.segment_word_counts(ref)
-    ok, oc = np.unique(coded[1][1] * V + coded[1][0], return_counts=True)
-    # the output's (segment, word) keys found among the reference's (both sorted and unique)
-    i_ref = np.minimum(np.searchsorted(rk, ok), max(len(rk) - 1, 0))
-    hit = np.flatnonzero(rk[i_ref] == ok) if len(rk) else np.zeros(0, dtype=np.int64)
-    k = ok[hit]
-    matched = np.minimum(oc[hit], rc[i_ref[hit]])
+    k, matched = _clipped(
+        *coder.segment_word_counts(ref), *np.unique(coded[1][1] * V + coded[1][0], return_counts=True)
+    )
     X[:, :, 0] = np.bincount(k // V * n_buckets + bucket[k % V], weights=matched, minlength=cells).reshape(N, n_buckets)
     return X
 
@@ -232,11 +236,8 @@ def _clipped_matches(keys: list[np.ndarray], G: int) -> np.ndarray:
     rk, rc = np.unique(keys[0], return_counts=True)
     matched = np.zeros((G, len(keys) - 1), dtype=np.int64)
     for j, key in enumerate(keys[1:]):
-        ok_, oc = np.unique(key, return_counts=True)
-        # the output's (segment, n-gram) keys found among the reference's (both sorted and unique)
-        i_ref = np.minimum(np.searchsorted(rk, ok_), max(len(rk) - 1, 0))
-        i_out = np.flatnonzero(rk[i_ref] == ok_) if len(rk) else np.zeros(0, dtype=np.int64)
-        np.add.at(matched[:, j], ok_[i_out] % G, np.minimum(oc[i_out], rc[i_ref[i_out]]))
+        k, clipped = _clipped(rk, rc, *np.unique(key, return_counts=True))
+        np.add.at(matched[:, j], k % G, clipped)
     return matched
 
 
