@@ -153,6 +153,44 @@ def _rate_row(label: list, k: int, n: int, nominal: float) -> list:
     return [*label, k, n, 100 * k / n, 100 * lo, 100 * hi, 100 * nominal]
 
 
+def _null_rates(g: UnitsDesign, name: str, a: str, b: str, reps: list) -> tuple[StudyTable, list]:
+    """(a) The rejection rates of each test at each level, segment-level and unit-level, under the unit-level
+    null pairs ``reps``: the table and the JSON rows."""
+    rows, rates = [], []
+    for level, label in (("segment", "segment"), ("unit", g.unit)):
+        for t in g.tests:
+            p = np.array([x[level][t] for x in reps])
+            for al in g.alphas:
+                rows.append(_rate_row([label, t, al], int(np.sum(p <= al)), len(p), al))
+                rates.append([label, t, al, rows[-1][5], rows[-1][6], rows[-1][7]])
+    head = ["resampling unit", "test", "α", "rejected", "null pairs", "rejection %", "95% CI low", "95% CI high",
+            "nominal %"]  # fmt: skip
+    t1 = StudyTable(f"{name}: rejections under {g.replicates} {g.unit}-level nulls from {a} and {b} (all segments "
+                    f"of a {g.unit} swapped with probability 1/2)", head, rows,
+                    [None, None, None, None, None, 1, 1, 1, 1])  # fmt: skip
+    return t1, rates
+
+
+def _coverage_tables(g: UnitsDesign, name: str, k: int, systems: list[str], cov: list):
+    """(b) How often the intervals of the drawn test sets ``cov`` cover the full set's score, segment-level and
+    unit-level, overall and per system: the two tables and the JSON rows."""
+    rows2, cover = [], []
+    for level, label in (("segment", "segment"), ("unit", g.unit)):
+        hits = [x[f"{level}|{s}"][0] for x in cov for s in systems]
+        width = float(np.mean([x[f"{level}|{s}"][1] for x in cov for s in systems]))
+        r = _rate_row([label], int(sum(hits)), len(hits), g.confidence)
+        rows2.append([*r, width])
+        cover.append([label, r[3], r[4], r[5], width])
+    head2 = ["resampling unit", "cover the full-set score", "intervals", "coverage %", "95% CI low", "95% CI high",
+             "nominal %", "mean width"]  # fmt: skip
+    title2 = f"{name}: coverage of {100 * g.confidence:g}% percentile intervals on {g.replicates} test sets of {k} "
+    t2 = StudyTable(title2 + f"{g.unit}s drawn from the test set", head2, rows2, [None, None, None, 1, 1, 1, 1, 2])
+    per = [[s, *(100 * float(np.mean([x[f"{lv}|{s}"][0] for x in cov])) for lv in ("segment", "unit"))]
+           for s in systems]  # fmt: skip
+    t3 = StudyTable(f"{name}: coverage % per system", ["system", "segment", g.unit], per, [None, 1, 1])
+    return t2, t3, cover
+
+
 def units_study(table, design: UnitsDesign | None = None, run: Runner | None = None) -> StudyResult:
     """Segment-level against unit-level tests (under a document-level null) and intervals (on test sets drawn
     by documents): see the module's description."""
@@ -172,19 +210,7 @@ def units_study(table, design: UnitsDesign | None = None, run: Runner | None = N
     units = {s: _unit_stats(m, X, idx, U) for s, X in stats.items()}
     counts = _counts(g.tests, g)
     job = DocNullJob(m, um, stats[a], stats[b], units[a], units[b], idx, tuple(g.tests), counts, g.seed)
-    reps = run.replicates(f"units: {g.unit}-level null pairs", job, g.replicates)
-    rows, rates = [], []
-    for level, label in (("segment", "segment"), ("unit", g.unit)):
-        for t in g.tests:
-            p = np.array([x[level][t] for x in reps])
-            for al in g.alphas:
-                rows.append(_rate_row([label, t, al], int(np.sum(p <= al)), len(p), al))
-                rates.append([label, t, al, rows[-1][5], rows[-1][6], rows[-1][7]])
-    head = ["resampling unit", "test", "α", "rejected", "null pairs", "rejection %", "95% CI low", "95% CI high",
-            "nominal %"]  # fmt: skip
-    t1 = StudyTable(f"{name}: rejections under {g.replicates} {g.unit}-level nulls from {a} and {b} (all segments "
-                    f"of a {g.unit} swapped with probability 1/2)", head, rows,
-                    [None, None, None, None, None, 1, 1, 1, 1])  # fmt: skip
+    t1, rates = _null_rates(g, name, a, b, run.replicates(f"units: {g.unit}-level null pairs", job, g.replicates))
     # (b) coverage on test sets drawn by units
     order = np.argsort(idx, kind="stable")
     bounds = np.searchsorted(idx[order], np.arange(U + 1))
@@ -193,20 +219,7 @@ def units_study(table, design: UnitsDesign | None = None, run: Runner | None = N
     full = {s: float(m.score(X.sum(axis=0))) for s, X in stats.items()}
     draw = DrawJob(m, um, stats, units, rows_of, full, k, g.n_bootstrap, g.confidence, g.seed)
     cov = run.replicates(f"units: test sets of {k} {g.unit}s", draw, g.replicates)
-    rows2, cover = [], []
-    for level, label in (("segment", "segment"), ("unit", g.unit)):
-        hits = [x[f"{level}|{s}"][0] for x in cov for s in stats]
-        width = float(np.mean([x[f"{level}|{s}"][1] for x in cov for s in stats]))
-        r = _rate_row([label], int(sum(hits)), len(hits), g.confidence)
-        rows2.append([*r, width])
-        cover.append([label, r[3], r[4], r[5], width])
-    head2 = ["resampling unit", "cover the full-set score", "intervals", "coverage %", "95% CI low", "95% CI high",
-             "nominal %", "mean width"]  # fmt: skip
-    title2 = f"{name}: coverage of {100 * g.confidence:g}% percentile intervals on {g.replicates} test sets of {k} "
-    t2 = StudyTable(title2 + f"{g.unit}s drawn from the test set", head2, rows2, [None, None, None, 1, 1, 1, 1, 2])
-    per = [[s, *(100 * float(np.mean([x[f"{lv}|{s}"][0] for x in cov])) for lv in ("segment", "unit"))]
-           for s in stats]  # fmt: skip
-    t3 = StudyTable(f"{name}: coverage % per system", ["system", "segment", g.unit], per, [None, 1, 1])
+    t2, t3, cover = _coverage_tables(g, name, k, list(stats), cov)
     settings = {"metric": name, "null from": f"{a}, {b}", "unit": g.unit, "units": U, "segments": table.n_segments,
                 "replicates": g.replicates, "shuffles": g.n_resamples, "bootstrap": g.n_bootstrap,
                 "units per drawn test set": k, "seed": g.seed}  # fmt: skip
