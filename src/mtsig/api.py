@@ -191,17 +191,21 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
             param=("dev_refs", "dev_systems"),
         )
     if dev_refs is not None:
-        with_side = [m for m in table.metrics.values() if m.side_inputs]
-        if with_side:
-            raise InputError(
-                f"s_dev is available for text metrics only (not for {', '.join(type(m).name for m in with_side)})"
-            )
-        side = set(all_side_inputs())
-        own = ("docids", "ref_translator", "test_set", "langpair")
-        dev_opts = {k: v for k, v in options.items() if k not in side and k not in own}
-        dev = _stats_of(dev_refs, dev_systems, metrics, dev_opts, int(jobs))
-        attach_dev(table, dev)
+        _attach_dev_stats(table, dev_refs, dev_systems, metrics, options, int(jobs))
     return table
+
+
+def _attach_dev_stats(table: StatsTable, dev_refs, dev_systems, metrics, options: dict[str, Any], jobs: int) -> None:
+    """The development runs' statistics (for s_dev), computed with the test set's metric options."""
+    with_side = [m for m in table.metrics.values() if m.side_inputs]
+    if with_side:
+        raise InputError(
+            f"s_dev is available for text metrics only (not for {', '.join(type(m).name for m in with_side)})"
+        )
+    side = set(all_side_inputs())
+    own = ("docids", "ref_translator", "test_set", "langpair")
+    dev_opts = {k: v for k, v in options.items() if k not in side and k not in own}
+    attach_dev(table, _stats_of(dev_refs, dev_systems, metrics, dev_opts, jobs))
 
 
 def _table(refs, systems, metrics, stats, options: dict[str, Any]) -> StatsTable:
