@@ -85,13 +85,13 @@ def test_ar_agrees_with_sacrebleu(wmt):
 
 def test_same_seed_identical_json_and_chunking_does_not_matter(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu", "nist"])
-    opts = CompareOptions(("ar", "bootstrap", "paired-bootstrap"))
+    opts = CompareOptions(tests=("ar", "bootstrap", "paired-bootstrap"))
     r1 = compare_table(table, opts, Resampling(700, 3))
     r2 = compare_table(table, opts, Resampling(700, 3))
     r3 = compare_table(table, opts, Resampling(700, 3, chunk_bytes=200_000))
     j1, j2, j3 = (render_compare(r, "json") for r in (r1, r2, r3))
     assert j1 == j2 == j3
-    r4 = compare_table(table, CompareOptions(("ar",)), Resampling(700, 4))
+    r4 = compare_table(table, CompareOptions(tests=("ar",)), Resampling(700, 4))
     assert render_compare(r4, "json") != j1
     d = json.loads(j1)
     assert d["settings"]["seed"] == 3
@@ -161,8 +161,8 @@ def test_compare_api_json_shape(wmt):
 def test_distributions_are_kept_only_when_asked_for(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu"], WMT_SYSTEMS[:2])
     tests = ("ar", "bootstrap", "paired-bootstrap", "ttest")
-    plain = compare_table(table, CompareOptions(tests), Resampling(400, 8))
-    kept = compare_table(table, CompareOptions(tests, keep_distributions=True), Resampling(400, 8))
+    plain = compare_table(table, CompareOptions(tests=tests), Resampling(400, 8))
+    kept = compare_table(table, CompareOptions(tests=tests, keep_distributions=True), Resampling(400, 8))
     assert [c.to_dict() for c in plain.comparisons] == [c.to_dict() for c in kept.comparisons]
     assert all(c.result.null_distribution is None for c in plain.comparisons)
     by = {c.test: c.result for c in kept.comparisons}
@@ -202,14 +202,14 @@ def _eight_systems(table):
 def test_automatic_resamples_make_significance_attainable(wmt_bleu_stats):
     table = _eight_systems(wmt_bleu_stats)
     k = 28
-    auto = compare_table(table, CompareOptions(("paired-bootstrap",)), Resampling(seed=3))
+    auto = compare_table(table, CompareOptions(tests=("paired-bootstrap",)), Resampling(seed=3))
     R = auto.settings.n_resamples["paired-bootstrap"]
     assert auto.settings.n_resamples_auto and 2 / (R + 1) <= 0.05 / k / 10  # a tenth of Holm's smallest threshold
     assert not auto.warnings
     assert sum(c.significant for c in auto.comparisons) >= 10 and len(auto.clusters["bleu"]) >= 3
     # the 0.1.0 default: 1,000 resamples, whose smallest two-sided p (2/1001) is above 0.05/28: nothing can be
     # significant, even a 15-point difference, and the clusters collapse into one; now it says so
-    few = compare_table(table, CompareOptions(("paired-bootstrap",)), Resampling(1000, 3))
+    few = compare_table(table, CompareOptions(tests=("paired-bootstrap",)), Resampling(1000, 3))
     assert not any(c.significant for c in few.comparisons) and len(few.clusters["bleu"]) == 1
     assert max(abs(c.result.delta) for c in few.comparisons) > 12
     assert len(few.warnings) == 1 and "no pair can be significant; use at least" in few.warnings[0]
@@ -219,18 +219,18 @@ def test_automatic_resamples_make_significance_attainable(wmt_bleu_stats):
 def test_clusters_do_not_depend_on_the_order_of_systems(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu"])
     for order in (["LT22", "PROMT", "Online-B", "JDExploreAcademy"], ["Online-B", "LT22", "JDExploreAcademy", "PROMT"]):
-        two = compare_table(table.select(["bleu"], order), CompareOptions(("ar",)), Resampling(2000, 1))
+        two = compare_table(table.select(["bleu"], order), CompareOptions(tests=("ar",)), Resampling(2000, 1))
         assert two.clusters["bleu"][-1] == ["LT22"] and len(two.clusters["bleu"]) == 2
         # one-sided tests in all-pairs mode: the direction of each pair follows the listing order, so
         # clusters would depend on it (issue 9): none are drawn, and the result says why
-        one = compare_table(table.select(["bleu"], order), CompareOptions(("ar",), alternative="greater"))
+        one = compare_table(table.select(["bleu"], order), CompareOptions(tests=("ar",), alternative="greater"))
         assert one.clusters["bleu"] is None and one.settings.cluster_test is None
         assert any("no significance clusters" in w for w in one.warnings)
 
 
 def test_sentence_level_rows_show_the_quantity_they_test(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu"], ["JDExploreAcademy", "PROMT"])
-    res = compare_table(table, CompareOptions(("ar", "ttest", "wilcoxon")), Resampling(1000, 1))
+    res = compare_table(table, CompareOptions(tests=("ar", "ttest", "wilcoxon")), Resampling(1000, 1))
     by = {c.test: c.result for c in res.comparisons}
     m = table.metrics["bleu"]
     sa = m.sentence_scores(table.stats["bleu"]["JDExploreAcademy"][0])
@@ -254,7 +254,7 @@ def test_test_resamples_and_interval_resamples_are_separate(wmt_bleu_stats):
     tests = ("paired-bootstrap", "bootstrap", "ar")
 
     def run(n_resamples, n_bootstrap=None):
-        opts = CompareOptions(tests, n_bootstrap=n_bootstrap)
+        opts = CompareOptions(tests=tests, n_bootstrap=n_bootstrap)
         return {c.result.test: c.result for c in compare_table(table, opts, Resampling(n_resamples, 7)).comparisons}
 
     small, large, wide = run(1000), run(4000), run(1000, n_bootstrap=3000)
@@ -263,7 +263,7 @@ def test_test_resamples_and_interval_resamples_are_separate(wmt_bleu_stats):
         assert small[t].n_resamples == 1000 and large[t].n_resamples == 4000
         assert wide[t].delta_ci != small[t].delta_ci and wide[t].p_value == small[t].p_value
     assert small["ar"].delta_ci == small["paired-bootstrap"].delta_ci
-    res = compare_table(table, CompareOptions(tests, n_bootstrap=3000), Resampling(1000, 7))
+    res = compare_table(table, CompareOptions(tests=tests, n_bootstrap=3000), Resampling(1000, 7))
     assert res.settings.n_bootstrap == 3000 and res.settings.n_resamples["paired-bootstrap"] == 1000
     # the first 1,000 rows of a 4,000-row plan are the 1,000-row plan: the paired bootstrap's interval of Δ
     # (from its own resamples) equals the one drawn with 1,000
@@ -276,7 +276,7 @@ def test_length_is_best_at_100_and_gets_no_clusters(wmt_bleu_stats, capsys):
     from mtsig.cli import main
 
     table = wmt_bleu_stats.select(["bleu", "length"])
-    res = compare_table(table, CompareOptions(("ar",)), Resampling(2000, 1))
+    res = compare_table(table, CompareOptions(tests=("ar",)), Resampling(2000, 1))
     assert res.directions == {"bleu": "higher", "length": "closest to 100"}
     assert res.clusters["length"] is None and res.clusters["bleu"]
     text = render_compare(res, "text", width=200)

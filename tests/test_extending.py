@@ -238,8 +238,7 @@ def test_an_installed_plugin_registers_its_test_through_its_entry_point(monkeypa
     loads it when a test name is not a built-in one."""
     import importlib.metadata
 
-    import mtsig.metrics as metrics
-    import mtsig.plugins as plugins
+    import mtsig.registry as registry
 
     def register():
         register_kind(SignKind())
@@ -252,11 +251,95 @@ def test_an_installed_plugin_registers_its_test_through_its_entry_point(monkeypa
             return register
 
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: [EP()] if group == "mtsig.tests" else [])
-    monkeypatch.setattr(plugins, "_loaded", False)
-    monkeypatch.setattr(metrics, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "_LOADED", set())
     try:
         assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "--test", "sign", "-f", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["comparisons"][0]["test"] == "sign"
     finally:
         PAIRED_TESTS.pop("sign", None)
         KINDS.pop("sign", None)
+
+
+# ------------------------------------------------------------------------------------------ a correction
+def _hochberg(p: np.ndarray) -> np.ndarray:
+    """Hochberg's step-up (family-wise error under positive dependence): sorted descending, (k - i + 1) p."""
+    k = p.size
+    order = np.argsort(-p, kind="stable")
+    adj = np.minimum.accumulate(np.minimum(1.0, (np.arange(k) + 1) * p[order]))
+    out = np.empty(k)
+    out[order] = adj
+    return out
+
+
+@pytest.fixture
+def hochberg():
+    from mtsig.stats.multiple import CORRECTIONS, Correction, register_correction
+
+    register_correction(Correction(name="hochberg", help="Hochberg's step-up", adjust=_hochberg,
+                                   threshold=lambda alpha, k: alpha / k))  # fmt: skip
+    yield
+    CORRECTIONS.pop("hochberg")
+
+
+def test_a_new_correction_in_compare_cli_and_study(hochberg, capsys):
+    from mtsig.engine import threshold
+    from mtsig.stats.multiple import adjust
+
+    p = np.array([0.01, 0.04, 0.03, 0.2])
+    assert np.allclose(adjust(p, "hochberg"), [0.04, 0.08, 0.08, 0.2])  # by hand: min over j >= i of (k-j+1) p_(j)
+    assert threshold(0.05, 4, "hochberg") == pytest.approx(0.0125)  # the automatic resample count's target
+    table = mtsig.compute(REFS, [*SYSTEMS, f"copy={EX / 'base.en'}"])
+    res = mtsig.compare(stats=table, correction="hochberg", n_resamples=999)
+    raw = [c.result.p_value for c in res.comparisons]
+    assert [c.p_adjusted for c in res.comparisons] == pytest.approx(list(_hochberg(np.array(raw))))
+    assert res.settings.correction == "hochberg"
+    assert main(["compare", "-r", *REFS, "-s", *SYSTEMS, "--correction", "hochberg", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["correction"] == "hochberg"
+    from mtsig.studies import riezler
+
+    assert "hochberg" in riezler.multiplicity_methods()
+    design = riezler.MultiplicityDesign(replicates=10, n_resamples=100, null_systems=3)
+    rows = run_study("multiplicity", table, design).tables[0].rows
+    assert any("hochberg" in str(r[0]) for r in rows)
+
+
+def test_an_unknown_correction_lists_the_registered_ones(capsys):
+    with pytest.raises(mtsig.errors.InputError, match="unknown correction 'hochberg'; choose from: bh, bonferroni"):
+        mtsig.compare(REFS, SYSTEMS, correction="hochberg")
+
+
+# ------------------------------------------------------------------------------- an analysis, as a plugin
+def _src_length(ctx, arg):
+    from mtsig.analysis.core import partition_analysis
+
+    lengths = np.array([len(t) for t in ctx.ref_tokens("src-length")])  # stands in for source lengths
+    groups = (lengths >= np.median(lengths)).astype(np.int64)
+    return partition_analysis(ctx, "src-length", groups, ["short", "long"], [(None, None)] * 2, "by length")
+
+
+def test_an_analysis_plugin_is_reachable_from_the_command_line_alone(monkeypatch, capsys):
+    import importlib.metadata
+
+    import mtsig.registry as registry
+    from mtsig.analysis.core import ANALYSES, AnalysisEntry, register_analysis
+
+    def register():
+        register_analysis(AnalysisEntry("src-length", _src_length, "scores by length (a plugin)", default=False))
+
+    class EP:
+        name, value = "src-length", "pkg:register"
+
+        def load(self):
+            return register
+
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group=None: [EP()] if group == "mtsig.analyses" else []
+    )
+    monkeypatch.setattr(registry, "_LOADED", set())
+    try:
+        assert main(["analyze", "-r", *REFS, "-s", *SYSTEMS, "--by", "src-length", "-f", "json", "-j", "1"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert [a["kind"] for a in out["analyses"]] == ["src-length"]
+        assert [b["label"] for b in out["analyses"][0]["buckets"]] == ["short", "long"]
+    finally:
+        ANALYSES.pop("src-length", None)

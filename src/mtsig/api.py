@@ -308,7 +308,14 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     """
     check_option_names(metric_options, _OWN["score"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
-    opts = ScoreOptions(ci, ci_method, confidence, keep_distributions, resample_unit, sentence_level)
+    opts = ScoreOptions(
+        ci=ci,
+        ci_method=ci_method,
+        confidence=confidence,
+        keep_distributions=keep_distributions,
+        resample_unit=resample_unit,
+        sentence_level=sentence_level,
+    )
     extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
     resampling = Resampling.of(n_bootstrap, _seed(seed, rng), "n_bootstrap", progress=progress, **extra)
     loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair)
@@ -383,8 +390,9 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     check_option_names(metric_options, _OWN["compare"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
     tests = (test,) if isinstance(test, str) else tuple(test)
-    opts = CompareOptions(tests, baseline, correction, alpha, alternative, confidence, n_bootstrap,
-                          keep_distributions, system_ci, resample_unit, paired_runs)  # fmt: skip
+    opts = CompareOptions(tests=tests, baseline=baseline, correction=correction, alpha=alpha, alternative=alternative,
+                          confidence=confidence, n_bootstrap=n_bootstrap, keep_distributions=keep_distributions,
+                          system_ci=system_ci, resample_unit=resample_unit, paired_runs=paired_runs)  # fmt: skip
     extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
     resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress, **extra)
     loading = _loading(allow_empty_refs, jobs, dev_refs, dev_systems, docids, ref_translator, test_set, langpair)
@@ -459,9 +467,11 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
 
     check_option_names(metric_options, _OWN["analyze"])
     by = (by,) if isinstance(by, str) else tuple(by)
-    opts = AnalyzeOptions(by, test, baseline, correction, alpha, alternative, confidence, n_bootstrap,
-                          {k: tuple(v) for k, v in (cutoffs or {}).items()}, top, ngram_alpha, ngram_order,
-                          freq_corpus, dict(out_labels or {}), source, resample_unit)  # fmt: skip
+    opts = AnalyzeOptions(by=by, test=test, baseline=baseline, correction=correction, alpha=alpha,
+                          alternative=alternative, confidence=confidence, n_bootstrap=n_bootstrap,
+                          cutoffs={k: tuple(v) for k, v in (cutoffs or {}).items()}, top=top, ngram_alpha=ngram_alpha,
+                          ngram_order=ngram_order, freq_corpus=freq_corpus, out_labels=dict(out_labels or {}),
+                          source=source, resample_unit=resample_unit)  # fmt: skip
     resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress)
     loading = _loading(allow_empty_refs, jobs, None, None, docids, ref_translator, test_set, langpair)
     table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})

@@ -281,7 +281,7 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
 
 def _analyze_args(p: argparse.ArgumentParser) -> None:
     from mtsig.analysis import ANALYSES
-    from mtsig.stats.multiple import CORRECTIONS
+    from mtsig.stats.multiple import p_corrections
     from mtsig.stats.paired import ALTERNATIVES, test_names
 
     _inputs(p)
@@ -307,7 +307,7 @@ def _analyze_args(p: argparse.ArgumentParser) -> None:
                    help="resamples of the test (default: enough for the corrected threshold)")  # fmt: skip
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _unit_flag(t)
-    t.add_argument("--correction", default="holm", choices=[c for c in CORRECTIONS if c != "maxt"],
+    t.add_argument("--correction", default="holm", choices=p_corrections(),
                    help="p-value adjustment over every bucket and pair of an analysis (holm)")  # fmt: skip
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES, help="as in compare (two-sided)")
@@ -619,7 +619,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.report.render import render
     from mtsig.resample import Resampling
 
-    opts = ScoreOptions(a.ci, a.ci_method, a.confidence, resample_unit=a.resample_unit,
+    opts = ScoreOptions(ci=a.ci, ci_method=a.ci_method, confidence=a.confidence, resample_unit=a.resample_unit,
                         sentence_level=a.sentence_level)  # fmt: skip
     res = _with_width(score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog)), a)
     _figures(a, res)
@@ -643,7 +643,8 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
     if a.rank_dir and not a.baseline:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
     keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution, the report systems' intervals
-    opts = CompareOptions(tuple(a.test), a.baseline, a.correction, a.alpha, a.alternative, a.confidence, a.n_bootstrap,
+    opts = CompareOptions(tests=tuple(a.test), baseline=a.baseline, correction=a.correction, alpha=a.alpha,
+                          alternative=a.alternative, confidence=a.confidence, n_bootstrap=a.n_bootstrap,
                           keep_distributions=keep, system_ci=keep or a.ci, resample_unit=a.resample_unit,
                           paired_runs=a.paired_runs)  # fmt: skip
     res = _with_width(compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog)), a)
@@ -687,9 +688,11 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
     from mtsig.resample import Resampling
 
     cutoffs = {k: parse_cutoffs(v, k) for k, v in _keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
-    opts = AnalyzeOptions(tuple(a.by or ()), a.test, a.baseline, a.correction, a.alpha, a.alternative, a.confidence,
-                          a.n_bootstrap, cutoffs, a.top, a.ngram_alpha, a.ngram_order, a.freq_corpus,
-                          _keyed(a.out_labels, "--out-labels"), a.source, a.resample_unit)  # fmt: skip
+    opts = AnalyzeOptions(by=tuple(a.by or ()), test=a.test, baseline=a.baseline, correction=a.correction,
+                          alpha=a.alpha, alternative=a.alternative, confidence=a.confidence, n_bootstrap=a.n_bootstrap,
+                          cutoffs=cutoffs, top=a.top, ngram_alpha=a.ngram_alpha, ngram_order=a.ngram_order,
+                          freq_corpus=a.freq_corpus, out_labels=_keyed(a.out_labels, "--out-labels"), source=a.source,
+                          resample_unit=a.resample_unit)  # fmt: skip
     # the shared comparison in a second process where the command may use one (-j) and the platform forks
     fork = a.jobs > 1 and _can_fork()
     res = analyze_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog), fork=fork)

@@ -50,7 +50,7 @@ def _check_confidence(confidence: float) -> None:
 
 
 # ================================================================================================ score
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScoreOptions:
     """What ``score`` adds to the corpus scores (validated once)."""
 
@@ -177,7 +177,7 @@ def sentence_scores(table: StatsTable) -> dict[str, dict[str, list[float]]]:
 
 
 # ================================================================================================ compare
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CompareOptions:
     """The tests and decisions of ``compare`` (validated once); resampling counts are in
     :class:`Resampling` (``n_resamples``: the tests') and ``n_bootstrap`` (the intervals of differences)."""
@@ -204,8 +204,7 @@ class CompareOptions:
             raise InputError("no test given")
         for t in self.tests:
             get_test(t)
-        if self.correction not in CORRECTIONS:
-            raise unknown_name("correction", self.correction, CORRECTIONS)
+        CORRECTIONS.get(self.correction)
         if self.alternative not in ALTERNATIVES:
             raise unknown_name("alternative", self.alternative, ALTERNATIVES)
         if not 0 < self.alpha < 1:
@@ -222,11 +221,7 @@ AUTO_MARGIN = 10
 
 def threshold(alpha: float, k: int, correction: str) -> float:
     """The smallest p-value threshold of a correction over k comparisons (what the best pair must reach)."""
-    if correction == "none":
-        return alpha
-    if correction == "sidak":
-        return 1 - (1 - alpha) ** (1 / k)
-    return alpha / k  # holm, bonferroni, and bh for its smallest p-value
+    return CORRECTIONS.get(correction).threshold(alpha, k)
 
 
 def min_p(test: str, R: int, alternative: str) -> float:
@@ -316,7 +311,7 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
         )
     run_pairs = {p for p in pairs if p[0] in multi or p[1] in multi}
     warnings += _few_runs(table, run_pairs, opts)
-    if opts.correction == "maxt":
+    if CORRECTIONS.get(opts.correction).joint_bootstrap:
         if multi:
             raise InputError("correction maxt needs one output per system (for optimizer runs use holm)")
         check_bootstrap(table.n_segments, n_boot, opts.confidence, "correction maxt (a joint bootstrap)",
@@ -443,7 +438,7 @@ def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndar
 
 
 def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:
-    if opts.correction == "maxt":
+    if CORRECTIONS.get(opts.correction).joint_bootstrap:
         # step-down max-T over the joint bootstrap of every system (the comparison's shared bootstrap), never
         # below the test's own p-value (so a pair's adjusted p-value is at least its unadjusted one)
         pairs = ctx.plan.pairs
@@ -471,7 +466,13 @@ def compare_table(
     )
     boot_all = shared_bootstrap(table, resampling.with_count(n_drawn), pooled=True)
     system_ci = opts.system_ci and table.n_segments >= MIN_SEGMENTS_BOOTSTRAP
-    keep = ScoreOptions(system_ci, "percentile", opts.confidence, opts.keep_distributions, opts.resample_unit)
+    keep = ScoreOptions(
+        ci=system_ci,
+        ci_method="percentile",
+        confidence=opts.confidence,
+        keep_distributions=opts.keep_distributions,
+        resample_unit=opts.resample_unit,
+    )
     for_intervals = {k: v[: plan.n_bootstrap] for k, v in boot_all.items()}
     scores = score_table(seg_table, keep, resampling.with_count(plan.n_bootstrap), boot=for_intervals)
     comparisons: list[Comparison] = []

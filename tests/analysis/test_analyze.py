@@ -307,7 +307,7 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
 
     ref, systems = small
     table = mtsig.compute([ref], systems, ["bleu", "chrf"])
-    opts = AnalyzeOptions(tuple(core.AnalysisSpec.parse(x) for x in ("length-diff", "word-frequency", "examples")))
+    opts = AnalyzeOptions(by=tuple(core.AnalysisSpec.parse(x) for x in ("length-diff", "word-frequency", "examples")))
     thread = analyze_table(table, opts, Resampling(n_resamples=300), fork=False)
     started, here = [], []
     monkeypatch.setattr(core, "_fork_batch", lambda ctx, f=core._fork_batch: started.append(f(ctx)) or started[-1])

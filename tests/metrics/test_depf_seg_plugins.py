@@ -200,6 +200,7 @@ def test_plugin_entry_point(monkeypatch):
     import importlib.metadata
 
     import mtsig.metrics as reg
+    import mtsig.registry
 
     class Const(mtsig.metrics.Metric):
         name = "const"
@@ -228,7 +229,7 @@ def test_plugin_entry_point(monkeypatch):
             raise ImportError("no module nowhere")
 
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: [EP(), BrokenEP()])
-    monkeypatch.setattr(reg, "_plugins_loaded", False)
+    monkeypatch.setattr(mtsig.registry, "_LOADED", set())
     monkeypatch.delitem(reg.REGISTRY, "const", raising=False)
     with pytest.warns(UserWarning, match="'broken'"):
         m = mtsig.get_metric("const")

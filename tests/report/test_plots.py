@@ -35,7 +35,7 @@ def _marks(fig, kind: str) -> list[list[str]]:
 
 def test_forest_plot_shows_the_json_numbers(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu", "nist"])
-    res = compare_table(table, CompareOptions(("ar",), baseline="PROMT"), Resampling(2000, 3))
+    res = compare_table(table, CompareOptions(tests=("ar",), baseline="PROMT"), Resampling(2000, 3))
     marks = _marks(mtsig.plot(res), "delta")
     assert len(marks) == 2 * 3
     rows = {(c["metric"], c["a"], c["b"]): c for c in res.to_dict()["comparisons"]}
@@ -47,7 +47,7 @@ def test_forest_plot_shows_the_json_numbers(wmt_bleu_stats):
 
 def test_matrix_plot_of_all_pairs_shows_adjusted_p_and_sign(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu", "ter"] if "ter" in wmt_bleu_stats.metrics else ["bleu"])
-    res = compare_table(table, CompareOptions(("ar",)), Resampling(2000, 3))
+    res = compare_table(table, CompareOptions(tests=("ar",)), Resampling(2000, 3))
     marks = _marks(mtsig.plot(res), "pair")
     rows = {(c["metric"], c["a"], c["b"]): c for c in res.to_dict()["comparisons"]}
     assert len(marks) == len(rows)  # one mark per pair (its cell; the mirrored cell shows the opposite sign)
@@ -58,7 +58,7 @@ def test_matrix_plot_of_all_pairs_shows_adjusted_p_and_sign(wmt_bleu_stats):
 
 def test_one_pair_plot_is_the_null_distribution(wmt_bleu_stats):
     table = wmt_bleu_stats.select(["bleu"], WMT_SYSTEMS[:2])
-    res = compare_table(table, CompareOptions(("ar",), keep_distributions=True), Resampling(1000, 3))
+    res = compare_table(table, CompareOptions(tests=("ar",), keep_distributions=True), Resampling(1000, 3))
     ((m, a, b, delta, p),) = _marks(mtsig.plot(res), "observed")
     c = res.comparisons[0].result
     assert (m, a, b) == ("bleu", c.a, c.b) and float(delta) == c.delta and float(p) == c.p_value

@@ -149,7 +149,7 @@ def test_compare_correction_maxt_never_below_the_tests_own_p(wmt_bleu_stats):
 
         doubled = {"bleu": {n: np.stack([a[0], a[0]]) for n, a in t.stats["bleu"].items()}}
         runs = StatsTable(t.metrics, [type(s)(s.name, s.files, 2) for s in t.systems], doubled, t.n_segments)
-        compare_table(runs, CompareOptions(("ar",), correction="maxt"))
+        compare_table(runs, CompareOptions(tests=("ar",), correction="maxt"))
 
 
 def test_process_pool_reports_every_finished_item():

@@ -41,7 +41,7 @@ def me_table(multeval):
 
 @pytest.fixture(scope="module")
 def me_compare(me_table):
-    opts = CompareOptions(("ar", "stratified-ar"), baseline="baseline", n_bootstrap=10_000)
+    opts = CompareOptions(tests=("ar", "stratified-ar"), baseline="baseline", n_bootstrap=10_000)
     return compare_table(me_table.select(["bleu", "length"]), opts, Resampling(10_000, 1))
 
 
@@ -54,7 +54,7 @@ def test_s_sel_within_001_of_multeval(me_compare):
 
 
 def test_identical_system_gets_p_one_for_every_metric(me_table):
-    opts = CompareOptions(("ar", "stratified-ar"), baseline="baseline")
+    opts = CompareOptions(tests=("ar", "stratified-ar"), baseline="baseline")
     res = compare_table(me_table, opts, Resampling(2000, 2))
     rows = [c.result for c in res.comparisons if c.result.b == "sys2"]
     assert len(rows) == 8  # 4 metrics x 2 tests
@@ -196,7 +196,7 @@ def test_runs_table_and_json_shape(me_compare, me_table):
 
 def test_other_tests_with_runs_are_refused(me_table):
     with pytest.raises(mtsig.InputError, match="the tests for them are 'ar' .* and 'stratified-ar'"):
-        compare_table(me_table, CompareOptions(("ar", "ttest"), baseline="baseline"))
+        compare_table(me_table, CompareOptions(tests=("ar", "ttest"), baseline="baseline"))
 
 
 @pytest.mark.slow

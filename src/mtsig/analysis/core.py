@@ -37,10 +37,11 @@ from mtsig.analysis.buckets import DEFAULT_CUTOFFS, Cutoffs
 from mtsig.analysis.result import Analysis, AnalyzeResult, Bucket, BucketComparison, BucketScore
 from mtsig.engine import DEFAULT_BOOTSTRAP, CompareOptions, ScoreOptions, auto_resamples, compare_table, score_table
 from mtsig.engine import threshold as corrected_threshold
-from mtsig.errors import InputError, unknown_name
+from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
+from mtsig.registry import Registry
 from mtsig.resample import Resampling
-from mtsig.stats.multiple import adjust
+from mtsig.stats.multiple import CORRECTIONS, adjust
 from mtsig.stats.paired import PAIRED_TESTS, get_test
 from mtsig.table import StatsTable, SystemInfo
 
@@ -118,9 +119,7 @@ class AnalysisSpec(NamedTuple):
     def parse(cls, text: str) -> AnalysisSpec:
         kind, _, arg = text.partition("=")
         kind = kind.strip()
-        if kind not in ANALYSES:
-            raise unknown_name("analysis", kind, tuple(ANALYSES))
-        entry = ANALYSES[kind]
+        entry = ANALYSES.get(kind)
         if arg and not entry.takes_arg:
             raise InputError(f"analysis {kind} takes no argument (got {kind}={arg})", param="by")
         if entry.needs_arg and not arg:
@@ -128,7 +127,7 @@ class AnalysisSpec(NamedTuple):
         return cls(kind, arg or None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AnalyzeOptions:
     """What ``analyze`` runs (validated once)."""
 
@@ -158,11 +157,12 @@ class AnalyzeOptions:
         object.__setattr__(self, "by", tuple(dict.fromkeys(by)))
         get_test(self.test)
         # the checks compare does (alternative, correction, alpha, confidence, unit)
-        CompareOptions((self.test,), self.baseline, self.correction, self.alpha, self.alternative, self.confidence,
-                       self.n_bootstrap, resample_unit=self.resample_unit)  # fmt: skip
-        if self.correction == "maxt":
-            raise InputError("correction maxt is not offered by analyze (use holm, bonferroni, sidak or bh)",
-                             param="correction")  # fmt: skip
+        CompareOptions(tests=(self.test,), baseline=self.baseline, correction=self.correction, alpha=self.alpha,
+                       alternative=self.alternative, confidence=self.confidence, n_bootstrap=self.n_bootstrap,
+                       resample_unit=self.resample_unit)  # fmt: skip
+        if CORRECTIONS.get(self.correction).joint_bootstrap:
+            raise InputError(f"correction {self.correction} is not offered by analyze (use holm, bonferroni, sidak "
+                             "or bh)", param="correction")  # fmt: skip
         for kind, cuts in self.cutoffs.items():
             if kind not in DEFAULT_CUTOFFS:
                 raise InputError(f"bucket cutoffs apply to {', '.join(DEFAULT_CUTOFFS)}, not to {kind!r}",
@@ -297,7 +297,8 @@ def _n_resamples(ctx: AnalysisContext, k: int) -> int | None:
 
 def _compare_opts(ctx: AnalysisContext, unit: str | None = None) -> CompareOptions:
     o = ctx.opts
-    return CompareOptions((o.test,), o.baseline, "none", o.alpha, o.alternative, o.confidence, o.n_bootstrap,
+    return CompareOptions(tests=(o.test,), baseline=o.baseline, correction="none", alpha=o.alpha,
+                          alternative=o.alternative, confidence=o.confidence, n_bootstrap=o.n_bootstrap,
                           system_ci=True, resample_unit=unit or o.resample_unit)  # fmt: skip
 
 
@@ -623,7 +624,12 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
         def work() -> None:
             pr["result"] = score_table(
                 _derived_table(table, both, pr_stats),
-                ScoreOptions(True, "percentile", ctx.opts.confidence, resample_unit=ctx.opts.resample_unit),
+                ScoreOptions(
+                    ci=True,
+                    ci_method="percentile",
+                    confidence=ctx.opts.confidence,
+                    resample_unit=ctx.opts.resample_unit,
+                ),
                 replace(ctx.resampling, n_resamples=n_boot),
             )
 
@@ -826,13 +832,14 @@ class AnalysisEntry(NamedTuple):
     batched: bool = False
 
 
-ANALYSES: dict[str, AnalysisEntry] = {}
+#: the analyses by name (plugins: the ``mtsig.analyses`` entry-point group, loaded when ``--by`` names an
+#: analysis that is not a built-in one)
+ANALYSES: Registry[AnalysisEntry] = Registry("analysis", "mtsig.analyses")
 
 
 def register_analysis(entry: AnalysisEntry) -> AnalysisEntry:
     """Add an analysis (``mtsig analyze --by NAME`` and ``mtsig.analyze(by=[NAME])`` offer it)."""
-    ANALYSES[entry.name] = entry
-    return entry
+    return ANALYSES.register(entry)
 
 
 for _e in (

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
-from mtsig.errors import InputError, unknown_name
+from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
 from mtsig.metrics.bleu import BLEU, LengthRatio, ModifiedBLEU
 from mtsig.metrics.chrf import CHRF, CHRFpp
@@ -15,21 +14,41 @@ from mtsig.metrics.nist import NIST
 from mtsig.metrics.options import Option, SideInput
 from mtsig.metrics.segscore import SegmentScores
 from mtsig.metrics.ter import TER
+from mtsig.registry import Registry
 
-REGISTRY: dict[str, type[Metric]] = {
-    cls.name: cls for cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores, METEOR)
-}
-ALIASES = {"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length", "chrfpp": "chrf++"}
 ENTRY_POINT_GROUP = "mtsig.metrics"
-_plugins_loaded = False
+
+
+def _check_metric(cls: Any) -> None:
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise TypeError(f"{cls!r} is not a subclass of mtsig.metrics.Metric")
+
+
+def _metric_entry_point(name: str, cls: Any) -> bool:
+    """A ``mtsig.metrics`` entry point is the metric's class, named as the metric."""
+    if name != getattr(cls, "name", None):
+        raise TypeError(f"entry point {name!r} names a metric called {getattr(cls, 'name', None)!r}")
+    register_metric(cls)
+    return True
+
+
+#: the metrics by name (case-insensitive, with aliases); plugins through the ``mtsig.metrics`` entry-point group
+REGISTRY: Registry[type[Metric]] = Registry(
+    "metric",
+    ENTRY_POINT_GROUP,
+    aliases={"m-bleu": "mbleu", "modified-bleu": "mbleu", "len": "length", "chrfpp": "chrf++"},
+    check=_check_metric,
+    from_entry_point=_metric_entry_point,
+    casefold=True,
+)
+ALIASES = REGISTRY.aliases
+for _cls in (BLEU, NIST, ModifiedBLEU, LengthRatio, TER, CHRF, CHRFpp, DepF, SegmentScores, METEOR):
+    REGISTRY.register(_cls)
 
 
 def register_metric(cls: type[Metric]) -> type[Metric]:
     """Add a Metric subclass to the registry under ``cls.name`` (usable as a class decorator)."""
-    if not (isinstance(cls, type) and issubclass(cls, Metric)):
-        raise TypeError(f"{cls!r} is not a subclass of mtsig.metrics.Metric")
-    REGISTRY[cls.name] = cls
-    return cls
+    return REGISTRY.register(cls)
 
 
 def load_plugins() -> None:
@@ -37,20 +56,7 @@ def load_plugins() -> None:
 
     A plugin that fails to load is reported with a warning and skipped.
     """
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            cls = ep.load()
-            if ep.name != getattr(cls, "name", None):
-                raise TypeError(f"entry point {ep.name!r} names a metric called {getattr(cls, 'name', None)!r}")
-            register_metric(cls)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break mtsig
-            warnings.warn(f"mtsig: metric plugin {ep.name!r} ({ep.value}) could not be loaded: {exc}", stacklevel=2)
+    REGISTRY.load_plugins()
 
 
 def all_options(plugins: bool = False) -> dict[str, Option]:
@@ -97,12 +103,7 @@ def check_option_names(names, allowed_extra=()) -> None:
 def get_metric(name: str, **options: Any) -> Metric:
     """Build the metric called ``name``; options it does not take are ignored (so one set of
     command-line options can serve several metrics)."""
-    key = ALIASES.get(name.lower(), name.lower())
-    if key not in REGISTRY:
-        load_plugins()
-    if key not in REGISTRY:
-        raise unknown_name("metric", name, list(REGISTRY))
-    cls = REGISTRY[key]
+    cls = REGISTRY.get(name)
     try:
         return cls(**{k: v for k, v in options.items() if k in cls.options})
     except InputError:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mtsig.errors import unknown_name
+from mtsig.registry import Registry
 from mtsig.report.table import (
     Table,
     TextOut,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 #: format name -> result type (by qualified name, so that no result module is imported for the others) ->
 #: ``renderer(result, fmt, width) -> str`` (filled at the end of this module)
-FORMATS: dict[str, dict[str, Callable[[Any, str, int | None], str]]] = {}
+FORMATS: Registry[dict[str, Callable[[Any, str, int | None], str]]] = Registry("format", "mtsig.formats")
 
 
 class _Fmt:
@@ -222,8 +223,7 @@ def render_score(res: ScoreResult, fmt: str = "text", width: int | None = None) 
 
 
 def _render_score(res: ScoreResult, fmt: str, width: int | None) -> str:
-    if fmt not in FORMATS:
-        raise unknown_name("format", fmt, tuple(FORMATS))
+    FORMATS.get(fmt)  # an unknown format is refused (plugins loaded first)
     if fmt == "json":
         return to_json(res)
     if fmt == "csv":
@@ -357,8 +357,7 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
 
 
 def render_compare(res: CompareResult, fmt: str = "text", width: int | None = None) -> str:
-    if fmt not in FORMATS:
-        raise unknown_name("format", fmt, tuple(FORMATS))
+    FORMATS.get(fmt)  # an unknown format is refused (plugins loaded first)
     if fmt == "json":
         return to_json(res)
     if fmt == "csv":
@@ -494,8 +493,7 @@ def _study_layout(t: StudyTable, escape=lambda s: s) -> Table:
 
 
 def render_study(res: StudyResult, fmt: str = "text", width: int | None = None) -> str:
-    if fmt not in FORMATS:
-        raise unknown_name("format", fmt, tuple(FORMATS))
+    FORMATS.get(fmt)  # an unknown format is refused (plugins loaded first)
     settings = ", ".join(f"{k}: {v}" for k, v in res.settings.items())
     if fmt == "json":
         return json.dumps(strict(res.to_dict()), indent=1, default=float, allow_nan=False) + "\n"
@@ -535,12 +533,11 @@ def register_format(name: str, result_type: type | str, renderer: Callable[[Any,
 
 def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
     """Any result (score, compare, study, or a registered type) in a registered format."""
-    if fmt not in FORMATS:
-        raise unknown_name("format", fmt, tuple(FORMATS))
+    renderers = FORMATS.get(fmt)
     for kind in type(result).__mro__:
-        if _qualified(kind) in FORMATS[fmt]:
-            return FORMATS[fmt][_qualified(kind)](result, fmt, width)
-    names = tuple(k.rsplit(".", 1)[-1] for k in FORMATS[fmt])
+        if _qualified(kind) in renderers:
+            return renderers[_qualified(kind)](result, fmt, width)
+    names = tuple(k.rsplit(".", 1)[-1] for k in renderers)
     raise unknown_name(f"result type for format {fmt}", type(result).__name__, names)
 
 

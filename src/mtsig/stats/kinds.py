@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtsig.errors import InputError, unknown_name
+from mtsig.errors import InputError
+from mtsig.registry import Registry
 from mtsig.resample import Resampling
 from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratified_ar_many
 from mtsig.stats.intervals import Interval, interval
@@ -412,22 +413,22 @@ def _stratified(table, plan: ComparisonPlan, opts, r: Resampling) -> dict[str, d
     return out
 
 
-#: the registered kinds by name
-KINDS: dict[str, TestKind] = {}
+def _check_kind(kind: Any) -> None:
+    if not isinstance(kind, TestKind) or not kind.name:
+        raise InputError("a test kind is a named TestKind instance")
+
+
+#: the registered kinds by name (plugins: the ``mtsig.tests`` entry-point group, shared with the tests)
+KINDS: Registry[TestKind] = Registry("test kind", "mtsig.tests", check=_check_kind)
 
 
 def register_kind(kind: TestKind) -> TestKind:
     """Register a kind (an instance of a :class:`TestKind` subclass) under its name."""
-    if not isinstance(kind, TestKind) or not kind.name:
-        raise InputError("a test kind is a named TestKind instance")
-    KINDS[kind.name] = kind
-    return kind
+    return KINDS.register(kind)
 
 
 def get_kind(name: str) -> TestKind:
-    if name not in KINDS:
-        raise unknown_name("test kind", name, tuple(KINDS))
-    return KINDS[name]
+    return KINDS.get(name)
 
 
 for _k in (RandomizationKind(), StratifiedKind(), BootstrapKind(), SentenceKind()):

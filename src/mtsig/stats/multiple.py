@@ -21,14 +21,58 @@ Post-hoc procedures that use the dependence between the comparisons (section 4.4
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
-from mtsig.errors import unknown_name
+from mtsig.errors import InputError, unknown_name
+from mtsig.registry import Registry
 from mtsig.stats.pvalues import check_alternative
 
-CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "maxt", "none")
-#: corrections computed from p-values alone (maxt needs the statistics)
-P_CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
+
+@dataclass(frozen=True, kw_only=True)
+class Correction:
+    """A multiple-comparison correction: one registry entry (:data:`CORRECTIONS`).
+
+    ``adjust(p)`` turns a family's p-values into adjusted ones (same order); ``threshold(alpha, k)`` is the
+    smallest threshold an unadjusted p-value must reach to be significant among ``k`` comparisons (what the
+    automatic count of resamples is sized for); a correction that works on the joint bootstrap of every system
+    (``joint_bootstrap``: ``maxt``) has no ``adjust`` from p-values alone and the engine computes it itself."""
+
+    name: str
+    #: one line for ``--help`` and the docs
+    help: str
+    adjust: Callable[[np.ndarray], np.ndarray] | None
+    threshold: Callable[[float, int], float]
+    joint_bootstrap: bool = False
+
+
+def _check_correction(c: object) -> None:
+    if not isinstance(c, Correction) or not c.name:
+        raise InputError("a correction is a named Correction entry")
+    if c.adjust is None and not c.joint_bootstrap:
+        raise InputError(f"correction {c.name!r}: give adjust(p) (or mark it joint_bootstrap)")
+
+
+#: the corrections by name (plugins: the ``mtsig.corrections`` entry-point group)
+CORRECTIONS: Registry[Correction] = Registry("correction", "mtsig.corrections", check=_check_correction)
+
+
+def register_correction(correction: Correction) -> Correction:
+    """Add a correction (``--correction NAME``, ``mtsig.compare(correction=)``, ``study multiplicity``'s rows)."""
+    return CORRECTIONS.register(correction)
+
+
+def p_corrections() -> tuple[str, ...]:
+    """The corrections computed from p-values alone (every one but the joint-bootstrap ones), now."""
+    return tuple(n for n, c in CORRECTIONS.items() if not c.joint_bootstrap)
+
+
+def __getattr__(name: str):
+    if name == "P_CORRECTIONS":  # the registered names when asked for, not when this module was imported
+        return p_corrections()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def experimentwise_error(alpha: float, k: int) -> float:
@@ -38,26 +82,48 @@ def experimentwise_error(alpha: float, k: int) -> float:
 
 def adjust(pvalues, method: str = "holm") -> np.ndarray:
     """Adjusted p-values (same order as the input)."""
-    if method not in P_CORRECTIONS:
-        raise unknown_name("correction", method, P_CORRECTIONS)
+    corr = CORRECTIONS.get(method)
+    if corr.adjust is None:
+        raise unknown_name("correction", method, p_corrections())
     p = np.asarray(pvalues, dtype=np.float64)
-    k = p.size
-    if k == 0 or method == "none":
+    if p.size == 0:
         return p.copy()
-    if method == "bonferroni":
-        return np.minimum(1.0, p * k)
-    if method == "sidak":
-        return 1.0 - (1.0 - p) ** k
+    return np.asarray(corr.adjust(p), dtype=np.float64)
+
+
+def _stepwise(p: np.ndarray, step_down: bool) -> np.ndarray:
+    """Holm (step-down Bonferroni) or Benjamini-Hochberg (step-up) adjusted p-values."""
+    k = p.size
     order = np.argsort(p, kind="stable")
     ps = p[order]
-    if method == "holm":
+    if step_down:
         adj = np.maximum.accumulate(np.minimum(1.0, (k - np.arange(k)) * ps))
-    else:  # bh
+    else:
         adj = np.minimum.accumulate(k / np.arange(k, 0, -1) * ps[::-1])[::-1]
         adj = np.minimum(1.0, adj)
     out = np.empty(k)
     out[order] = adj
     return out
+
+
+def _bonferroni_threshold(alpha: float, k: int) -> float:
+    return alpha / k  # holm, bonferroni, and bh for its smallest p-value
+
+
+for _c in (
+    Correction(name="holm", help="step-down Bonferroni: controls the family-wise error, never worse than Bonferroni",
+               adjust=lambda p: _stepwise(p, True), threshold=_bonferroni_threshold),
+    Correction(name="bonferroni", help="min(1, k p): controls the family-wise error",
+               adjust=lambda p: np.minimum(1.0, p * p.size), threshold=_bonferroni_threshold),
+    Correction(name="sidak", help="1 - (1 - p)^k: controls the family-wise error for independent tests",
+               adjust=lambda p: 1.0 - (1.0 - p) ** p.size, threshold=lambda a, k: 1 - (1 - a) ** (1 / k)),
+    Correction(name="bh", help="Benjamini-Hochberg step-up: controls the false discovery rate",
+               adjust=lambda p: _stepwise(p, False), threshold=_bonferroni_threshold),
+    Correction(name="maxt", help="step-down max-T over the joint bootstrap of all systems (Romano & Wolf)",
+               adjust=None, threshold=_bonferroni_threshold, joint_bootstrap=True),
+    Correction(name="none", help="no adjustment", adjust=lambda p: p.copy(), threshold=lambda a, k: a),
+):  # fmt: skip
+    register_correction(_c)
 
 
 def clusters(scores: dict[str, float], significant: dict[frozenset, bool], higher_is_better: bool) -> list[list[str]]:

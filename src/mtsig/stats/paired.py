@@ -36,7 +36,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtsig.errors import InputError, unknown_name
+from mtsig.errors import InputError
+from mtsig.registry import Registry
 from mtsig.resample import Resampling
 from mtsig.results import TestResult
 from mtsig.stats.kinds import KINDS, BootstrapEvidence, CountEvidence, PairStats, SentenceEvidence, get_kind
@@ -106,17 +107,20 @@ class PairedTest(NamedTuple):
         return floor * get_kind(self.kind).smallest_p(n_resamples, alternative)
 
 
-PAIRED_TESTS: dict[str, PairedTest] = {}
-
-
-def register_test(test: PairedTest) -> PairedTest:
-    """Add a test to the registry (its kind must be registered; a test of a resampling kind has a default count)."""
+def _check_test(test: PairedTest) -> None:
     kind = get_kind(test.kind)
     if kind.resamples != test.resamples:
         need = "a default number of resamples" if kind.resamples else "no default number of resamples"
         raise InputError(f"test {test.name!r}: a test of kind {kind.name!r} has {need}")
-    PAIRED_TESTS[test.name] = test
-    return test
+
+
+#: the paired tests by name (plugins: the ``mtsig.tests`` entry-point group, shared with the kinds)
+PAIRED_TESTS: Registry[PairedTest] = Registry("test", "mtsig.tests", check=_check_test)
+
+
+def register_test(test: PairedTest) -> PairedTest:
+    """Add a test to the registry (its kind must be registered; a test of a resampling kind has a default count)."""
+    return PAIRED_TESTS.register(test)
 
 
 for _t in (
@@ -148,9 +152,7 @@ def __getattr__(name: str):
 
 
 def get_test(name: str) -> PairedTest:
-    if name not in PAIRED_TESTS:
-        raise unknown_name("test", name, test_names())
-    return PAIRED_TESTS[name]
+    return PAIRED_TESTS.get(name)
 
 
 # ---------------------------------------------------------------------------------------------------

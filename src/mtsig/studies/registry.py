@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mtsig.errors import InputError, unknown_name
+from mtsig.errors import InputError
+from mtsig.registry import Registry
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult
 
@@ -52,21 +53,22 @@ def _load(where: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-STUDIES: dict[str, Study] = {}
+def _check_study(study: Any) -> None:
+    if not isinstance(study, Study) or not study.name:
+        raise InputError("a study is a named Study entry")
+
+
+#: the studies by name (plugins: the ``mtsig.studies`` entry-point group)
+STUDIES: Registry[Study] = Registry("study", "mtsig.studies", check=_check_study)
 
 
 def register_study(study: Study) -> Study:
-    if not isinstance(study, Study) or not study.name:
-        raise InputError("a study is a named Study entry")
-    STUDIES[study.name] = study
-    return study
+    return STUDIES.register(study)
 
 
 def get_study(name: str) -> Study:
     """The registered study ``name``, its parts imported."""
-    if name not in STUDIES:
-        raise unknown_name("study", name, tuple(STUDIES))
-    study = STUDIES[name] = STUDIES[name].resolved()
+    study = STUDIES[name] = STUDIES.get(name).resolved()
     return study
 
 

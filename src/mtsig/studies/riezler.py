@@ -26,7 +26,7 @@ from mtsig.errors import InputError
 from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
 from mtsig.stats.engines import ar_counts, bootstrap_many
 from mtsig.stats.kinds import KINDS, PairStats
-from mtsig.stats.multiple import P_CORRECTIONS, adjust, experimentwise_error, maxt, studentized_ranges
+from mtsig.stats.multiple import adjust, experimentwise_error, maxt, p_corrections, studentized_ranges
 from mtsig.stats.paired import PAIRED_TESTS, pair_evidence
 from mtsig.stats.pvalues import p_from_count
 from mtsig.studies.design import (
@@ -48,8 +48,16 @@ from mtsig.studies.result import StudyResult, StudyTable
 #: test it misreads; and the label that tells the two shifts apart
 VARIANTS = {"bootstrap": "bootstrap-abs"}
 _LABEL = {"bootstrap": "bootstrap (centred shift)", "bootstrap-abs": "bootstrap (Fig. 2 as printed: |Δ*| shifted)"}
+
+
 #: max-T single-step and step-down reject some pair in the same families (the same first step): one row
-MULTIPLICITY_METHODS = (*(c for c in P_CORRECTIONS if c != "none"), "maxt", "tukey-hsd")
+def multiplicity_methods() -> tuple[str, ...]:
+    """The rows of ``study multiplicity``: every correction from p-values (registered ones included, ``none``
+    aside), max-T over the joint bootstrap and Tukey's HSD."""
+    return (*(c for c in p_corrections() if c != "none"), "maxt", "tukey-hsd")
+
+
+MULTIPLICITY_METHODS = multiplicity_methods()
 _NULL_PAIR = "the two real systems the exact nulls are built from (default: the first two)"
 _ALPHAS = "significance levels"
 
@@ -104,7 +112,7 @@ class SensitivityDesign(Design):
 
     test: str = option("ar", "the test", "str", choices=lambda: tuple(PAIRED_TESTS))
     alpha: float = option(0.05, "significance level", "float", low=0, high=1, open=True)
-    correction: str = option("holm", "p-value correction", "str", choices=P_CORRECTIONS)
+    correction: str = option("holm", "p-value correction", "str", choices=p_corrections())
     n_resamples: int | None = option(None, "resamples of the test (its default)", "int", low=1, high=MAX_RESAMPLES)
     seed: int = seed_option()
 
@@ -272,7 +280,7 @@ def _family_rows(reps: list[dict], g: MultiplicityDesign, K: int, df: int, R: in
             label = f"any of {K} independent comparisons, uncorrected"
             rows.append(_rate_row(label, al, ind, n // K, experimentwise_error(al, K)))
         crit = float(studentized_range.isf(al, g.null_systems, df))
-        for meth in MULTIPLICITY_METHODS:
+        for meth in multiplicity_methods():
             k = sum(_family_rejects(x, meth, al, crit, R) for x in reps)
             label = "maxt (joint bootstrap, step-down)" if meth == "maxt" else meth
             rows.append(_rate_row(f"any of the pairs, {label}", al, k, n, al))
@@ -341,7 +349,7 @@ def sensitivity(table, design: SensitivityDesign | None = None, run: Runner | No
         raise InputError("the sensitivity study compares metrics: give at least two with -m (e.g. -m nist bleu)")
     progress = run.progress if run is not None else None
     resampling = Resampling.of(g.n_resamples, g.seed, progress=progress)
-    res = compare_table(table, CompareOptions((test,), None, correction, alpha), resampling)
+    res = compare_table(table, CompareOptions(tests=(test,), correction=correction, alpha=alpha), resampling)
     metrics = list(table.metrics)
     pairs = list(dict.fromkeys(c.pair for c in res.comparisons))
     by = {(c.result.metric, c.pair): c for c in res.comparisons}
