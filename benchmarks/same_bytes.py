@@ -575,7 +575,26 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
             [],
         ),
         *study_commands(r1, h, me_ref, runs),
+        *analyze_commands(r2, h, tmp),
     ]
+
+
+ANALYZE_FORMATS = ("text", "json", "csv", "markdown", "latex")
+
+
+def analyze_commands(r2: list[str], h: list[str], tmp: Path) -> list:
+    """analyze in every format: every default analysis of the four systems, and BLEU/chrF/TER by sentence score and
+    word frequency against a baseline with the paired bootstrap; and the HTML report."""
+    out = []
+    for fmt in ANALYZE_FORMATS:
+        out.append((f"analyze default {fmt}", ["analyze", "-r", *r2, "-s", *h, "-f", fmt, "-j", "1"], []))
+        argv = ["analyze", "-r", r2[0], "-s", *h, "-m", "bleu", "chrf", "ter", "--by", "sentence-score",
+                "word-frequency", "ref-length", "--test", "paired-bootstrap", "-b", "PROMT", "--seed", "4", "-f", fmt,
+                "-j", "1"]  # fmt: skip
+        out.append((f"analyze baseline {fmt}", argv, []))
+    out.append(("analyze html", ["analyze", "-r", r2[0], "-s", *h[:2], "--by", "ref-length", "ngrams", "examples",
+                                 "--html", "OUT/analyze.html", "-j", "1"], ["analyze.html"]))  # fmt: skip
+    return out
 
 
 #: every study, small enough to run in seconds, each in every output format
@@ -652,7 +671,7 @@ def run_all(tree: Path, tmp: Path, tag: str) -> list[dict]:
                 "rc": p.returncode,
                 "stdout": norm[0],
                 "stderr": norm[1],
-                "files": {f: _file_digest(out_dir / f) for f in files},
+                "files": {f: _file_digest(out_dir / f).replace(str(out_dir), "OUT") for f in files},
             }
         )
     return results

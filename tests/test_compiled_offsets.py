@@ -14,9 +14,9 @@ import textwrap
 
 import pytest
 
-pytest.importorskip("mtsig._ter")
-pytest.importorskip("mtsig._meteor")
-pytest.importorskip("mtsig._tok")
+from tests.test_compiled_missing import require_compiled
+
+require_compiled("mtsig._ter", "mtsig._meteor", "mtsig._tok", "mtsig._plan")
 
 
 def _outcome(code: str) -> str:

@@ -89,3 +89,55 @@ def test_the_checker_sees_a_loop(tmp_path):
     mods = _modules(tmp_path)
     graph = {m: _imports(m, f, mods, top_only=False) for m, f in mods.items()}
     assert graph["mtsig.a"] == {"mtsig.b"} and graph["mtsig.b"] == {"mtsig.a"}
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of a graph (iterative: no recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on, stack, out = set(), [], []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def test_strongly_connected_components_finds_a_three_module_cycle():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert sorted(map(tuple, strongly_connected(g))) == [("a", "b", "c"), ("d",)]
+
+
+def test_no_cycle_of_any_length_even_through_function_level_imports():
+    """No strongly connected component of more than one module in the graph of every import (function-level
+    ones included): ``results -> report.render -> stats.paired -> results`` was one."""
+    mods = _modules()
+    graph = {m: _imports(m, f, mods, top_only=False) for m, f in mods.items()}
+    assert [c for c in strongly_connected(graph) if len(c) > 1] == []

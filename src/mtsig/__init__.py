@@ -25,6 +25,8 @@ _WHERE = {
     "analyze": "mtsig.api",
     "AnalyzeResult": "mtsig.analysis",
     "compute": "mtsig.api",
+    "human": "mtsig.humaneval",
+    "HumanResult": "mtsig.humaneval",
     "plot": "mtsig.api",
     "report_html": "mtsig.api",
     "StatsTable": "mtsig.table",
@@ -53,6 +55,8 @@ __all__ = [
     "analyze",
     "AnalyzeResult",
     "compute",
+    "human",
+    "HumanResult",
     "plot",
     "report_html",
     "StatsTable",
@@ -93,6 +97,7 @@ if TYPE_CHECKING:  # for type checkers and editors
     from mtsig.analysis import AnalyzeResult
     from mtsig.api import analyze, compare, compute, score
     from mtsig.errors import InputError, MtsigError
+    from mtsig.humaneval import HumanResult, human
     from mtsig.io.segments import RefSet, Segments
     from mtsig.metrics import REGISTRY, get_metric
     from mtsig.resample import Resampling

@@ -404,6 +404,62 @@ def _study(a: argparse.Namespace, table) -> None:
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
+def _human_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.humaneval.protocols import HUMAN_TESTS, PROTOCOLS
+    from mtsig.io.human import INPUT_FORMATS
+    from mtsig.stats.multiple import p_corrections
+
+    p.add_argument("files", nargs="+", metavar="FILE", help="files of human judgments, all of one format")
+    g = p.add_argument_group("judgments")
+    g.add_argument("--input-format", default=None, choices=INPUT_FORMATS,
+                   help="wmt-da (WMT's DA judgments), wmt-da-seg (WMT's segment scores), mqm (error spans), tsv "
+                   "(system, segment, [annotator,] score); default: recognised from the first line")  # fmt: skip
+    g.add_argument("--standardize", default=None, choices=("none", "annotator"),
+                   help="annotator: z-standardize each annotator's scores first (raw DA, ESA)")  # fmt: skip
+    g.add_argument("--mqm-weights", default=None, metavar="FILE",
+                   help="MQM weights: severity<TAB>weight or severity<TAB>category<TAB>weight per line (default: "
+                   "Major 5, Minor 1, Neutral 0, Non-translation 25, Minor Fluency/Punctuation 0.1)")  # fmt: skip
+    g.add_argument("--da-score", default="z", choices=("z", "raw"), help="wmt-da-seg: the z (default) or raw score")
+    t = p.add_argument_group("ranking")
+    listing = "; ".join(f"{n}: {e.help}" for n, e in PROTOCOLS.items())
+    t.add_argument("--protocol", default="mtsig", metavar="P", help=f"how systems are ranked ({listing})")
+    t.add_argument("--test", default="ar", choices=tuple(HUMAN_TESTS),
+                   help="protocol mtsig: the paired test (ar: 10,000 shuffles; paired-bootstrap: 1,000)")  # fmt: skip
+    t.add_argument("--correction", default="holm", choices=p_corrections(), help="protocol mtsig: p-value "
+                   "adjustment over every pair (holm)")  # fmt: skip
+    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals and rank sets (0.95)")
+    t.add_argument("--n-resamples", type=int, default=None, help="resamples of the paired test")
+    t.add_argument("--n-bootstrap", type=int, default=2000,
+                   help="joint bootstrap resamples behind the intervals and rank sets (2000)")  # fmt: skip
+    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    t.add_argument("--resample-unit", default="segment", choices=("segment", "document", "domain"),
+                   help="what resampling draws or swaps (document: MQM and TSV files with documents)")  # fmt: skip
+    t.add_argument("--min-common", type=int, default=10,
+                   help="pairs judged on fewer common segments are not tested (10)")  # fmt: skip
+    t.add_argument("--segments", action="store_true", help="also the per-segment scores used (JSON, CSV)")
+    _output(p, plot=False)
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="also write a self-contained HTML report (ranking figure as inline SVG, tables)")  # fmt: skip
+
+
+def _human(a: argparse.Namespace, prog) -> None:
+    from mtsig.humaneval import human
+    from mtsig.report.render import render
+
+    res = human(a.files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
+                mqm_weights=a.mqm_weights, da_score=a.da_score, test=a.test, correction=a.correction, alpha=a.alpha,
+                confidence=a.confidence, n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap, seed=a.seed,
+                resample_unit=a.resample_unit, min_common=a.min_common, segments=a.segments, progress=prog)  # fmt: skip
+    if a.html:
+        import shlex
+
+        from mtsig.humaneval.render import render_human_html
+
+        _write(render_human_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
+    _write(render(res, a.format, _layout_width(a)), a.output)
+
+
 #: command -> (help, function adding its arguments)
 COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
@@ -415,6 +471,10 @@ COMMANDS = {
         _analyze_args,
     ),
     "study": ("the seeds' validation experiments on your outputs (mtsig study NAME --help)", _study_args),
+    "human": (
+        "rank systems from human judgments (WMT DA, MQM, ESA/TSV) with tests, clusters and rank ranges",
+        _human_args,
+    ),
     "metrics": ("list the available metrics, their options and direction", None),
 }
 
@@ -469,8 +529,10 @@ def _inputs_of(a: argparse.Namespace) -> list[str]:
     """Every input file named on the command line (references, systems and their runs, side inputs)."""
     from mtsig.io.load import parse_system_spec
 
-    out = list(a.refs or []) + list(a.dev_refs or []) + ([a.stats] if getattr(a, "stats", None) else [])
-    for spec in [*(a.systems or []), *(a.dev_systems or [])]:
+    out = list(getattr(a, "refs", None) or []) + list(getattr(a, "dev_refs", None) or [])
+    out += ([a.stats] if getattr(a, "stats", None) else []) + list(getattr(a, "files", None) or [])
+    out += [getattr(a, "mqm_weights", None)] if getattr(a, "mqm_weights", None) else []
+    for spec in [*(getattr(a, "systems", None) or []), *(getattr(a, "dev_systems", None) or [])]:
         try:
             out += parse_system_spec(spec)[1]
         except MtsigError:
@@ -761,6 +823,10 @@ def _run(a: argparse.Namespace) -> int:
         from mtsig.report.plots import check_path
 
         check_path(a.plot)
+    if a.command == "human":
+        with _progress_factory(not a.quiet) as prog:
+            _human(a, prog)
+        return 0
     if getattr(a, "rank_dir", None) and os.path.exists(a.rank_dir) and not os.path.isdir(a.rank_dir):
         from mtsig.errors import InputError
 

@@ -197,9 +197,9 @@ class ScoreResult:
         return f"<ScoreResult {scores}{more}>"
 
     def _repr_html_(self) -> str:
-        from mtsig.report.render import render
+        from mtsig.report.notebook import score_html
 
-        return _html_table(render(self, "csv"))
+        return score_html(self)
 
 
 @dataclass(frozen=True)
@@ -301,9 +301,9 @@ class CompareResult:
         )
 
     def _repr_html_(self) -> str:
-        from mtsig.report.render import render
+        from mtsig.report.notebook import compare_html
 
-        return _html_table(render(self, "csv"))
+        return compare_html(self)
 
     def get(self, a: str, b: str, *, metric: str | None = None, test: str | None = None) -> Comparison:
         """The comparison of systems ``a`` and ``b`` (delta = b - a) under ``metric`` and ``test`` (each may be
@@ -343,17 +343,3 @@ class CompareResult:
             "clusters": self.clusters,
             "warnings": list(self.warnings),
         }
-
-
-def _html_table(csv_text: str) -> str:
-    """A CSV rendering as an HTML table (notebooks' rich display), every cell escaped."""
-    import csv
-    import html
-    import io
-
-    rows = list(csv.reader(io.StringIO(csv_text)))
-    if not rows:
-        return "<table></table>"
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in r) + "</tr>" for r in rows[1:])
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -1,11 +1,12 @@
 """METEOR parity with the official meteor-1.5.jar, run as an oracle on the shared data (marked java, slow).
 
-Segment scores must equal the jar's to 1e-6 on at least 99.9% of segments (every segment that does not is
-printed), system scores to 4 decimals (0..1 scale; mtsig reports x 100).
+Every segment score must equal the jar's to 1e-6 (a segment that does not is printed), system scores to 4
+decimals (0..1 scale; mtsig reports x 100). Under CI, PyStemmer 2.x (the meteor extra) must be installed.
 """
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -95,7 +96,7 @@ def _check(name, jar, ours):
     bad = np.flatnonzero(np.abs(j_seg - o_seg) > 1e-6)
     for i in bad:
         print(f"{name}: segment {i + 1}: jar {j_seg[i]!r} mtsig {o_seg[i]!r}\n  hyp: {hyp[i]}\n  ref: {refs[0][i]}")
-    assert len(bad) <= 0.001 * len(j_seg), f"{name}: {len(bad)} of {len(j_seg)} segments differ"
+    assert len(bad) == 0, f"{name}: {len(bad)} of {len(j_seg)} segments differ from the jar's by more than 1e-6"
     assert round(o_sys, 4) == round(j_sys, 4), (name, o_sys, j_sys)
     return len(j_seg), len(bad), abs(o_sys - j_sys)
 
@@ -146,6 +147,8 @@ def test_stems_equal_the_jar(lang, files, implementation):
     from tests.meteor.jar import stem_words
 
     if implementation == "pystemmer" and _pystemmer_2() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("PyStemmer 2.x is not installed, and CI installs the meteor extra: its build failed")
         pytest.skip("PyStemmer 2.x is not installed")
     paths = [need(WMT) / "generaltest2022.de-en.src.de"] if files == "de" else [
         *(need(WMT) / f for f in sorted(p.name for p in WMT.glob("*.en"))),

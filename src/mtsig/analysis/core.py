@@ -48,7 +48,6 @@ from mtsig.table import StatsTable, SystemInfo
 #: buckets with fewer segments (or, for word analyses, reference and output words) are shown without tests
 MIN_BUCKET = 10
 #: metrics whose segment scores lie on a 0-100 scale, where compare-mt's sentence-score cutoffs (tenths) apply
-SCALE_100 = ("bleu", "chrf", "meteor", "ter", "depf", "mbleu", "nist_bleu")
 
 
 # ------------------------------------------------------------------------------------------ derived metrics
@@ -578,7 +577,7 @@ def _sentence_score(ctx: AnalysisContext, arg) -> list[Analysis]:
     table = ctx.table
     for mname, metric in table.metrics.items():
         scores = {n: np.stack([metric.sentence_scores(run) for run in table.stats[mname][n]]) for n in ctx.names}
-        if type(metric).name in SCALE_100:
+        if metric.scale == 100:  # compare-mt's cutoffs are on its 0-100 scale
             default = DEFAULT_CUTOFFS["sentence-score"]
         else:  # the deciles of every system's segment scores
             pooled = np.concatenate([s.ravel() for s in scores.values()])

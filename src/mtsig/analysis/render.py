@@ -59,11 +59,16 @@ def _pair_cell(a: Analysis, c, too_small: bool) -> str:
 
 
 def differences_table(a: Analysis) -> Table | None:
-    if not a.buckets or not a.buckets[0].comparisons:
+    """Δ and the adjusted p-value per bucket and pair; the pairs are those of any bucket that has comparisons (an
+    empty bucket has none: its row is ``-`` under every pair, so that no row is short)."""
+    pairs = next(([(c.a, c.b) for c in b.comparisons] for b in a.buckets if b.comparisons), None)
+    if not pairs:
         return None
-    pairs = [(c.a, c.b) for c in a.buckets[0].comparisons]
     head = ["bucket", *(f"{_short(y)} − {_short(x)}" for x, y in pairs)]
-    rows = [[b.label, *(_pair_cell(a, c, b.too_small) for c in b.comparisons)] for b in a.buckets]
+    rows = []
+    for b in a.buckets:
+        by_pair = {(c.a, c.b): c for c in b.comparisons}
+        rows.append([b.label, *(_pair_cell(a, by_pair[p], b.too_small) if p in by_pair else "-" for p in pairs)])
     return Table(head, rows, title=f"{a.kind}: differences (Δ, adjusted p-value; * significant, · too small)")
 
 

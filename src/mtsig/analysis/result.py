@@ -138,6 +138,11 @@ class AnalyzeResult:
             return frame(*item_rows(self))
         return frame(analyze_rows(self), ANALYZE_COLUMNS)
 
+    def _repr_html_(self) -> str:
+        from mtsig.report.notebook import analyze_html
+
+        return analyze_html(self)
+
     def get(self, kind: str, metric: str | None = None) -> Analysis:
         """The analysis of ``kind`` (and ``metric``, when the kind was run for several)."""
         found = [a for a in self.analyses if a.kind == kind and (metric is None or a.metric == metric)]

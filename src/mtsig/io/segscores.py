@@ -288,8 +288,6 @@ def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | No
 def adopt_file_metric(metrics: dict, systems: list[System], given_options: Mapping[str, Any]) -> dict:
     """The ``seg`` metric renamed and oriented as its score files say (COMET, MetricX), unless the user named
     it or gave its direction."""
-    from mtsig.metrics import get_metric
-
     if "seg_name" in given_options or "seg_lower_is_better" in given_options:
         return metrics
     found = {r.seg_metric for s in systems for r in s.runs if r.seg_metric is not None}
@@ -299,7 +297,7 @@ def adopt_file_metric(metrics: dict, systems: list[System], given_options: Mappi
     out = {}
     for key, m in metrics.items():
         if type(m).name == "seg":
-            m = get_metric("seg", seg_name=name, seg_lower_is_better=lower)
+            m = type(m)(seg_name=name, seg_lower_is_better=lower)  # the seg metric's own class (no registry lookup)
             key = m.name
         out[key] = m
     return out

@@ -42,6 +42,10 @@ class Metric(ABC):
     side_inputs: ClassVar[dict[str, SideInput]] = {}
     #: decimals shown in reports
     decimals: ClassVar[int] = 2
+    #: the top of the scale segment scores lie on (compare-mt's ``scorer.scale``): 100 for BLEU, chrF, TER, METEOR
+    #: ... (``analyze --by sentence-score`` then buckets by compare-mt's cutoffs on that scale); None for a metric
+    #: whose scale is not known (human scores, COMET): buckets at the deciles of the segment scores
+    scale: ClassVar[float | None] = None
     #: what any statistics of the metric satisfy (checked when a statistics file is read): no negative value,
     #: whole numbers (counts)
     nonnegative_stats: ClassVar[bool] = True

@@ -70,6 +70,7 @@ def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_valu
 
 class BLEU(NgramMetric):
     name = "bleu"
+    scale = 100.0
     description = "BLEU (Papineni et al.), mteval-v13a / sacreBLEU formulas, 0-100"
     sentence_score_label = "sentence BLEU (sacreBLEU's sentence_bleu: effective order, exp smoothing)"
     options = {
@@ -152,6 +153,7 @@ class ModifiedBLEU(NgramMetric):
     """Zhang's Modified BLEU: arithmetic (not geometric) mean of the n-gram precisions times the BP."""
 
     name = "mbleu"
+    scale = 100.0
     description = "Modified BLEU (Zhang): arithmetic mean of n-gram precisions x brevity penalty, 0-100"
     options = {**NgramMetric.options, "bleu_order": BLEU_ORDER}
 

@@ -109,6 +109,7 @@ def attach_hyp_parses(refs, systems, specs) -> None:
 
 class DepF(Metric):
     name = "depf"
+    scale = 100.0
     integer_stats = True  # counts of triples
     description = "dependency-relation F-score (labeled triples; needs parses), 0-100"
     options = {

@@ -28,6 +28,7 @@ _NORM_HELP = "METEOR: the jar's -norm (tokenize and normalize punctuation, lower
 
 class METEOR(Metric):
     name = "meteor"
+    scale = 100.0
     description = "METEOR 1.5 (exact, stem, synonym, paraphrase stages), equal to meteor-1.5.jar"
     higher_is_better = True
     chunkable = True

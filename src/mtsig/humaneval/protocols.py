@@ -1,0 +1,381 @@
+"""Protocols for ranking systems from human judgments: one registry entry each (:data:`PROTOCOLS`; plugins through
+the ``mtsig.protocols`` entry-point group). A protocol says which test, which pairs, which correction and which
+rank rule; every one returns a :class:`~mtsig.humaneval.result.HumanResult`.
+
+- ``mtsig`` (the default): paired tests on the segments both systems were judged on (approximate randomization,
+  or Koehn's paired bootstrap; documents as the unit where the data has documents and ``resample_unit`` asks),
+  every pair, a correction (Holm by default), clusters from the corrected decisions, and **simultaneous** rank
+  sets from the joint bootstrap of every system (step-down max-T over all ordered pairs): every system's true
+  rank lies in its set, all at once, with probability at least the confidence level.
+- ``wmt22``: WMT22's published procedure (Kocmi et al. 2022, the DA tables of the Findings): system score = mean
+  of the segment scores; for every ordered pair a one-sided Mann-Whitney U test of the two systems' segment
+  scores, as R's ``wilcox.test(x, y, alternative="greater")`` computes it (normal approximation with continuity
+  correction and the tie-corrected variance; the exact distribution when both have fewer than 50 scores and there
+  are no ties); wins = systems beaten at p < 0.05, uncorrected; a cluster boundary where every system above beats
+  every system below; rank range (losses + 1, N - wins).
+- ``wmt24``: per domain a two-sided Wilcoxon signed-rank test of the paired segment scores, combined over domains
+  by Stouffer's method (each domain's signed z = sign of its mean difference x Φ⁻¹(1 - p/2), their sum over
+  √(domains)); wins, clusters and ranges as wmt22.
+- ``wmt25``: systems in score order; a one-sided Wilcoxon signed-rank test of each system against the next one
+  only, on their paired segment scores; a cluster boundary where that test is significant at 0.05.
+
+The WMT protocols reproduce what the Findings describe; wmt22 is checked against WMT22's published p-values and
+clusters (``tests/humaneval``). Their rank ranges hold no joint level: ``benchmarks/human_calibration.py`` measures
+how often they miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.humaneval import engine
+from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
+from mtsig.io.human import HumanScores
+from mtsig.registry import Registry
+from mtsig.resample import DEFAULT_SEED, Resampling
+from mtsig.stats.multiple import CORRECTIONS, adjust, clusters
+
+#: the tests of the mtsig protocol, and their default number of resamples
+HUMAN_TESTS = {"ar": 10_000, "paired-bootstrap": 1_000}
+#: fewer common segments than this and a pair is not tested (said in its note)
+MIN_COMMON = 10
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanOptions:
+    """What ``mtsig human`` does (validated once; built by keyword)."""
+
+    protocol: str = "mtsig"
+    test: str = "ar"
+    correction: str = "holm"
+    alpha: float = 0.05
+    #: level of the score intervals and of the simultaneous rank sets
+    confidence: float = 0.95
+    n_resamples: int | None = None
+    n_bootstrap: int = 2_000
+    seed: int = DEFAULT_SEED
+    resample_unit: str = "segment"
+    min_common: int = MIN_COMMON
+    #: the per-segment scores in the result
+    segments: bool = False
+
+    def __post_init__(self):
+        PROTOCOLS.get(self.protocol)
+        if self.test not in HUMAN_TESTS:
+            from mtsig.errors import unknown_name
+
+            raise unknown_name("test of human judgments", self.test, tuple(HUMAN_TESTS))
+        corr = CORRECTIONS.get(self.correction)
+        if corr.joint_bootstrap:
+            raise InputError(f"correction {self.correction} is not offered by human (its rank sets already use "
+                             "the joint bootstrap): use holm, bonferroni, sidak, bh or none",
+                             param="correction")  # fmt: skip
+        if not 0 < self.alpha < 1:
+            raise InputError(f"alpha must lie strictly between 0 and 1, got {self.alpha}", param="alpha")
+        if not 0 < self.confidence < 1:
+            raise InputError(f"confidence must lie strictly between 0 and 1, got {self.confidence}",
+                             param="confidence")  # fmt: skip
+        if self.n_bootstrap < 2 / (1 - self.confidence):
+            need = int(np.ceil(2 / (1 - self.confidence)))
+            raise InputError(f"n_bootstrap must be at least {need} for {self.confidence:.0%} intervals, got "
+                             f"{self.n_bootstrap}", param="n_bootstrap")  # fmt: skip
+        if self.resample_unit not in ("segment", "document", "domain"):
+            from mtsig.errors import unknown_name
+
+            raise unknown_name("resample unit", self.resample_unit, ("segment", "document", "domain"))
+        if self.min_common < 1:
+            raise InputError(f"min_common must be at least 1, got {self.min_common}", param="min_common")
+
+    def resampling(self, progress=None) -> Resampling:
+        return Resampling(self.n_resamples, self.seed, progress=progress)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Protocol:
+    """One way of ranking systems from human judgments."""
+
+    name: str
+    help: str
+    run: Callable[[HumanScores, HumanOptions, Resampling], HumanResult]
+    #: its comparisons are one-sided ("a is better than b"), every ordered pair or neighbours
+    one_sided: bool = False
+
+
+PROTOCOLS: Registry[Protocol] = Registry("protocol", "mtsig.protocols")
+
+
+def register_protocol(protocol: Protocol) -> Protocol:
+    """Add a protocol (``mtsig human --protocol NAME``, ``mtsig.humaneval(protocol=NAME)``)."""
+    return PROTOCOLS.register(protocol)
+
+
+# ------------------------------------------------------------------------------------------------ shared
+def _order(h: HumanScores) -> list[int]:
+    """System indices, best first (ties by name, so the order never depends on the files' order)."""
+    m = h.system_means()
+    return sorted(range(len(h.systems)), key=lambda k: (-m[k], h.systems[k]))
+
+
+def _check(h: HumanScores) -> None:
+    empty = [s for k, s in enumerate(h.systems) if h.n_segments(k) == 0]
+    if empty:
+        raise InputError(f"no judged segment for system(s) {', '.join(empty)}")
+    if len(h.systems) < 2:
+        raise InputError(f"ranking needs at least two systems; the judgments have {len(h.systems)}")
+
+
+def _cluster_index(cl: list[list[str]]) -> dict[str, int]:
+    return {s: i + 1 for i, c in enumerate(cl) for s in c}
+
+
+def _wmt_clusters(order: list[str], beats: set[tuple[str, str]]) -> list[list[str]]:
+    """WMT's rule: in score order, a boundary after position i where every system above beats every one below."""
+    out, cur = [], []
+    for i, name in enumerate(order):
+        cur.append(name)
+        if i < len(order) - 1 and all((x, y) in beats for x in order[: i + 1] for y in order[i + 1 :]):
+            out.append(cur)
+            cur = []
+    out.append(cur)
+    return out
+
+
+def _intervals(h: HumanScores, opts: HumanOptions, rs: Resampling) -> tuple[np.ndarray, list]:
+    units = engine.unit_sums(h, opts.resample_unit)
+    boot = engine.joint_bootstrap(units, rs, opts.n_bootstrap)
+    return boot, engine.percentile(boot, opts.confidence)
+
+
+def _settings(h: HumanScores, opts: HumanOptions, **extra) -> dict:
+    return {"protocol": opts.protocol, "input_format": h.input_format, "files": list(h.sources),
+            "n_systems": len(h.systems), "n_segments": len(h.segments), "alpha": opts.alpha,
+            "confidence": opts.confidence, "n_bootstrap": opts.n_bootstrap, "seed": opts.seed,
+            "resample_unit": opts.resample_unit, **extra}  # fmt: skip
+
+
+def _segments(h: HumanScores, opts: HumanOptions):
+    if not opts.segments:
+        return None
+    return tuple((s, g, float(h.scores[k, i])) for k, s in enumerate(h.systems) for i, g in enumerate(h.segments)
+                 if np.isfinite(h.scores[k, i]))  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ mtsig
+def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    _check(h)
+    order = _order(h)
+    means = h.system_means()
+    names = [h.systems[k] for k in order]
+    units = engine.unit_sums(h, opts.resample_unit)
+    boot = engine.joint_bootstrap(units, rs, opts.n_bootstrap)
+    cis = engine.percentile(boot, opts.confidence)
+    ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence)
+    pairs = [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
+    pd = engine.pair_differences(h, units, pairs)
+    R = rs.count(HUMAN_TESTS[opts.test])
+    testable = pd.n_common >= opts.min_common
+    p = np.full(len(pairs), np.nan)
+    if testable.any():
+        sub = engine.PairData(pd.D[:, testable], pd.n_common[testable], pd.observed[testable])
+        run = engine.paired_ar if opts.test == "ar" else engine.paired_bootstrap
+        p[testable] = run(sub, rs, R)
+    padj = np.full(len(pairs), np.nan)
+    padj[testable] = adjust(p[testable], opts.correction)
+    comps, sig = [], {}
+    for j, (a, b) in enumerate(pairs):
+        ok = bool(testable[j])
+        significant = bool(ok and padj[j] <= opts.alpha)
+        sig[frozenset((h.systems[a], h.systems[b]))] = significant
+        note = None if ok else f"not tested: {pd.n_common[j]} segments judged for both (fewer than {opts.min_common})"
+        comps.append(HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[a] - means[b]),
+                                     p_value=float(p[j]) if ok else None, p_adjusted=float(padj[j]) if ok else None,
+                                     significant=significant, n_common=int(pd.n_common[j]),
+                                     delta_common=float(pd.observed[j]) if pd.n_common[j] else None,
+                                     note=note))  # fmt: skip
+    cl = clusters({n: float(means[h.index(n)]) for n in names}, sig, True)
+    at = _cluster_index(cl)
+    wins = {n: 0 for n in names}
+    for c in comps:
+        if c.significant:
+            wins[c.a if c.delta > 0 else c.b] += 1
+    systems = tuple(HumanSystem(name=h.systems[k], score=float(means[k]), ci=cis[k], n_segments=h.n_segments(k),
+                                wins=wins[h.systems[k]], cluster=at[h.systems[k]], rank_range=ranks[i])
+                    for i, k in enumerate(order))  # fmt: skip
+    untested = [c for c in comps if c.p_value is None]
+    notes = list(h.notes)
+    if untested:
+        notes.append(f"{len(untested)} pair(s) not tested: fewer than {opts.min_common} segments judged for both")
+    notes.append(f"rank ranges are simultaneous {opts.confidence:.0%} confidence sets (step-down max-T over every "
+                 f"ordered pair, {opts.n_bootstrap} joint bootstrap resamples of the {units.kind}s): all hold at "
+                 "once")  # fmt: skip
+    st = _settings(h, opts, test=opts.test, n_resamples=R, correction=opts.correction, n_units=len(units.labels),
+                   one_sided=False, n_comparisons=int(testable.sum()))  # fmt: skip
+    return HumanResult(protocol="mtsig", systems=systems, comparisons=tuple(comps),
+                       clusters=tuple(tuple(c) for c in cl), settings=st, notes=tuple(notes),
+                       segments=_segments(h, opts))  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ WMT
+def mann_whitney_greater(x: np.ndarray, y: np.ndarray) -> float:
+    """One-sided p of "x tends to be larger than y", as R's ``wilcox.test(x, y, alternative="greater")``."""
+    from scipy.stats import mannwhitneyu
+
+    exact = len(x) < 50 and len(y) < 50 and np.unique(np.concatenate([x, y])).size == len(x) + len(y)
+    return float(mannwhitneyu(x, y, alternative="greater", use_continuity=True,
+                              method="exact" if exact else "asymptotic").pvalue)  # fmt: skip
+
+
+def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list]) -> HumanResult:
+    """The WMT protocols' shared ending: clusters, wins, losses and rank ranges (losses + 1, N - wins), from
+    ``decided`` = (the comparisons by pair, the (winner, loser) pairs, the protocol's notes)."""
+    tested, beats, notes = decided
+    order = _order(h)
+    means = h.system_means()
+    names = [h.systems[k] for k in order]
+    _, cis = _intervals(h, opts, rs)
+    cl = _wmt_clusters(names, beats)
+    at = _cluster_index(cl)
+    K = len(names)
+    wins = {n: sum((n, m) in beats for m in names) for n in names}
+    losses = {n: sum((m, n) in beats for m in names) for n in names}
+    systems = tuple(HumanSystem(name=n, score=float(means[h.index(n)]), ci=cis[h.index(n)],
+                                n_segments=h.n_segments(h.index(n)), wins=wins[n], cluster=at[n],
+                                rank_range=(losses[n] + 1, K - wins[n])) for n in names)  # fmt: skip
+    p = PROTOCOLS.get(name)
+    st = _settings(h, opts, correction="none", one_sided=p.one_sided, n_comparisons=len(tested))
+    notes = [*h.notes, *notes, "rank ranges are WMT's (losses + 1, N - wins) from uncorrected tests: they hold no "
+             "joint confidence level"]  # fmt: skip
+    return HumanResult(protocol=name, systems=systems, comparisons=tuple(tested.values()),
+                       clusters=tuple(tuple(c) for c in cl), settings=st, notes=tuple(notes),
+                       segments=_segments(h, opts))  # fmt: skip
+
+
+def _values(h: HumanScores, k: int) -> np.ndarray:
+    x = h.scores[k]
+    return x[np.isfinite(x)]
+
+
+def run_wmt22(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    _check(h)
+    order = _order(h)
+    means = h.system_means()
+    tested, beats = {}, set()
+    for a in order:
+        for b in order:
+            if a == b:
+                continue
+            x, y = _values(h, a), _values(h, b)
+            p = mann_whitney_greater(x, y)
+            A, B = h.systems[a], h.systems[b]
+            if p < opts.alpha:
+                beats.add((A, B))
+            xa, xb, both = _paired(h, a, b)
+            n = int(both.sum())
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]), p_value=p, p_adjusted=p,
+                                             significant=p < opts.alpha, n_common=n,
+                                             delta_common=float(np.mean(xa - xb)) if n else None)  # fmt: skip
+    note = "one-sided Mann-Whitney U tests of every ordered pair (a better than b), unpaired, uncorrected"
+    return _wmt_result(h, opts, rs, "wmt22", (tested, beats, [note]))
+
+
+def _paired(h: HumanScores, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    both = h.judged[a] & h.judged[b]
+    return h.scores[a][both], h.scores[b][both], both
+
+
+def _wilcoxon(x: np.ndarray, y: np.ndarray, alternative: str) -> float:
+    from scipy.stats import wilcoxon
+
+    d = x - y
+    if not np.any(d != 0):
+        return 1.0
+    return float(wilcoxon(x, y, alternative=alternative, zero_method="wilcox").pvalue)
+
+
+def _stouffer(h: HumanScores, a: int, b: int, min_common: int) -> tuple[float | None, int, str | None]:
+    """Two-sided p of the pair from per-domain two-sided Wilcoxon tests combined by Stouffer's method."""
+    from scipy.stats import norm
+
+    domains = h.domains or ("",) * len(h.segments)
+    x, y, both = _paired(h, a, b)
+    labels = np.asarray(domains, dtype=object)[both]
+    zs = []
+    for d in dict.fromkeys(labels):
+        sel = labels == d
+        if sel.sum() < min_common:
+            continue
+        p = _wilcoxon(x[sel], y[sel], "two-sided")
+        diff = float(np.mean(x[sel] - y[sel]))
+        zs.append(np.sign(diff) * norm.isf(p / 2))
+    if not zs:
+        return None, int(both.sum()), f"not tested: no domain with {min_common} segments judged for both"
+    Z = float(np.sum(zs) / np.sqrt(len(zs)))
+    return float(2 * norm.sf(abs(Z))), int(both.sum()), None
+
+
+def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    _check(h)
+    order = _order(h)
+    means = h.system_means()
+    tested, beats = {}, set()
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            p, n, note = _stouffer(h, a, b, opts.min_common)
+            A, B = h.systems[a], h.systems[b]
+            sig = p is not None and p < opts.alpha
+            if sig:
+                beats.add((A, B) if means[a] > means[b] else (B, A))
+            x, y, _ = _paired(h, a, b)
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]), p_value=p, p_adjusted=p,
+                                             significant=sig, n_common=n,
+                                             delta_common=float(np.mean(x - y)) if n else None, note=note)  # fmt: skip
+    doms = len(set(h.domains)) if h.domains else 1
+    note = (f"two-sided Wilcoxon signed-rank tests per domain ({doms} domain(s)) on the segments both systems were "
+            "judged on, combined by Stouffer's method; uncorrected")  # fmt: skip
+    return _wmt_result(h, opts, rs, "wmt24", (tested, beats, [note]))
+
+
+def run_wmt25(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    _check(h)
+    order = _order(h)
+    means = h.system_means()
+    tested, boundary = {}, []
+    for a, b in zip(order, order[1:]):
+        x, y, both = _paired(h, a, b)
+        n = int(both.sum())
+        p = _wilcoxon(x, y, "greater") if n >= opts.min_common else None
+        sig = p is not None and p < opts.alpha
+        boundary.append(sig)
+        note = None if p is not None else f"not tested: {n} segments judged for both (fewer than {opts.min_common})"
+        tested[(a, b)] = HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[a] - means[b]),
+                                         p_value=p, p_adjusted=p, significant=sig, n_common=n,
+                                         delta_common=float(np.mean(x - y)) if n else None, note=note)  # fmt: skip
+    names = [h.systems[k] for k in order]
+    # a significant neighbour boundary separates everything above from everything below (WMT25's reading)
+    beats = {(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))
+             if any(boundary[i:j])}  # fmt: skip
+    note = "one-sided Wilcoxon signed-rank tests of each system against the next one in score order only; uncorrected"
+    return _wmt_result(h, opts, rs, "wmt25", (tested, beats, [note]))
+
+
+for _p in (
+    Protocol(name="mtsig", help="paired tests, every pair, corrected; simultaneous rank sets (default)", run=run_mtsig),
+    Protocol(name="wmt22", help="WMT22: one-sided Mann-Whitney U of every ordered pair, uncorrected",
+             run=run_wmt22, one_sided=True),
+    Protocol(name="wmt24", help="WMT24: two-sided Wilcoxon signed-rank per domain, Stouffer-combined",
+             run=run_wmt24),
+    Protocol(name="wmt25", help="WMT25: one-sided Wilcoxon signed-rank of neighbours in score order",
+             run=run_wmt25, one_sided=True),
+):  # fmt: skip
+    register_protocol(_p)
+
+
+def run_human(h: HumanScores, options: HumanOptions | None = None, progress=None) -> HumanResult:
+    """Rank the systems of ``h`` under ``options.protocol``."""
+    opts = options or HumanOptions()
+    rs = opts.resampling(progress)
+    return PROTOCOLS.get(opts.protocol).run(h, opts, rs)

@@ -1,0 +1,119 @@
+"""Typed, frozen results of ``mtsig human``: per system its score, interval, wins, cluster and rank range; per
+pair the test; the clusters. ``to_dict()`` is the JSON the command line prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanSystem:
+    name: str
+    #: the mean of the system's segment scores
+    score: float
+    #: percentile bootstrap interval of the score (None when too few segments)
+    ci: tuple[float, float] | None
+    n_segments: int
+    #: systems this one is significantly better than (under the protocol's decision rule)
+    wins: int
+    #: 1 = the best cluster
+    cluster: int
+    #: the ranks the system may take: simultaneous (all systems at once) under the mtsig protocol; WMT's
+    #: (losses + 1, N - wins) under the WMT protocols
+    rank_range: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "score": self.score, "ci": list(self.ci) if self.ci else None,
+                "n_segments": self.n_segments, "wins": self.wins, "cluster": self.cluster,
+                "rank_range": list(self.rank_range)}  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanComparison:
+    """One test. For the two-sided protocols, ``a`` is the system with the higher score and ``delta = score_a -
+    score_b``; for the one-sided ones, the test that ``a`` is better than ``b`` (as WMT prints its tables)."""
+
+    a: str
+    b: str
+    #: score_a - score_b (the systems' scores, each over its own segments)
+    delta: float
+    p_value: float | None
+    p_adjusted: float | None
+    significant: bool
+    #: segments both systems were judged on (what a paired test uses)
+    n_common: int
+    #: the mean of score_a - score_b over the common segments (what a paired test tests)
+    delta_common: float | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "delta": self.delta, "p_value": self.p_value,
+                "p_adjusted": self.p_adjusted, "significant": self.significant, "n_common": self.n_common,
+                "delta_common": self.delta_common, "note": self.note}  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanResult:
+    protocol: str
+    systems: tuple[HumanSystem, ...]
+    comparisons: tuple[HumanComparison, ...]
+    clusters: tuple[tuple[str, ...], ...]
+    settings: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    #: per (system, segment) the scores used, when asked for
+    segments: tuple[tuple[str, str, float], ...] | None = field(default=None, repr=False)
+
+    def get(self, a: str, b: str) -> HumanComparison:
+        """The comparison of ``a`` and ``b`` (either order for the two-sided protocols)."""
+        for c in self.comparisons:
+            if (c.a, c.b) == (a, b):
+                return c
+        for c in self.comparisons:
+            if (c.a, c.b) == (b, a) and not self.settings.get("one_sided"):
+                return c
+        from mtsig.errors import InputError
+
+        raise InputError(f"no comparison of {a} and {b} in this result")
+
+    def system(self, name: str) -> HumanSystem:
+        for s in self.systems:
+            if s.name == name:
+                return s
+        from mtsig.errors import unknown_name
+
+        raise unknown_name("system", name, [s.name for s in self.systems])
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "protocol": self.protocol,
+            "systems": [s.to_dict() for s in self.systems],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "clusters": [list(c) for c in self.clusters],
+            "settings": dict(self.settings),
+            "notes": list(self.notes),
+        }
+        if self.segments is not None:
+            d["segments"] = [{"system": s, "segment": g, "score": x} for s, g, x in self.segments]
+        return d
+
+    def to_pandas(self, comparisons: bool = False):
+        """One row per system (or per comparison, with ``comparisons=True``); needs pandas."""
+        from mtsig.frames import frame
+
+        if comparisons:
+            rows = [c.to_dict() for c in self.comparisons]
+            return frame(rows, list(HumanComparison.__dataclass_fields__))
+        rows = []
+        for s in self.systems:
+            d = s.to_dict()
+            lo, hi = d.pop("ci") or (None, None)
+            r0, r1 = d.pop("rank_range")
+            rows.append({**d, "ci_low": lo, "ci_high": hi, "rank_low": r0, "rank_high": r1})
+        cols = ["name", "score", "ci_low", "ci_high", "n_segments", "wins", "cluster", "rank_low", "rank_high"]
+        return frame(rows, cols)
+
+    def __repr__(self) -> str:
+        top = ", ".join(f"{s.name} {s.score:.3f}" for s in self.systems[:3])
+        return (f"<HumanResult {self.protocol}: {len(self.systems)} systems, {len(self.clusters)} clusters; {top}"
+                f"{' ...' if len(self.systems) > 3 else ''}>")  # fmt: skip

@@ -1,0 +1,398 @@
+"""Human judgments: WMT DA (judgments and segment scores), MQM error annotations and plain TSV (ESA, any
+segment-level human score), read into one table of segment scores per system.
+
+Formats (``input_format``; recognised from a file's first line when not given):
+
+- ``wmt-da``: WMT's accepted DA judgments (``ad-XXen-good-stnd.csv``): a space-separated header
+  ``HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time``, TAB-separated rows. Only
+  ``SYSTEM`` and ``REPEAT`` rows score a system (``REF`` and ``BAD_REF`` are the quality-control items and are
+  left out); ``score`` is already standardized per annotator (z). A segment's score is the mean of its
+  judgments.
+- ``wmt-da-seg``: WMT's segment scores (``ad-seg-scores-X-en.csv``): ``SYS SID RAW.SCR Z.SCR N`` (``da_score``:
+  ``z``, the default, or ``raw``).
+- ``mqm``: one row per error span, TAB-separated with a header: ``system doc doc_id seg_id rater source target
+  category severity``. A rater's segment score is the sum of its errors' weights (``No-error`` rows: a segment
+  rated without error); the segment score is minus the mean over its raters (higher is better). Default weights:
+  Major 5, Minor 1, Neutral 0, a ``Non-translation`` category 25 whatever its severity, a Minor
+  ``Fluency/Punctuation`` error 0.1 (Freitag et al. 2021); ``mqm_weights`` changes them.
+- ``tsv``: a TAB-separated table with a header naming its columns: ``system``, ``segment`` (or ``seg_id``,
+  ``sid``), ``score``, and optionally ``annotator`` (or ``rater``), ``doc`` (or ``document``) and ``domain``. ESA
+  scores, Appraise exports reduced to these columns, or any segment-level human score.
+
+``standardize="annotator"`` z-standardizes each annotator's scores (mean 0, standard deviation 1 with ddof=1,
+over every score the annotator gave in the files, as WMT does) before segment means are taken.
+
+Every malformed row is one :class:`InputError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from mtsig.errors import InputError, unknown_name
+from mtsig.io.text import read_text, split_lines
+
+INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv")
+WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
+                 "score", "time")  # fmt: skip
+WMT_DA_SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
+MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+#: the judgment types of a WMT DA file, and whether each scores a system
+DA_TYPES = {"SYSTEM": True, "REPEAT": True, "REF": False, "BAD_REF": False}
+#: MQM severity weights (Freitag et al. 2021; google/wmt-mqm-human-evaluation's README)
+MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0}
+MQM_NON_TRANSLATION = 25.0
+MQM_MINOR_PUNCTUATION = 0.1
+_TSV_ALIASES = {
+    "system": ("system", "sys", "sys_id", "system_id"),
+    "segment": ("segment", "seg", "seg_id", "sid", "segment_id", "item", "itemid"),
+    "score": ("score", "human", "z", "esa", "da", "mqm"),
+    "annotator": ("annotator", "rater", "worker", "workerid", "user", "username"),
+    "doc": ("doc", "document", "doc_id", "docid", "documentid"),
+    "domain": ("domain",),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judgment:
+    """One human judgment as read (before segment means)."""
+
+    system: str
+    segment: str
+    score: float
+    annotator: str | None = None
+    doc: str | None = None
+    domain: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanScores:
+    """Segment scores of several systems by humans: ``scores[k, i]`` is system k's score of segment i (NaN where
+    nobody judged it), ``judgments[k, i]`` how many judgments (or raters) it rests on."""
+
+    systems: tuple[str, ...]
+    segments: tuple[str, ...]
+    scores: np.ndarray
+    judgments: np.ndarray
+    #: each segment's document and domain (None where the format has none)
+    documents: tuple[str, ...] | None = None
+    domains: tuple[str, ...] | None = None
+    sources: tuple[str, ...] = ()
+    input_format: str = "tsv"
+    #: what the reader did that the user should know (rows left out, standardization)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def judged(self) -> np.ndarray:
+        """``(K, N)`` True where the system's segment was judged."""
+        return np.isfinite(self.scores)
+
+    def n_segments(self, k: int) -> int:
+        return int(self.judged[k].sum())
+
+    def system_means(self) -> np.ndarray:
+        """Each system's score: the mean of its segment scores."""
+        with np.errstate(invalid="ignore"):
+            return np.nanmean(self.scores, axis=1) if self.scores.size else np.zeros(len(self.systems))
+
+    def select(self, systems: Sequence[str]) -> HumanScores:
+        """Only ``systems`` (in that order)."""
+        idx = [self.index(s) for s in systems]
+        return replace(self, systems=tuple(systems), scores=self.scores[idx], judgments=self.judgments[idx])
+
+    def index(self, system: str) -> int:
+        if system not in self.systems:
+            raise unknown_name("system", system, self.systems)
+        return self.systems.index(system)
+
+
+# ------------------------------------------------------------------------------------------- recognising
+def detect_format(path: str, first_line: str) -> str:
+    """The format of a file from its first line (see the module's docstring)."""
+    words = tuple(first_line.split())
+    if words[: len(WMT_DA_HEADER)] == WMT_DA_HEADER:
+        return "wmt-da"
+    if words[: len(WMT_DA_SEG_HEADER)] == WMT_DA_SEG_HEADER:
+        return "wmt-da-seg"
+    cols = tuple(c.strip().lower() for c in first_line.split("\t"))
+    if cols[: len(MQM_COLUMNS)] == MQM_COLUMNS or {"severity", "category", "rater"} <= set(cols):
+        return "mqm"
+    if _tsv_columns(cols, None) is not None:
+        return "tsv"
+    shown = first_line if len(first_line) <= 80 else first_line[:77] + "..."
+    raise InputError(
+        f"{path}: cannot tell the format of human judgments from its first line ({shown!r}); give --input-format "
+        f"{'|'.join(INPUT_FORMATS)} (a TSV needs a header naming system, segment and score)",
+        param="input_format",
+    )
+
+
+def _tsv_columns(cols: Sequence[str], path: str | None) -> dict[str, int] | None:
+    found: dict[str, int] = {}
+    for key, names in _TSV_ALIASES.items():
+        hits = [i for i, c in enumerate(cols) if c in names]
+        if len(hits) > 1 and path is not None:
+            raise InputError(f"{path}: line 1: more than one {key} column ({', '.join(cols[i] for i in hits)})")
+        if hits:
+            found[key] = hits[0]
+    if not {"system", "segment", "score"} <= set(found):
+        if path is not None:
+            raise InputError(f"{path}: line 1: a TSV of human scores needs a header with system, segment and score "
+                             f"columns (found: {', '.join(cols)})")  # fmt: skip
+        return None
+    return found
+
+
+# ------------------------------------------------------------------------------------------------ values
+def _number(text: str, path: str, line: int, what: str = "score") -> float:
+    t = text.strip()
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
+        raise InputError(f"{path}: line {line}: {what} {text!r} is not a number")
+    x = float(t)
+    if not math.isfinite(x):
+        raise InputError(f"{path}: line {line}: {what} {text!r} is not a finite number")
+    return x
+
+
+def _need(value: str, path: str, line: int, what: str) -> str:
+    v = value.strip()
+    if not v:
+        raise InputError(f"{path}: line {line}: empty {what}")
+    return v
+
+
+def _rows(path: str, text: str, sep: str | None, n: int, header_lines: int = 1) -> Iterable[tuple[int, list[str]]]:
+    for i, ln in enumerate(split_lines(text)[header_lines:], start=header_lines + 1):
+        if not ln.strip():
+            raise InputError(f"{path}: line {i}: empty line")
+        cells = ln.split(sep) if sep else ln.split()
+        if sep and len(cells) > n and not any(c.strip() for c in cells[n:]):
+            cells = cells[:n]  # trailing empty cells
+        if len(cells) != n:
+            raise InputError(f"{path}: line {i}: {len(cells)} columns, expected {n}")
+        yield i, cells
+
+
+# ------------------------------------------------------------------------------------------------ readers
+def _read_wmt_da(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    out, left = [], {"REF": 0, "BAD_REF": 0}
+    for i, c in _rows(path, text, "\t", len(WMT_DA_HEADER)):
+        kind = c[8].strip()
+        if kind not in DA_TYPES:
+            raise InputError(f"{path}: line {i}: unknown judgment type {kind!r} (expected "
+                             f"{', '.join(DA_TYPES)})")  # fmt: skip
+        score = _number(c[10], path, i)
+        if not DA_TYPES[kind]:
+            left[kind] += 1
+            continue
+        out.append(Judgment(system=_need(c[6], path, i, "system"), segment=_need(c[9], path, i, "segment id"),
+                            score=score, annotator=_need(c[1], path, i, "annotator")))  # fmt: skip
+    notes = []
+    if any(left.values()):
+        notes.append(f"{path}: {left['REF']} REF and {left['BAD_REF']} BAD_REF judgments (quality control) left out")
+    return out, notes
+
+
+def _read_wmt_da_seg(path: str, text: str, da_score: str) -> tuple[list[Judgment], list[str]]:
+    col = {"z": 3, "raw": 2}[da_score]
+    out = []
+    for i, c in _rows(path, text, None, len(WMT_DA_SEG_HEADER)):
+        n = _number(c[4], path, i, "N")
+        if n < 1 or n != int(n):
+            raise InputError(f"{path}: line {i}: N {c[4]!r} is not a positive count of judgments")
+        out.append(Judgment(system=c[0], segment=c[1], score=_number(c[col], path, i), annotator=None))
+    return out, []
+
+
+def read_mqm_weights(path: str) -> dict[tuple[str, str | None], float]:
+    """``severity<TAB>weight`` or ``severity<TAB>category<TAB>weight`` per line (``#`` starts a comment); a
+    category-specific line overrides its severity's weight; ``*`` as severity gives a category's weight whatever
+    the severity (as Non-translation's)."""
+    out: dict[tuple[str, str | None], float] = {}
+    for i, ln in enumerate(split_lines(read_text(path)), start=1):
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        cells = [c.strip() for c in ln.split("\t")]
+        if len(cells) not in (2, 3):
+            raise InputError(f"{path}: line {i}: expected severity<TAB>weight or severity<TAB>category<TAB>weight")
+        w = _number(cells[-1], path, i, "weight")
+        if w < 0:
+            raise InputError(f"{path}: line {i}: a weight must not be negative, got {w:g}")
+        out[(cells[0].lower(), cells[1].lower() if len(cells) == 3 else None)] = w
+    if not out:
+        raise InputError(f"{path}: no weights")
+    return out
+
+
+def default_mqm_weights() -> dict[tuple[str, str | None], float]:
+    w: dict[tuple[str, str | None], float] = {(s, None): x for s, x in MQM_WEIGHTS.items()}
+    w[("*", "non-translation")] = w[("*", "non-translation!")] = MQM_NON_TRANSLATION
+    w[("minor", "fluency/punctuation")] = MQM_MINOR_PUNCTUATION
+    return w
+
+
+def _mqm_weight(weights, severity: str, category: str, path: str, line: int) -> float:
+    s, c = severity.lower(), category.lower()
+    for key in ((s, c), ("*", c), (s, None)):
+        if key in weights:
+            return weights[key]
+    known = sorted({k[0] for k in weights if k[0] != "*"})
+    raise InputError(f"{path}: line {line}: unknown severity {severity!r} (weights are given for: "
+                     f"{', '.join(known)}; add it with --mqm-weights)")  # fmt: skip
+
+
+def _read_mqm(path: str, text: str, weights) -> tuple[list[Judgment], list[str]]:
+    header = [c.strip().lower() for c in split_lines(text)[0].split("\t")]
+    missing = [c for c in ("system", "seg_id", "rater", "category", "severity") if c not in header]
+    if missing:
+        raise InputError(f"{path}: line 1: an MQM file needs the columns {', '.join(missing)}")
+    at = {c: header.index(c) for c in header}
+    sums: dict[tuple[str, str, str], float] = {}
+    docs: dict[str, str] = {}
+    for i, c in _rows(path, text, "\t", len(header)):
+        system, seg = _need(c[at["system"]], path, i, "system"), _need(c[at["seg_id"]], path, i, "seg_id")
+        rater = _need(c[at["rater"]], path, i, "rater")
+        w = _mqm_weight(weights, c[at["severity"]].strip(), c[at["category"]].strip(), path, i)
+        sums[(system, seg, rater)] = sums.get((system, seg, rater), 0.0) + w
+        if "doc" in at:
+            doc = c[at["doc"]].strip()
+            if docs.setdefault(seg, doc) != doc:
+                raise InputError(f"{path}: line {i}: segment {seg} is in document {doc!r} here but in "
+                                 f"{docs[seg]!r} before")  # fmt: skip
+    out = [Judgment(system=s, segment=g, score=-v, annotator=r, doc=docs.get(g)) for (s, g, r), v in sums.items()]
+    return out, []
+
+
+def _read_tsv(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    head = [c.strip().lower() for c in split_lines(text)[0].split("\t")]
+    at = _tsv_columns(head, path)
+    out = []
+    for i, c in _rows(path, text, "\t", len(head)):
+        opt = {k: (c[at[k]].strip() or None) for k in ("annotator", "doc", "domain") if k in at}
+        out.append(Judgment(system=_need(c[at["system"]], path, i, "system"),
+                            segment=_need(c[at["segment"]], path, i, "segment"),
+                            score=_number(c[at["score"]], path, i), **opt))  # fmt: skip
+    return out, []
+
+
+# ------------------------------------------------------------------------------------------- aggregation
+def standardize_by_annotator(judgments: list[Judgment]) -> tuple[list[Judgment], str]:
+    """Each annotator's scores as z-scores (ddof=1); an annotator with one score, or all scores equal, is an
+    error (their z is undefined)."""
+    by: dict[str, list[float]] = {}
+    for j in judgments:
+        if j.annotator is None:
+            raise InputError("standardize='annotator' needs an annotator for every judgment (this format has none)",
+                             param="standardize")  # fmt: skip
+        by.setdefault(j.annotator, []).append(j.score)
+    stats = {}
+    for a, xs in by.items():
+        x = np.asarray(xs)
+        sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
+        if not sd > 0:
+            what = f"all {x.size} scores are equal" if x.size > 1 else "one score"
+            raise InputError(f"annotator {a!r}: {what} ({x[0]:g}): z-standardization is undefined (leave the "
+                             "annotator out, or do not standardize)", param="standardize")  # fmt: skip
+        stats[a] = (float(x.mean()), sd)
+    out = [replace(j, score=(j.score - stats[j.annotator][0]) / stats[j.annotator][1]) for j in judgments]
+    return out, f"scores z-standardized per annotator ({len(stats)} annotators, standard deviation with ddof=1)"
+
+
+def _order(ids: Iterable[str]) -> list[str]:
+    ids = list(dict.fromkeys(ids))
+    if all(re.fullmatch(r"-?\d+", s) for s in ids):
+        return sorted(ids, key=int)
+    return ids
+
+
+def _per_segment(values: list[tuple[str, str | None]], what: str, seg_index: dict[str, int], path: str):
+    labels: list[str | None] = [None] * len(seg_index)
+    for seg, v in values:
+        i = seg_index[seg]
+        if v is not None and labels[i] is not None and labels[i] != v:
+            raise InputError(f"{path}: segment {seg} is in {what} {labels[i]!r} and in {v!r}")
+        labels[i] = v if v is not None else labels[i]
+    if all(x is None for x in labels):
+        return None
+    return tuple("" if x is None else x for x in labels)
+
+
+def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format: str,
+              notes: Sequence[str] = ()) -> HumanScores:  # fmt: skip
+    """Segment means per system (a system's segment score is the mean of its judgments of that segment)."""
+    if not judgments:
+        raise InputError(f"{', '.join(sources)}: no human judgment of any system")
+    systems = list(dict.fromkeys(j.system for j in judgments))
+    segments = _order(j.segment for j in judgments)
+    si, gi = {s: k for k, s in enumerate(systems)}, {g: i for i, g in enumerate(segments)}
+    total = np.zeros((len(systems), len(segments)))
+    count = np.zeros((len(systems), len(segments)), dtype=np.int64)
+    for j in judgments:
+        total[si[j.system], gi[j.segment]] += j.score
+        count[si[j.system], gi[j.segment]] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    where = ", ".join(sources)
+    docs = _per_segment([(j.segment, j.doc) for j in judgments], "document", gi, where)
+    domains = _per_segment([(j.segment, j.domain) for j in judgments], "domain", gi, where)
+    return HumanScores(systems=tuple(systems), segments=tuple(segments), scores=scores, judgments=count,
+                       documents=docs, domains=domains, sources=tuple(sources), input_format=input_format,
+                       notes=tuple(notes))  # fmt: skip
+
+
+def _read_one(path: str, input_format: str | None, weights, da_score: str) -> tuple[str, list[Judgment], list[str]]:
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(f"{path}: empty file")
+    fmt = input_format or detect_format(path, split_lines(text)[0])
+    if fmt == "wmt-da":
+        got, more = _read_wmt_da(path, text)
+    elif fmt == "wmt-da-seg":
+        got, more = _read_wmt_da_seg(path, text, da_score)
+    elif fmt == "mqm":
+        got, more = _read_mqm(path, text, weights)
+    else:
+        got, more = _read_tsv(path, text)
+    if not got:
+        raise InputError(f"{path}: no judgment of any system")
+    return fmt, got, more
+
+
+def read_human(
+    paths: str | Sequence[str],
+    *,
+    input_format: str | None = None,
+    standardize: str | None = None,
+    mqm_weights: str | dict | None = None,
+    da_score: str = "z",
+) -> HumanScores:
+    """Read human judgments from one or more files of one format (see the module's docstring)."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    if not paths:
+        raise InputError("no file of human judgments given")
+    if input_format is not None and input_format not in INPUT_FORMATS:
+        raise unknown_name("input format", input_format, INPUT_FORMATS)
+    if standardize not in (None, "none", "annotator"):
+        raise unknown_name("standardization", standardize, ("none", "annotator"))
+    if da_score not in ("z", "raw"):
+        raise unknown_name("DA score", da_score, ("z", "raw"))
+    weights = read_mqm_weights(mqm_weights) if isinstance(mqm_weights, str) else (mqm_weights or default_mqm_weights())
+    judgments: list[Judgment] = []
+    notes: list[str] = []
+    fmts = []
+    for path in paths:
+        fmt, got, more = _read_one(path, input_format, weights, da_score)
+        fmts.append(fmt)
+        judgments += got
+        notes += more
+    if len(set(fmts)) > 1:
+        raise InputError(f"the files are of different formats ({', '.join(f'{p}: {f}' for p, f in zip(paths, fmts))})")
+    if standardize == "annotator":
+        judgments, note = standardize_by_annotator(judgments)
+        notes.append(note)
+    return aggregate(judgments, sources=paths, input_format=fmts[0], notes=notes)
