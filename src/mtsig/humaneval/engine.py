@@ -45,8 +45,8 @@ def unit_sums(h: HumanScores, unit: str = "segment") -> Units:
         return Units(X.T.copy(), M.T.copy(), idx, h.segments, unit)
     labels = h.documents if unit == "document" else h.domains
     if labels is None:
-        raise InputError(f"resample unit {unit}: these judgments have no {unit}s (the {h.input_format} format "
-                         f"carries none); use the segment", param="resample_unit")  # fmt: skip
+        raise InputError(f"resample_unit {unit}: these judgments have no {unit}s (the {h.input_format} input "
+                         f"carries none); use segment", param="resample_unit")  # fmt: skip
     order = list(dict.fromkeys(labels))
     at = {d: i for i, d in enumerate(order)}
     idx = np.array([at[d] for d in labels], dtype=np.int64)

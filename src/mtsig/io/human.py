@@ -151,7 +151,7 @@ def _tsv_columns(cols: Sequence[str], path: str | None) -> dict[str, int] | None
 # ------------------------------------------------------------------------------------------------ values
 def _number(text: str, path: str, line: int, what: str = "score") -> float:
     t = text.strip()
-    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
+    if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", t):  # ASCII digits only
         raise InputError(f"{path}: line {line}: {what} {text!r} is not a number")
     x = float(t)
     if not math.isfinite(x):
