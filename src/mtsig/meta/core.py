@@ -1,0 +1,305 @@
+"""Meta-evaluation: how well each metric agrees with humans, with intervals, and which metric agrees better.
+
+Data: human scores ``H`` ``(S, I)`` (S systems x I items; NaN where no human score) and, per metric, segment scores
+``(S, I)`` and system scores ``(S,)``. Statistics (:data:`STATISTICS`, a registry; plugins through the
+``mtsig.meta_statistics`` entry-point group):
+
+- system level (human system score against the metric's): ``pearson``, ``spearman``, ``kendall`` (tau-b),
+  ``pairwise_accuracy`` (Kocmi et al. 2021), ``spa`` (soft pairwise accuracy, Thompson et al. 2024: 1 - the mean
+  absolute difference of the paired-permutation p-values of every system pair under humans and under the metric);
+- segment level, averaged ``none``/``sys``/``item`` as mt-metrics-eval defines it: ``pearson``, ``spearman``,
+  ``kendall`` (b), ``kendall_c``, ``tau23``, ``acc23`` (with the tie threshold epsilon that maximizes it: Deutsch
+  et al. 2023's tie calibration, exact over every pair).
+
+Intervals: percentile bootstrap over the items (segments), the same resamples for every metric. Comparisons: every
+pair of metrics, PERM-BOTH (Deutsch et al. 2021): each (system, item) entry's two z-scored metric scores swapped
+with probability 1/2, the statistic of both hybrids recomputed, ``p = (c + 1)/(R + 1)`` for "a agrees with humans
+better than b"; for ``acc23`` with each metric's own epsilon, the pairwise permutation test (the pairs' agreement
+outcomes swapped instead). Clusters: WMT's greedy rule (a metric joins the cluster of the best metric above it
+unless that one is significantly better), on raw p-values and on corrected ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.meta import stats as st
+from mtsig.registry import Registry
+from mtsig.resample import DEFAULT_SEED, Resampling
+from mtsig.stats.multiple import CORRECTIONS, adjust
+
+LEVELS = ("system", "segment")
+AVERAGING = ("none", "sys", "item")
+DEFAULT_STATISTIC = {"system": "pearson", "segment": "acc23"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricScores:
+    """One metric's scores of the same systems and items as the human scores."""
+
+    name: str
+    #: (S, I) segment scores (None for a metric known at system level only)
+    segments: np.ndarray | None
+    #: (S,) system scores
+    systems: np.ndarray
+    #: system scores of bootstrap resamples of the items: ``resampled(W)`` with W (R, I) counts -> (R, S); None:
+    #: the mean of the segment scores
+    resampled: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
+    source: str = ""
+
+    def system_boot(self, W: np.ndarray) -> np.ndarray:
+        if self.resampled is not None:
+            return self.resampled(W)
+        if self.segments is None:
+            raise InputError(f"metric {self.name}: system scores only; a bootstrap over segments needs segment scores")
+        return (W @ self.segments.T) / W.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetaData:
+    systems: tuple[str, ...]
+    #: (S, I) human segment scores (NaN: not judged), or None with system scores only
+    human: np.ndarray | None
+    #: (S,) human system scores
+    human_systems: np.ndarray
+    metrics: tuple[MetricScores, ...]
+    notes: tuple[str, ...] = ()
+
+    def metric(self, name: str) -> MetricScores:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        from mtsig.errors import unknown_name
+
+        raise unknown_name("metric", name, [m.name for m in self.metrics])
+
+
+# ------------------------------------------------------------------------------------------------ options
+@dataclass(frozen=True, kw_only=True)
+class MetaOptions:
+    level: str = "system"
+    #: the statistic metrics are compared on (None: pearson at system level, acc23 at segment level)
+    statistic: str | None = None
+    average_by: str = "item"
+    n_bootstrap: int = 1000
+    n_resamples: int = 1000
+    confidence: float = 0.95
+    alpha: float = 0.05
+    correction: str = "holm"
+    seed: int = DEFAULT_SEED
+    #: PERM-BOTH, or "pairwise" (the pairwise permutation test; acc23/tau23 with each metric's epsilon)
+    test: str = "perm-both"
+
+    def __post_init__(self):
+        if self.level not in LEVELS:
+            from mtsig.errors import unknown_name
+
+            raise unknown_name("level", self.level, LEVELS)
+        if self.average_by not in AVERAGING:
+            from mtsig.errors import unknown_name
+
+            raise unknown_name("averaging", self.average_by, AVERAGING)
+        if self.statistic is not None:
+            s = STATISTICS.get(self.statistic)
+            if self.level not in s.levels:
+                raise InputError(f"statistic {s.name} is a {'/'.join(s.levels)}-level statistic, not "
+                                 f"{self.level}-level", param="statistic")  # fmt: skip
+        if CORRECTIONS.get(self.correction).joint_bootstrap:
+            raise InputError(f"correction {self.correction} is not offered by meta", param="correction")
+        if self.test not in ("perm-both", "pairwise"):
+            from mtsig.errors import unknown_name
+
+            raise unknown_name("test", self.test, ("perm-both", "pairwise"))
+        for name in ("n_bootstrap", "n_resamples"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} must be at least 1", param=name)
+        if not 0 < self.confidence < 1 or not 0 < self.alpha < 1:
+            raise InputError("confidence and alpha lie strictly between 0 and 1", param=("confidence", "alpha"))
+
+    @property
+    def compared_on(self) -> str:
+        return self.statistic or DEFAULT_STATISTIC[self.level]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetaStatistic:
+    """One agreement statistic: ``value(x, y, valid)`` on human ``x`` (G, L), metric ``y`` (R, G, L) -> (R, G), and
+    the levels it applies to."""
+
+    name: str
+    help: str
+    levels: tuple[str, ...]
+    value: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
+
+
+STATISTICS: Registry[MetaStatistic] = Registry("meta-evaluation statistic", "mtsig.meta_statistics")
+for _s in (
+    MetaStatistic(name="pearson", help="Pearson's r", levels=LEVELS, value=st.pearson),
+    MetaStatistic(name="spearman", help="Spearman's rho (average ranks)", levels=LEVELS, value=st.spearman),
+    MetaStatistic(name="kendall", help="Kendall's tau-b", levels=LEVELS,
+                  value=lambda x, y, v: st.kendall(x, y, v, "b")),
+    MetaStatistic(name="kendall_c", help="Kendall's tau-c", levels=("segment",),
+                  value=lambda x, y, v: st.kendall(x, y, v, "c")),
+    MetaStatistic(name="tau23", help="tau-23 (Deutsch et al. 2023), ties at epsilon 0", levels=("segment",),
+                  value=lambda x, y, v: st.kendall(x, y, v, "23")),
+    MetaStatistic(name="acc23", help="acc23 with the tie threshold epsilon that maximizes it", levels=("segment",)),
+    MetaStatistic(name="pairwise_accuracy", help="share of system pairs ordered as humans order them",
+                  levels=("system",)),
+    MetaStatistic(name="spa", help="soft pairwise accuracy (Thompson et al. 2024)", levels=("system",)),
+):  # fmt: skip
+    STATISTICS.register(_s)
+
+
+# ------------------------------------------------------------------------------------------------ groups
+def groups(S: int, n_items: int, average_by: str) -> np.ndarray:
+    """``(G, L)`` indices into the flattened (S * n_items) matrix for each group of the averaging."""
+    idx = np.arange(S * n_items).reshape(S, n_items)
+    if average_by == "none":
+        return idx.reshape(1, -1)
+    return idx if average_by == "sys" else idx.T
+
+
+def segment_level(x: np.ndarray, y: np.ndarray, stat: str, average_by: str, epsilon: float | None = None):
+    """A segment-level statistic of human ``x`` (S, I) and metric ``y`` (S, I) or (R, S, I): ``(value, epsilon)`` (or
+    ``(R,)`` values); groups averaged, NaN groups left out (mt-metrics-eval's macro average)."""
+    g = groups(*x.shape, average_by)
+    X = x.reshape(-1)[g]
+    valid = np.isfinite(X)
+    Y = y.reshape(-1)[g] if y.ndim == 2 else y.reshape(y.shape[0], -1)[:, g]
+    batch = Y if Y.ndim == 3 else Y[None]
+    if stat == "acc23" and epsilon is None:
+        if batch.shape[0] != 1:
+            raise ValueError("tie calibration runs on one metric vector")
+        value, eps = st.tie_calibration(X, batch[0], valid, "acc23")
+        return value, eps
+    if stat == "acc23":
+        vals = st.kendall(X, batch, valid, "acc23", epsilon)
+    else:
+        vals = STATISTICS.get(stat).value(X, batch, valid)
+    with np.errstate(invalid="ignore"):
+        out = np.nanmean(np.where(np.isfinite(vals), vals, np.nan), axis=1) if vals.shape[1] else vals[:, 0]
+    out = np.where(np.all(~np.isfinite(vals), axis=1), 0.0, out)  # no defined group: 0, as mt-metrics-eval
+    return (float(out[0]), epsilon) if y.ndim == 2 else out
+
+
+def system_level(hs: np.ndarray, ms: np.ndarray, stat: str) -> np.ndarray:
+    """A system-level statistic of human system scores ``hs`` (S,) or (R, S) and metric ``ms`` (R, S) -> (R,)."""
+    ms = np.atleast_2d(ms)
+    hs = np.broadcast_to(hs, ms.shape)
+    if stat == "pairwise_accuracy":
+        out = []
+        for h, m in zip(hs, ms):
+            agree, n = st.pairwise_accuracy(h, m)
+            out.append(agree / n if n else np.nan)
+        return np.asarray(out)
+    fn = STATISTICS.get(stat).value
+    out = np.empty(ms.shape[0])
+    for r in range(ms.shape[0]):  # each resample has its own human vector
+        valid = np.isfinite(hs[r])[None]
+        out[r] = fn(hs[r][None], ms[r][None, None], valid)[0, 0]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ SPA
+def permutation_pvalues(seg: np.ndarray, n_permutations: int = 1000, seed: int = 4) -> np.ndarray:
+    """``(S, S)`` p-values of "system i is better than system j" (upper triangle) by a paired permutation test on
+    segment scores ``(S, I)`` without gaps, as Thompson et al. 2024 define it for SPA: one matrix of random signs
+    for all systems (float32 uniform draws rounded to 0/1 from ``default_rng(seed)``), ``p = share of permutations
+    whose difference of sums reaches the observed one``."""
+    S, n_items = seg.shape
+    rng = np.random.default_rng(seed)
+    signs = rng.random(size=(n_permutations, n_items), dtype=np.float32)
+    np.rint(signs, out=signs)
+    signs *= 2.0
+    signs -= 1.0
+    x = seg.astype(np.float32)
+    sums = x.sum(axis=1)
+    partial = signs @ x.T
+    p = np.full((S, S), np.nan)
+    for i in range(S):
+        for j in range(i + 1, S):
+            p[i, j] = np.sum(partial[:, i] - partial[:, j] >= sums[i] - sums[j]) / n_permutations
+    return p
+
+
+def spa(human: np.ndarray, metric: np.ndarray, n_permutations: int = 1000, seed: int = 4) -> float:
+    """Soft pairwise accuracy: 1 - mean |p_human - p_metric| over the system pairs (segments judged for every
+    system only; the caller says how many were left out)."""
+    full = np.all(np.isfinite(human), axis=0)
+    ph = permutation_pvalues(human[:, full], n_permutations, seed)
+    pm = permutation_pvalues(metric[:, full], n_permutations, seed)
+    iu = np.triu_indices(human.shape[0], 1)
+    return float(1.0 - np.mean(np.abs(ph - pm)[iu]))
+
+
+# ------------------------------------------------------------------------------------------------ results
+@dataclass(frozen=True, kw_only=True)
+class MetricAgreement:
+    name: str
+    values: dict[str, float | None]
+    ci: dict[str, list[float] | None]
+    epsilon: float | None
+    cluster: int
+    cluster_corrected: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, **self.values, "epsilon": self.epsilon, "ci": self.ci, "cluster": self.cluster,
+                "cluster_corrected": self.cluster_corrected}  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricComparison:
+    a: str
+    b: str
+    statistic: str
+    delta: float
+    p_value: float
+    p_adjusted: float
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "statistic": self.statistic, "delta": self.delta, "p_value": self.p_value,
+                "p_adjusted": self.p_adjusted, "significant": self.significant}  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetaResult:
+    level: str
+    statistic: str
+    metrics: tuple[MetricAgreement, ...]
+    comparisons: tuple[MetricComparison, ...]
+    clusters: tuple[tuple[str, ...], ...]
+    clusters_corrected: tuple[tuple[str, ...], ...]
+    settings: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def get(self, a: str, b: str) -> MetricComparison:
+        for c in self.comparisons:
+            if (c.a, c.b) == (a, b):
+                return c
+        raise InputError(f"no comparison of {a} with {b}")
+
+    def metric(self, name: str) -> MetricAgreement:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise InputError(f"no metric {name}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "statistic": self.statistic, "metrics": [m.to_dict() for m in self.metrics],
+                "comparisons": [c.to_dict() for c in self.comparisons], "clusters": [list(c) for c in self.clusters],
+                "clusters_corrected": [list(c) for c in self.clusters_corrected], "settings": dict(self.settings),
+                "notes": list(self.notes)}  # fmt: skip
+
+    def __repr__(self) -> str:
+        best = ", ".join(f"{m.name} {m.values.get(self.statistic)}" for m in self.metrics[:3])
+        return f"<MetaResult {self.level}, {self.statistic}: {best}>"
+
+
+__all__ = ["MetaData", "MetaOptions", "MetaResult", "MetricScores", "STATISTICS", "MetaStatistic", "adjust",
+           "groups", "segment_level", "system_level", "spa", "permutation_pvalues", "Resampling"]  # fmt: skip

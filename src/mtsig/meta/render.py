@@ -1,0 +1,110 @@
+"""``mtsig meta`` results as text, JSON, CSV, Markdown and LaTeX (registered in the formats' registry)."""
+
+from __future__ import annotations
+
+import json
+
+from mtsig.meta.core import MetaResult
+from mtsig.report.render import _md, _tex, register_format, strict
+from mtsig.report.table import Table, TextOut, csv_text, format_p, latex, markdown
+
+SYSTEM_COLUMNS = ("pearson", "spearman", "kendall", "pairwise_accuracy", "spa")
+SEGMENT_COLUMNS = ("pearson", "spearman", "kendall", "kendall_c", "tau23", "acc23")
+LABELS = {"pairwise_accuracy": "pairwise acc.", "kendall_c": "tau-c", "kendall": "tau-b", "tau23": "tau-23",
+          "spa": "SPA", "acc23": "acc23"}  # fmt: skip
+
+
+def _n(x, d: int = 3) -> str:
+    return "-" if x is None else f"{x:.{d}f}"
+
+
+def metrics_table(res: MetaResult) -> Table:
+    cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
+    head = ["metric", *(LABELS.get(c, c) for c in cols)] + (["epsilon"] if res.level == "segment" else [])
+    head += ["cluster", "cluster (corr.)"]
+    rows = []
+    for m in res.metrics:
+        cells = [m.name]
+        for c in cols:
+            ci = m.ci.get(c)
+            cells.append(_n(m.values.get(c)) + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and c == res.statistic else ""))
+        if res.level == "segment":
+            cells.append("-" if m.epsilon is None else f"{m.epsilon:.4g}")
+        rows.append([*cells, str(m.cluster), str(m.cluster_corrected)])
+    avg = f", averaged by {res.settings['average_by']}" if res.level == "segment" else ""
+    conf = f"{res.settings['confidence']:.0%}"
+    return Table(head, rows, ["left"] + ["right"] * (len(head) - 1),
+                 title=f"{res.level}-level agreement with humans{avg} (ranked by {res.statistic}, with its {conf} "
+                 "interval)")  # fmt: skip
+
+
+def tests_table(res: MetaResult) -> Table:
+    rows = [[c.a, c.b, f"{c.delta:+.4f}", format_p(c.p_value) + ("*" if c.significant else ""), format_p(c.p_adjusted)]
+            for c in res.comparisons]  # fmt: skip
+    st = res.settings
+    return Table(["A", "B", f"Δ {res.statistic} (A − B)", "p (A better)", f"p ({st['correction']})"], rows,
+                 title=f"{st['test']} ({st['n_resamples']} resamples, seed {st['seed']}; * significant at "
+                 f"{st['alpha']} after {st['correction']})")  # fmt: skip
+
+
+def _clusters(res: MetaResult) -> list[str]:
+    return [f"clusters (WMT's greedy rule): {' > '.join('{' + ', '.join(c) + '}' for c in res.clusters)}",
+            f"clusters ({res.settings['correction']}): "
+            f"{' > '.join('{' + ', '.join(c) + '}' for c in res.clusters_corrected)}"]  # fmt: skip
+
+
+def _text(res: MetaResult, width: int | None) -> str:
+    out = TextOut(width)
+    out.table(metrics_table(res))
+    if res.comparisons:
+        out.line()
+        out.table(tests_table(res))
+    for line in _clusters(res):
+        out.line(line)
+    for n in res.notes:
+        out.line(f"note: {n}")
+    return out.getvalue()
+
+
+def _csv(res: MetaResult) -> str:
+    cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
+    head = ["row", "metric", *cols, "ci_low", "ci_high", "epsilon", "cluster", "cluster_corrected", "a", "b", "delta",
+            "p_value", "p_adjusted", "significant"]  # fmt: skip
+    rows = []
+    for m in res.metrics:
+        ci = m.ci.get(res.statistic) or (None, None)
+        rows.append(["metric", m.name, *(m.values.get(c) for c in cols), *ci, m.epsilon, m.cluster,
+                     m.cluster_corrected, None, None, None, None, None, None])  # fmt: skip
+    for c in res.comparisons:
+        rows.append(["comparison", None, *([None] * len(cols)), None, None, None, None, None, c.a, c.b, c.delta,
+                     c.p_value, c.p_adjusted, c.significant])  # fmt: skip
+    return csv_text(head, [["" if x is None else x for x in r] for r in rows])
+
+
+def _markdown(res: MetaResult) -> str:
+    out = []
+    for t in (metrics_table(res), tests_table(res)):
+        esc = Table([_md(h) for h in t.header], [[_md(x) for x in r] for r in t.rows], title=t.title)
+        out += [f"*{_md(t.title)}*", "", *markdown(esc), ""]
+    out += [_md(x) for x in _clusters(res)] + [""] + [f"- {_md(n)}" for n in res.notes]
+    return "\n".join(out) + "\n"
+
+
+def _latex(res: MetaResult) -> str:
+    parts = []
+    for t in (metrics_table(res), tests_table(res)):
+        esc = Table([_tex(h) for h in t.header], [[_tex(x) for x in r] for r in t.rows])
+        parts.append(latex(esc, "l" + "r" * (len(t.header) - 1), _tex(f"{t.title}. {' '.join(_clusters(res))}")))
+    return "".join(parts)
+
+
+def render_meta(res: MetaResult, fmt: str = "text", width: int | None = None) -> str:
+    if fmt == "json":
+        return json.dumps(strict(res.to_dict()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return {"csv": lambda: _csv(res), "markdown": lambda: _markdown(res), "latex": lambda: _latex(res)}.get(
+        fmt, lambda: _text(res, width)
+    )()
+
+
+for _f in ("text", "json", "csv", "markdown", "latex"):
+    register_format(_f, MetaResult, render_meta)

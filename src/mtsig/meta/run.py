@@ -1,0 +1,281 @@
+"""Running a meta-evaluation: point values, bootstrap intervals, tests between metrics, clusters."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.meta import stats as st
+from mtsig.meta.core import (
+    MetaData,
+    MetaOptions,
+    MetaResult,
+    MetricAgreement,
+    MetricComparison,
+    groups,
+    segment_level,
+    spa,
+    system_level,
+)
+from mtsig.resample import Resampling
+from mtsig.stats.multiple import adjust
+
+SYSTEM_STATS = ("pearson", "spearman", "kendall", "pairwise_accuracy", "spa")
+SEGMENT_STATS = ("pearson", "spearman", "kendall", "kendall_c", "tau23", "acc23")
+#: per-resample chunk of PERM-BOTH and the bootstrap (bounds memory: chunk x groups x pairs booleans)
+CHUNK = 25
+
+
+def _zscore(v: np.ndarray) -> np.ndarray:
+    sd = v.std()
+    return (v - v.mean()) / sd if sd > 0 else v - v.mean()
+
+
+# ------------------------------------------------------------------------------------------------ values
+def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[str, float | None], list[str]]:
+    out, eps, notes = {}, {}, []
+    for m in data.metrics:
+        vals: dict[str, float | None] = {}
+        eps[m.name] = None
+        if opts.level == "system":
+            for s in SYSTEM_STATS:
+                if s == "spa":
+                    if data.human is None or m.segments is None:
+                        vals[s] = None
+                        continue
+                    vals[s] = spa(data.human, m.segments)
+                else:
+                    vals[s] = float(system_level(data.human_systems, m.systems[None], s)[0])
+        else:
+            if m.segments is None or data.human is None:
+                raise InputError(f"metric {m.name}: segment-level meta-evaluation needs segment scores of humans and "
+                                 "of every metric")  # fmt: skip
+            for s in SEGMENT_STATS:
+                v, e = segment_level(data.human, m.segments, s, opts.average_by)
+                vals[s] = float(v)
+                if s == "acc23":
+                    eps[m.name] = e
+        out[m.name] = {k: (None if v is None or not np.isfinite(v) else v) for k, v in vals.items()}
+    if opts.level == "system" and data.human is not None:
+        full = int(np.all(np.isfinite(data.human), axis=0).sum())
+        if full < data.human.shape[1]:
+            notes.append(f"spa: {full} of {data.human.shape[1]} segments have a human score for every system; it is "
+                         "computed on those")  # fmt: skip
+    return out, eps, notes
+
+
+# ------------------------------------------------------------------------------------------------ intervals
+def _human_system_boot(H: np.ndarray, W: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(H)
+    num = W @ np.where(ok, H, 0.0).T
+    den = W @ ok.T.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / den
+
+
+def _system_vector(hs: np.ndarray, ms: np.ndarray, stat: str) -> np.ndarray:
+    """(R,) statistic of human (R, S) against metric (R, S), vectorized over R as groups."""
+    valid = np.isfinite(hs)
+    if stat == "pairwise_accuracy":
+        i, j = np.triu_indices(hs.shape[1], 1)
+        ok = valid[:, i] & valid[:, j]
+        agree = (np.sign(hs[:, i] - hs[:, j]) == np.sign(ms[:, i] - ms[:, j])) & ok
+        return agree.sum(1) / np.maximum(ok.sum(1), 1)
+    from mtsig.meta.core import STATISTICS
+
+    return STATISTICS.get(stat).value(np.where(valid, hs, np.nan), ms[None], valid)[0]
+
+
+def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, dict], list[str]]:
+    if data.human is None:
+        return {m.name: {} for m in data.metrics}, ["no intervals: human scores are system-level only"]
+    n_items = data.human.shape[1]
+    plan = Resampling(opts.n_bootstrap, opts.seed).plan("bootstrap", n_items, opts.n_bootstrap)
+    W = np.vstack(list(plan.chunks()))
+    a = (1 - opts.confidence) / 2
+    out: dict[str, dict] = {m.name: {} for m in data.metrics}
+    notes = []
+
+    def q(v: np.ndarray) -> list[float] | None:
+        v = v[np.isfinite(v)]
+        return [float(np.quantile(v, a)), float(np.quantile(v, 1 - a))] if v.size >= 2 else None
+
+    if opts.level == "system":
+        hs = _human_system_boot(data.human, W)
+        for m in data.metrics:
+            ms = m.system_boot(W)
+            for s in ("pearson", "spearman", "kendall", "pairwise_accuracy"):
+                out[m.name][s] = q(_system_vector(hs, ms, s))
+        notes.append(f"intervals: {opts.n_bootstrap} bootstrap resamples of the segments (system scores recomputed "
+                     f"from each), percentile, {opts.confidence:.0%}; spa has none")  # fmt: skip
+        return out, notes
+    if opts.average_by != "item":
+        notes.append("intervals: only with --average-by item (each item's statistic is resampled)")
+        return out, notes
+    for m in data.metrics:
+        for s in SEGMENT_STATS:
+            per_item = _per_group(data.human, m.segments, s, eps.get(m.name) if s == "acc23" else None)
+            ok = np.isfinite(per_item)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                boot = (W @ np.where(ok, per_item, 0.0)) / (W @ ok.astype(np.float64))
+            out[m.name][s] = q(boot)
+    notes.append(f"intervals: {opts.n_bootstrap} bootstrap resamples of the items, percentile, {opts.confidence:.0%};"
+                 " acc23 at each metric's calibrated epsilon")  # fmt: skip
+    return out, notes
+
+
+def _per_group(H: np.ndarray, M: np.ndarray, stat: str, epsilon: float | None) -> np.ndarray:
+    """Each item's statistic (item averaging)."""
+    g = groups(*H.shape, "item")
+    X, Y = H.reshape(-1)[g], M.reshape(-1)[g][None]
+    valid = np.isfinite(X)
+    if stat == "acc23":
+        return st.kendall(X, Y, valid, "acc23", epsilon or 0.0)[0]
+    from mtsig.meta.core import STATISTICS
+
+    return STATISTICS.get(stat).value(X, Y, valid)[0]
+
+
+# ------------------------------------------------------------------------------------------------ tests
+def _perm_both_system(data: MetaData, a, b, stat: str, W: np.ndarray) -> tuple[float, np.ndarray]:
+    ok = np.isfinite(data.human_systems)
+    h = data.human_systems[ok]
+    za, zb = _zscore(a.systems[ok]), _zscore(b.systems[ok])
+    Wk = W[:, : ok.sum()].astype(bool)
+    ha, hb = np.where(Wk, zb, za), np.where(Wk, za, zb)
+    hs = np.broadcast_to(h, ha.shape)
+    null = _system_vector(hs, ha, stat) - _system_vector(hs, hb, stat)
+    obs = _system_vector(h[None], za[None], stat)[0] - _system_vector(h[None], zb[None], stat)[0]
+    return float(obs), null
+
+
+def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray) -> tuple[float, np.ndarray]:
+    stat = opts.compared_on
+    ok = np.isfinite(data.human)
+    za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
+    za[ok], zb[ok] = _zscore(a.segments[ok]), _zscore(b.segments[ok])
+    mask = W[:, : ok.size].reshape(-1, *ok.shape).astype(bool)
+    nulls = []
+    for c in range(0, mask.shape[0], CHUNK):
+        w = mask[c : c + CHUNK]
+        ha, hb = np.where(w, zb, za), np.where(w, za, zb)
+        if stat == "acc23":  # tie calibration anew for every hybrid (PERM-BOTH with an optimized epsilon)
+            va = np.array([segment_level(data.human, x, "acc23", opts.average_by)[0] for x in ha])
+            vb = np.array([segment_level(data.human, x, "acc23", opts.average_by)[0] for x in hb])
+        else:
+            va = segment_level(data.human, ha, stat, opts.average_by)
+            vb = segment_level(data.human, hb, stat, opts.average_by)
+        nulls.append(va - vb)
+    if stat == "acc23":
+        obs = segment_level(data.human, za, "acc23", opts.average_by)[0] - segment_level(
+            data.human, zb, "acc23", opts.average_by)[0]  # fmt: skip
+    else:
+        obs = segment_level(data.human, za, stat, opts.average_by)[0] - segment_level(
+            data.human, zb, stat, opts.average_by)[0]  # fmt: skip
+    return float(obs), np.concatenate(nulls)
+
+
+def _pair_outcomes(H: np.ndarray, M: np.ndarray, average_by: str, epsilon: float):
+    """Every within-group pair's acc23 outcome (1: agrees) under ``epsilon``, the group of each pair, and each
+    group's number of pairs."""
+    g = groups(*H.shape, average_by)
+    good, grp, tot = [], [], []
+    for row in g:
+        x, y = H.reshape(-1)[row], M.reshape(-1)[row]
+        ok = np.isfinite(x)
+        x, y = x[ok], y[ok]
+        if x.size < 2:
+            continue
+        i, j = np.triu_indices(x.size, 1)
+        dx, dy = x[i] - x[j], y[i] - y[j]
+        tie_h, tie_m = dx == 0, np.abs(dy) <= epsilon
+        good.append((~tie_h & ~tie_m & ((dx > 0) == (dy > 0))) | (tie_h & tie_m))
+        grp.append(np.full(i.size, len(tot)))
+        tot.append(i.size)
+    return np.concatenate(good).astype(np.float64), np.concatenate(grp), np.asarray(tot, dtype=np.float64)
+
+
+def _pairwise_perm(data: MetaData, a, b, opts: MetaOptions, eps: dict, rs: Resampling) -> tuple[float, np.ndarray]:
+    """The pairwise permutation test of acc23 at each metric's own epsilon: each pair's agreement outcome swapped
+    between the two metrics with probability 1/2."""
+    ga, grp, tot = _pair_outcomes(data.human, a.segments, opts.average_by, eps[a.name] or 0.0)
+    gb, _, _ = _pair_outcomes(data.human, b.segments, opts.average_by, eps[b.name] or 0.0)
+    starts = np.r_[0, np.cumsum(tot)[:-1]].astype(np.int64)
+    G = tot.size
+    base_a = np.add.reduceat(ga, starts) / tot
+    base_b = np.add.reduceat(gb, starts) / tot
+    obs = float(base_a.mean() - base_b.mean())
+    d = ga - gb
+    plan = rs.plan("randomization", d.size, opts.n_resamples)
+    nulls = []
+    for W in plan.chunks():
+        moved = np.add.reduceat(W * d, starts, axis=1) / tot  # swapped pairs move from a's hybrid to b's
+        nulls.append((base_a - base_b - 2 * moved).sum(axis=1) / G)
+    return obs, np.concatenate(nulls)
+
+
+def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict) -> list[MetricComparison]:
+    stat = opts.compared_on
+    rs = Resampling(opts.n_resamples, opts.seed)
+    width = data.human.size if opts.level == "segment" else len(data.systems)
+    W = None
+    if opts.test == "perm-both" or opts.level == "system":
+        W = np.vstack(list(rs.plan("randomization", width, opts.n_resamples).chunks()))
+    rows = []
+    for x, y in itertools.combinations(data.metrics, 2):
+        va, vb = values[x.name].get(stat), values[y.name].get(stat)
+        a, b = (x, y) if (va or 0) >= (vb or 0) else (y, x)
+        if opts.level == "system":
+            obs, null = _perm_both_system(data, a, b, stat, W)
+        elif opts.test == "pairwise" and stat == "acc23":
+            obs, null = _pairwise_perm(data, a, b, opts, eps, rs)
+        else:
+            obs, null = _perm_both_segment(data, a, b, opts, W)
+        tol = 1e-12 * max(1.0, abs(obs))
+        c = int(np.count_nonzero(null >= obs - tol))
+        rows.append((a.name, b.name, obs, (c + 1) / (null.size + 1)))
+    padj = adjust([r[3] for r in rows], opts.correction) if rows else []
+    return [MetricComparison(a=a, b=b, statistic=stat, delta=d, p_value=p, p_adjusted=float(q),
+                             significant=bool(q <= opts.alpha)) for (a, b, d, p), q in zip(rows, padj)]  # fmt: skip
+
+
+def greedy_clusters(order: list[str], p_better: dict[tuple[str, str], float], alpha: float) -> list[list[str]]:
+    """WMT's metric clusters: down the ranked list, a metric starts a new cluster when the first metric of the
+    current cluster is significantly better than it; otherwise it joins."""
+    out: list[list[str]] = []
+    for m in order:
+        if out and p_better.get((out[-1][0], m), 1.0) > alpha:
+            out[-1].append(m)
+        else:
+            out.append([m])
+    return out
+
+
+def run_meta(data: MetaData, opts: MetaOptions | None = None) -> MetaResult:
+    opts = opts or MetaOptions()
+    if len(data.metrics) < 1:
+        raise InputError("give at least one metric")
+    values, eps, notes = _values(data, opts)
+    cis, more = _intervals(data, opts, eps)
+    comps = _compare(data, opts, eps, values) if len(data.metrics) > 1 else []
+    stat = opts.compared_on
+    order = sorted(values, key=lambda n: -(values[n].get(stat) if values[n].get(stat) is not None else -np.inf))
+    raw = {(c.a, c.b): c.p_value for c in comps}
+    cor = {(c.a, c.b): c.p_adjusted for c in comps}
+    cl, cl2 = greedy_clusters(order, raw, opts.alpha), greedy_clusters(order, cor, opts.alpha)
+    at = {n: i + 1 for i, c in enumerate(cl) for n in c}
+    at2 = {n: i + 1 for i, c in enumerate(cl2) for n in c}
+    metrics = tuple(MetricAgreement(name=n, values=values[n], ci=cis[n], epsilon=eps[n], cluster=at[n],
+                                    cluster_corrected=at2[n]) for n in order)  # fmt: skip
+    test = "pairwise permutation" if opts.level == "segment" and opts.test == "pairwise" and stat == "acc23" \
+        else "PERM-BOTH"  # fmt: skip
+    settings = {"level": opts.level, "statistic": stat, "average_by": opts.average_by if opts.level == "segment"
+                else None, "test": test, "n_resamples": opts.n_resamples, "n_bootstrap": opts.n_bootstrap,
+                "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
+                "systems": list(data.systems),
+                "n_items": None if data.human is None else int(data.human.shape[1])}  # fmt: skip
+    return MetaResult(level=opts.level, statistic=stat, metrics=metrics, comparisons=tuple(comps),
+                      clusters=tuple(map(tuple, cl)), clusters_corrected=tuple(map(tuple, cl2)), settings=settings,
+                      notes=(*data.notes, *notes, *more))  # fmt: skip
