@@ -460,6 +460,53 @@ def _human(a: argparse.Namespace, prog) -> None:
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
+def _meta_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--human", nargs="+", required=True, metavar="FILE",
+                   help="human scores: WMT DA, MQM, TSV (as mtsig human reads them) or SYSTEM score lines")  # fmt: skip
+    p.add_argument("--metric", nargs="+", default=[], metavar="NAME=FILE",
+                   help="metric scores in mt-metrics-eval's layout: SYSTEM score per line (once per system: system "
+                   "level; once per segment in test-set order: segment level)")  # fmt: skip
+    p.add_argument("--lower-is-better", nargs="+", default=[], metavar="NAME",
+                   help="metric files whose lower scores are better (TER, MetricX): negated first")  # fmt: skip
+    own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
+    own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
+    own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)")
+    own.add_argument("-m", "--metrics", nargs="+", default=[], metavar="METRIC", help="e.g. bleu chrf ter meteor")
+    t = p.add_argument_group("meta-evaluation")
+    t.add_argument("--level", default="system", choices=("system", "segment"))
+    t.add_argument("--statistic", default=None, metavar="S",
+                   help="what metrics are compared on (pearson at system level, acc23 at segment level; also "
+                   "spearman, kendall, kendall_c, tau23, pairwise_accuracy)")  # fmt: skip
+    t.add_argument("--average-by", default="item", choices=("none", "sys", "item"),
+                   help="segment level: one correlation over all, per system or per item (default), averaged")  # fmt: skip
+    t.add_argument("--test", default=None, choices=("perm-both", "pairwise"),
+                   help="PERM-BOTH, or the pairwise permutation test (default for acc23 at segment level)")  # fmt: skip
+    t.add_argument("--n-resamples", type=int, default=1000, help="permutations of the tests (1000)")
+    t.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals (1000)")
+    t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
+    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    from mtsig.stats.multiple import p_corrections
+
+    t.add_argument("--correction", default="holm", choices=p_corrections(), help="over every pair of metrics")
+    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
+    _output(p, plot=False)
+
+
+def _meta(a: argparse.Namespace) -> None:
+    from mtsig.meta import meta
+    from mtsig.report.render import render
+
+    if a.metrics and not (a.refs and a.systems):
+        from mtsig.errors import InputError
+
+        raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
+    res = meta(a.human, a.metric, refs=a.refs, systems=a.systems, compute=a.metrics, level=a.level,
+               statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
+               n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
+               seed=a.seed, lower_is_better=a.lower_is_better)  # fmt: skip
+    _write(render(res, a.format, _layout_width(a)), a.output)
+
+
 #: command -> (help, function adding its arguments)
 COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
@@ -474,6 +521,11 @@ COMMANDS = {
     "human": (
         "rank systems from human judgments (WMT DA, MQM, ESA/TSV) with tests, clusters and rank ranges",
         _human_args,
+    ),
+    "meta": (
+        "how well metrics agree with humans: correlations, pairwise accuracy, intervals, PERM-BOTH between "
+        "metrics, clusters",
+        _meta_args,
     ),
     "metrics": ("list the available metrics, their options and direction", None),
 }
@@ -531,6 +583,7 @@ def _inputs_of(a: argparse.Namespace) -> list[str]:
 
     out = list(getattr(a, "refs", None) or []) + list(getattr(a, "dev_refs", None) or [])
     out += ([a.stats] if getattr(a, "stats", None) else []) + list(getattr(a, "files", None) or [])
+    out += list(getattr(a, "human", None) or []) + [x.partition("=")[2] for x in getattr(a, "metric", None) or []]
     out += [getattr(a, "mqm_weights", None)] if getattr(a, "mqm_weights", None) else []
     for spec in [*(getattr(a, "systems", None) or []), *(getattr(a, "dev_systems", None) or [])]:
         try:
@@ -826,6 +879,9 @@ def _run(a: argparse.Namespace) -> int:
     if a.command == "human":
         with _progress_factory(not a.quiet) as prog:
             _human(a, prog)
+        return 0
+    if a.command == "meta":
+        _meta(a)
         return 0
     if getattr(a, "rank_dir", None) and os.path.exists(a.rank_dir) and not os.path.isdir(a.rank_dir):
         from mtsig.errors import InputError

@@ -124,3 +124,45 @@ def test_system_level_statistics_equal_scipy():
     assert system_level(h, m[None], "kendall")[0] == pytest.approx(sps.kendalltau(h, m)[0], rel=1e-12)
     agree, n = st.pairwise_accuracy(h, m)
     assert system_level(h, m[None], "pairwise_accuracy")[0] == agree / n and n == 66
+
+
+@pytest.mark.parametrize("stat", ["kendall", "tau23"])
+def test_perm_both_item_level_shortcut_equals_recomputing_every_hybrid(stat, monkeypatch):
+    """The packed per-pair outcomes (two small products per resample) give the same null distribution as building
+    both hybrids and recomputing the statistic, resample by resample."""
+    from mtsig.meta import run
+    from mtsig.meta.core import MetaData, MetaOptions, MetricScores
+    from mtsig.resample import Resampling
+
+    rng = np.random.default_rng(3)
+    H = np.round(rng.normal(size=(7, 50)), 1)
+    H[rng.random(H.shape) < 0.1] = np.nan
+    ms = [MetricScores(name=f"m{k}", segments=np.round(np.nan_to_num(H) + rng.normal(size=H.shape), 1),
+                       systems=np.zeros(7)) for k in range(2)]  # fmt: skip
+    data = MetaData(systems=tuple("abcdefg"), human=H, human_systems=np.nanmean(H, 1), metrics=tuple(ms))
+    W = np.vstack([c.astype(bool) for c in Resampling(400, 1).plan("randomization", H.size, 400).chunks()])
+    opts = MetaOptions(level="segment", statistic=stat, test="perm-both")
+    fast = run._perm_both_segment(data, ms[0], ms[1], opts, W)
+    monkeypatch.setattr(run, "_PAIR_CODED", ())
+    slow = run._perm_both_segment(data, ms[0], ms[1], opts, W)
+    assert fast[0] == pytest.approx(slow[0], abs=1e-12) and np.allclose(fast[1], slow[1], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("avg", ["item", "sys", "none"])
+def test_perm_both_pearson_by_products_equals_recomputing_every_hybrid(avg, monkeypatch):
+    from mtsig.meta import run
+    from mtsig.meta.core import MetaData, MetaOptions, MetricScores
+    from mtsig.resample import Resampling
+
+    rng = np.random.default_rng(4)
+    H = rng.normal(size=(6, 40))
+    H[rng.random(H.shape) < 0.1] = np.nan
+    ms = [MetricScores(name=f"m{k}", segments=np.nan_to_num(H) + rng.normal(size=H.shape), systems=np.zeros(6))
+          for k in range(2)]  # fmt: skip
+    data = MetaData(systems=tuple("abcdef"), human=H, human_systems=np.nanmean(H, 1), metrics=tuple(ms))
+    W = np.vstack([c.astype(bool) for c in Resampling(300, 2).plan("randomization", H.size, 300).chunks()])
+    opts = MetaOptions(level="segment", statistic="pearson", average_by=avg, test="perm-both")
+    fast = run._perm_both_segment(data, ms[0], ms[1], opts, W)
+    monkeypatch.setattr(run, "_LINEAR", False)
+    slow = run._perm_both_segment(data, ms[0], ms[1], opts, W)
+    assert fast[0] == pytest.approx(slow[0], abs=1e-10) and np.allclose(fast[1], slow[1], rtol=0, atol=1e-10)

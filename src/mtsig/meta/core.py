@@ -231,8 +231,10 @@ def spa(human: np.ndarray, metric: np.ndarray, n_permutations: int = 1000, seed:
     """Soft pairwise accuracy: 1 - mean |p_human - p_metric| over the system pairs (segments judged for every
     system only; the caller says how many were left out)."""
     full = np.all(np.isfinite(human), axis=0)
-    ph = permutation_pvalues(human[:, full], n_permutations, seed)
-    pm = permutation_pvalues(metric[:, full], n_permutations, seed)
+    if not full.all():  # (no copy otherwise: float32 products can round differently in a copy at another address)
+        human, metric = human[:, full], metric[:, full]
+    ph = permutation_pvalues(human, n_permutations, seed)
+    pm = permutation_pvalues(metric, n_permutations, seed)
     iu = np.triu_indices(human.shape[0], 1)
     return float(1.0 - np.mean(np.abs(ph - pm)[iu]))
 

@@ -151,12 +151,122 @@ def _perm_both_system(data: MetaData, a, b, stat: str, W: np.ndarray) -> tuple[f
     return float(obs), null
 
 
+#: Kendall-type statistics PERM-BOTH computes from per-pair lookup tables at item level
+_PAIR_CODED = ("kendall", "tau23")
+#: PERM-BOTH of Pearson's r by products of the source bits (the direct path is the reference in the tests)
+_LINEAR = True
+
+
+def _coded_tables(H: np.ndarray, za: np.ndarray, zb: np.ndarray):
+    """Item averaging, Kendall-type statistics: for every pair of systems within an item and each of the 4 ways its
+    two entries can come from metric a or b (bit 1: from b), the pair's outcome packed in one integer: (C - D + 1)
+    + 128 T_m + 16384 T_hm (0 for a pair without both human scores); and per item the human ties and the pairs."""
+    g = groups(*H.shape, "item")
+    X, A, B = H.reshape(-1)[g], za.reshape(-1)[g], zb.reshape(-1)[g]
+    i, j = np.triu_indices(X.shape[1], 1)
+    ok = np.isfinite(X[:, i]) & np.isfinite(X[:, j])
+    dx = X[:, i] - X[:, j]
+    tie_h = (dx == 0) & ok
+    enc = np.empty((4, *dx.shape), dtype=np.int32)
+    for code in range(4):
+        vi = np.where(code >> 1, B[:, i], A[:, i])
+        vj = np.where(code & 1, B[:, j], A[:, j])
+        dy = vi - vj
+        tie_m = dy == 0
+        sign = np.where(tie_m | (dx == 0), 0, np.where((dx > 0) == (dy > 0), 1, -1))
+        enc[code] = np.where(ok, (sign + 1) + 128 * tie_m + 16384 * (tie_m & tie_h), 0)
+    return g, (i, j), enc, tie_h.sum(1), ok.sum(1)
+
+
+def _decode(total: np.ndarray, n: np.ndarray, th_all: np.ndarray, stat: str) -> np.ndarray:
+    """The per-item statistic from the summed packed outcomes (R, items)."""
+    thm = total // 16384
+    tm = (total % 16384) // 128
+    cd = total % 128 - n  # C - D (each valid pair carried +1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if stat == "kendall":
+            r = cd / np.sqrt(n - th_all) / np.sqrt(n - tm)
+            return np.where((th_all == n) | (tm == n) | (n == 0), np.nan, r)
+        return np.where(n > 0, (cd + 3 * thm - th_all - tm) / n, np.nan)  # tau-23
+
+
+def _mean_items(v: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(v)
+    with np.errstate(invalid="ignore"):
+        out = np.where(ok, v, 0.0).sum(-1) / ok.sum(-1)
+    return np.where(ok.any(-1), out, 0.0)
+
+
+def _perm_both_coded(H, za, zb, stat: str, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """PERM-BOTH of a Kendall-type statistic at item level without pair arrays per resample: a pair's packed
+    outcome is a function of its two entries' source bits b_i, b_j, so an item's sum is
+    ``base + b . lin + b' Q b`` (``lin`` per entry, ``Q`` per pair of entries): two small products per resample,
+    exact in float32 (integers below 2^24)."""
+    g, (i, j), enc, th_all, n = _coded_tables(H, za, zb)
+    e00, e01, e10, e11 = (enc[k].astype(np.float64) for k in range(4))
+    items, S = g.shape
+    lin = np.zeros((items, S))
+    np.add.at(lin.T, i, (e10 - e00).T)
+    np.add.at(lin.T, j, (e01 - e00).T)
+    Q = np.zeros((items, S, S), dtype=np.float32)
+    Q[:, i, j] = e11 - e10 - e01 + e00
+    base, lin = e00.sum(-1), lin.astype(np.float32)
+
+    def totals(b: np.ndarray) -> np.ndarray:  # b (R, items, S) float32 -> packed sums (R, items)
+        quad = (np.matmul(b.transpose(1, 0, 2), Q).transpose(1, 0, 2) * b).sum(-1)
+        return np.rint(base + (b * lin).sum(-1) + quad).astype(np.int64)
+
+    def stat_of(t: np.ndarray) -> np.ndarray:
+        return _mean_items(_decode(t, n, th_all, stat))
+
+    obs = stat_of(enc[0].sum(-1, dtype=np.int64)[None])[0] - stat_of(enc[3].sum(-1, dtype=np.int64)[None])[0]
+    nulls = []
+    for c in range(0, mask.shape[0], 4 * CHUNK):
+        b = mask[c : c + 4 * CHUNK].reshape(-1, H.size)[:, g].astype(np.float32)  # (R, items, systems)
+        nulls.append(stat_of(totals(b)) - stat_of(totals(1.0 - b)))
+    return float(obs), np.concatenate(nulls)
+
+
+def _perm_both_pearson(H, za, zb, average_by: str, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """PERM-BOTH of Pearson's r: a hybrid's sums per group (of y, y², xy) are linear in the entries' source bits
+    (y = a + b (z_b - z_a), and b² = b), so each resample is three products; r from centred sums."""
+    g = groups(*H.shape, average_by)
+    X = H.reshape(-1)[g]
+    ok = np.isfinite(X)
+    n = ok.sum(-1).astype(np.float64)
+    A, D = np.where(ok, za.reshape(-1)[g], 0.0), np.where(ok, (zb - za).reshape(-1)[g], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = np.where(ok, X - (np.where(ok, X, 0.0).sum(-1) / n)[:, None], 0.0)  # centred human scores
+    sxx = (x * x).sum(-1)
+    coef = {"y": (A.sum(-1), D), "yy": ((A * A).sum(-1), 2 * A * D + D * D), "xy": ((x * A).sum(-1), x * D)}
+
+    def r_of(b: np.ndarray) -> np.ndarray:  # b (R, G, L) float -> mean over groups of r
+        s = {k: c0 + (b * c1).sum(-1) for k, (c0, c1) in coef.items()}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            syy = s["yy"] - s["y"] ** 2 / n
+            r = s["xy"] / np.sqrt(sxx * syy)
+        bad = (n < 2) | (sxx == 0) | (syy <= 1e-12 * np.maximum(s["yy"], 1e-300))
+        return _mean_items(np.where(bad, np.nan, np.clip(r, -1, 1)))
+
+    shape = (1, *g.shape)
+    obs = r_of(np.zeros(shape))[0] - r_of(np.ones(shape))[0]
+    nulls = []
+    for c in range(0, mask.shape[0], 4 * CHUNK):
+        bits = mask[c : c + 4 * CHUNK].reshape(-1, H.size)[:, g].astype(np.float64)
+        nulls.append(r_of(bits) - r_of(1.0 - bits))
+    return float(obs), np.concatenate(nulls)
+
+
 def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray) -> tuple[float, np.ndarray]:
     stat = opts.compared_on
     ok = np.isfinite(data.human)
     za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
     za[ok], zb[ok] = _zscore(a.segments[ok]), _zscore(b.segments[ok])
-    mask = W[:, : ok.size].reshape(-1, *ok.shape).astype(bool)
+    mask = W[:, : ok.size].reshape(-1, *ok.shape)
+    if stat in _PAIR_CODED and opts.average_by == "item" and data.human.shape[0] <= 64:
+        return _perm_both_coded(data.human, za, zb, stat, mask)
+    if stat == "pearson" and _LINEAR:
+        return _perm_both_pearson(data.human, za, zb, opts.average_by, mask)
     nulls = []
     for c in range(0, mask.shape[0], CHUNK):
         w = mask[c : c + CHUNK]
@@ -222,7 +332,8 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict) -> list
     width = data.human.size if opts.level == "segment" else len(data.systems)
     W = None
     if opts.test == "perm-both" or opts.level == "system":
-        W = np.vstack(list(rs.plan("randomization", width, opts.n_resamples).chunks()))
+        plan = rs.plan("randomization", width, opts.n_resamples)
+        W = np.vstack([c.astype(bool) for c in plan.chunks(np.float32)])  # one swap mask per resample and entry
     rows = []
     for x, y in itertools.combinations(data.metrics, 2):
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
