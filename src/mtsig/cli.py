@@ -478,7 +478,7 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
                    help="what metrics are compared on (pearson at system level, acc23 at segment level; also "
                    "spearman, kendall, kendall_c, tau23, pairwise_accuracy)")  # fmt: skip
     t.add_argument("--average-by", default="item", choices=("none", "sys", "item"),
-                   help="segment level: one correlation over all, per system or per item (default), averaged")  # fmt: skip
+                   help="segment level: one correlation over all, per system or per item (default)")  # fmt: skip
     t.add_argument("--test", default=None, choices=("perm-both", "pairwise"),
                    help="PERM-BOTH, or the pairwise permutation test (default for acc23 at segment level)")  # fmt: skip
     t.add_argument("--n-resamples", type=int, default=1000, help="permutations of the tests (1000)")
