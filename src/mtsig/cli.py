@@ -507,6 +507,46 @@ def _meta(a: argparse.Namespace) -> None:
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
+def _thresholds_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.thresholds import ACCURACIES
+
+    p.add_argument("-m", "--metrics", nargs="+", default=None, metavar="METRIC",
+                   help="metrics (mtsig's names, score-file names or the paper's; default: every fit)")  # fmt: skip
+    p.add_argument("--accuracy", nargs="+", type=float, default=list(ACCURACIES), metavar="PCT",
+                   help="accuracies in %% (default: 50 55 ... 95)")  # fmt: skip
+    p.add_argument("--fits", default=None, metavar="FILE", help="a thresholds.json of other fits ({metric: [a, b]})")
+    _output(p, plot=False)
+
+
+def _thresholds(a: argparse.Namespace) -> None:
+    import json
+
+    from mtsig.report.table import Table, TextOut, csv_text, latex, markdown
+    from mtsig.thresholds import scale_of, thresholds_table
+
+    res = thresholds_table(a.metrics, a.accuracy, a.fits)
+    accs = [f"{x:g}" for x in a.accuracy]
+    if a.format == "json":
+        _write(json.dumps(res, indent=1) + "\n", a.output)
+        return
+    rows = [[f, *("-" if v[k] is None else f"{v[k]:.3f}" for k in accs)] for f, v in res["thresholds"].items()]
+    head = ["metric (fit)", *(f"{k}%" for k in accs)]
+    note = ("Δ a metric needs before that share of human judgments agrees with it (Kocmi et al. 2024, accuracy(Δ) = "
+            "a / (1 + exp(-b Δ))); - above the fit's ceiling a. Scale: " + "; ".join(
+                f"{f} {'as printed' if scale_of(f) == 1 else 'x 100'}" for f in res["thresholds"]))  # fmt: skip
+    if a.format == "csv":
+        _write(csv_text(head, rows), a.output)
+    elif a.format in ("markdown", "latex"):
+        t = Table(head, rows)
+        _write("\n".join(markdown(t)) + f"\n\n{note}\n" if a.format == "markdown" else
+               latex(t, "l" + "r" * len(accs), note.replace("%", "\\%")), a.output)  # fmt: skip
+    else:
+        out = TextOut(_layout_width(a))
+        out.table(Table(head, rows, ["left"] + ["right"] * len(accs), title="metric deltas and human agreement"))
+        out.line(note)
+        _write(out.getvalue(), a.output)
+
+
 #: command -> (help, function adding its arguments)
 COMMANDS = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
@@ -526,6 +566,10 @@ COMMANDS = {
         "how well metrics agree with humans: correlations, pairwise accuracy, intervals, PERM-BOTH between "
         "metrics, clusters",
         _meta_args,
+    ),
+    "thresholds": (
+        "the metric difference each metric needs for humans to agree at 50-95% (Kocmi et al. 2024)",
+        _thresholds_args,
     ),
     "metrics": ("list the available metrics, their options and direction", None),
 }
@@ -882,6 +926,9 @@ def _run(a: argparse.Namespace) -> int:
         return 0
     if a.command == "meta":
         _meta(a)
+        return 0
+    if a.command == "thresholds":
+        _thresholds(a)
         return 0
     if getattr(a, "rank_dir", None) and os.path.exists(a.rank_dir) and not os.path.isdir(a.rank_dir):
         from mtsig.errors import InputError

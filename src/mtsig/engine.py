@@ -447,7 +447,11 @@ def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContex
         padj = np.maximum(maxt(D, obs, ctx.alternative)["step-down"], [r.p_value for r in results])
     else:
         padj = adjust([r.p_value for r in results], opts.correction)
-    return [Comparison(r, float(pa), bool(pa <= opts.alpha)) for r, pa in zip(results, padj)]
+    from mtsig.thresholds import human_agreement
+
+    fit = ctx.table.metrics[ctx.metric].name
+    return [Comparison(r, float(pa), bool(pa <= opts.alpha), human_agreement(fit, r.delta))
+            for r, pa in zip(results, padj)]  # fmt: skip
 
 
 def compare_table(

@@ -209,6 +209,10 @@ class Comparison:
     result: TestResult
     p_adjusted: float
     significant: bool
+    #: what Δ means to humans where the metric has a published fit (Kocmi et al. 2024): ``{"fit", "accuracy",
+    #: "scale"}``, the estimated share of human judgments agreeing with the metric's preference (see
+    #: :mod:`mtsig.thresholds`); None otherwise
+    human_agreement: dict | None = None
 
     @property
     def metric(self) -> str:
@@ -226,6 +230,7 @@ class Comparison:
         d = self.result.to_dict()
         d["p_adjusted"] = self.p_adjusted
         d["significant"] = self.significant
+        d["human_agreement"] = self.human_agreement
         return d
 
 

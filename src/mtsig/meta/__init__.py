@@ -1,5 +1,5 @@
 """Metrics judged against humans: ``mtsig meta`` (:func:`meta`), and what a metric delta means to humans
-(:mod:`mtsig.meta.thresholds`)."""
+(:mod:`mtsig.thresholds`)."""
 
 from __future__ import annotations
 

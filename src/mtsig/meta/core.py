@@ -260,13 +260,18 @@ class MetricComparison:
     b: str
     statistic: str
     delta: float
+    #: one-sided: a agrees with humans better than b (a is the better of the two on these data)
     p_value: float
+    #: twice the one-sided p (at most 1): the test that the two differ
+    p_two_sided: float
+    #: p_two_sided corrected over every pair of metrics
     p_adjusted: float
     significant: bool
 
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "statistic": self.statistic, "delta": self.delta, "p_value": self.p_value,
-                "p_adjusted": self.p_adjusted, "significant": self.significant}  # fmt: skip
+                "p_two_sided": self.p_two_sided, "p_adjusted": self.p_adjusted,
+                "significant": self.significant}  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -39,10 +39,11 @@ def metrics_table(res: MetaResult) -> Table:
 
 
 def tests_table(res: MetaResult) -> Table:
-    rows = [[c.a, c.b, f"{c.delta:+.4f}", format_p(c.p_value) + ("*" if c.significant else ""), format_p(c.p_adjusted)]
-            for c in res.comparisons]  # fmt: skip
+    rows = [[c.a, c.b, f"{c.delta:+.4f}", format_p(c.p_value), format_p(c.p_two_sided),
+             format_p(c.p_adjusted) + ("*" if c.significant else "")] for c in res.comparisons]  # fmt: skip
     st = res.settings
-    return Table(["A", "B", f"Δ {res.statistic} (A − B)", "p (A better)", f"p ({st['correction']})"], rows,
+    head = ["A", "B", f"Δ {res.statistic} (A − B)", "p (A better)", "p (differ)", f"p ({st['correction']})"]
+    return Table(head, rows,
                  title=f"{st['test']} ({st['n_resamples']} resamples, seed {st['seed']}; * significant at "
                  f"{st['alpha']} after {st['correction']})")  # fmt: skip
 
@@ -69,15 +70,15 @@ def _text(res: MetaResult, width: int | None) -> str:
 def _csv(res: MetaResult) -> str:
     cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
     head = ["row", "metric", *cols, "ci_low", "ci_high", "epsilon", "cluster", "cluster_corrected", "a", "b", "delta",
-            "p_value", "p_adjusted", "significant"]  # fmt: skip
+            "p_value", "p_two_sided", "p_adjusted", "significant"]  # fmt: skip
     rows = []
     for m in res.metrics:
         ci = m.ci.get(res.statistic) or (None, None)
         rows.append(["metric", m.name, *(m.values.get(c) for c in cols), *ci, m.epsilon, m.cluster,
-                     m.cluster_corrected, None, None, None, None, None, None])  # fmt: skip
+                     m.cluster_corrected, None, None, None, None, None, None, None])  # fmt: skip
     for c in res.comparisons:
         rows.append(["comparison", None, *([None] * len(cols)), None, None, None, None, None, c.a, c.b, c.delta,
-                     c.p_value, c.p_adjusted, c.significant])  # fmt: skip
+                     c.p_value, c.p_two_sided, c.p_adjusted, c.significant])  # fmt: skip
     return csv_text(head, [["" if x is None else x for x in r] for r in rows])
 
 

@@ -347,9 +347,13 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict) -> list
         tol = 1e-12 * max(1.0, abs(obs))
         c = int(np.count_nonzero(null >= obs - tol))
         rows.append((a.name, b.name, obs, (c + 1) / (null.size + 1)))
-    padj = adjust([r[3] for r in rows], opts.correction) if rows else []
-    return [MetricComparison(a=a, b=b, statistic=stat, delta=d, p_value=p, p_adjusted=float(q),
-                             significant=bool(q <= opts.alpha)) for (a, b, d, p), q in zip(rows, padj)]  # fmt: skip
+    # a is the metric that agrees better on these data: the one-sided p tests that direction, chosen after looking;
+    # the decision ("they differ") uses the two-sided p (twice it), corrected over all pairs
+    two = [min(1.0, 2 * r[3]) for r in rows]
+    padj = adjust(two, opts.correction) if rows else []
+    return [MetricComparison(a=a, b=b, statistic=stat, delta=d, p_value=p, p_two_sided=t, p_adjusted=float(q),
+                             significant=bool(q <= opts.alpha))
+            for (a, b, d, p), t, q in zip(rows, two, padj)]  # fmt: skip
 
 
 def greedy_clusters(order: list[str], p_better: dict[tuple[str, str], float], alpha: float) -> list[list[str]]:

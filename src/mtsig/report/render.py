@@ -306,12 +306,18 @@ def _compare_text_table(res: CompareResult, m: str) -> Table:
     cols = [("A", "left"), ("B", "left"), ("score A", "right"), ("score B", "right"), ("Δ B−A", "right"),
             (f"{st.confidence:.0%} CI of Δ", "right"), ("test", "left"), ("p", "right"),
             (f"p ({st.correction})", "right"), ("sig.", "left")]  # fmt: skip
+    mine = [c for c in res.comparisons if c.metric == m]
+    agree = any(c.human_agreement for c in mine)
+    if agree:  # Kocmi et al. 2024: the share of human judgments expected to agree with the metric's preference
+        cols.append(("humans agree", "right"))
     rows = []
-    for c in (c for c in res.comparisons if c.metric == m):
+    for c in mine:
         r = c.result
         label = PAIRED_TESTS[r.test].label if r.test in PAIRED_TESTS else r.test
         rows.append([r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), label,
                      _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "*" if c.significant else ""])  # fmt: skip
+        if agree:
+            rows[-1].append(f"{c.human_agreement['accuracy']:.0%}" if c.human_agreement else "-")
     title = f"{m.upper()} {_arrow_of(res, m)}  ({st.signatures.get(m, '')})"
     return Table([h for h, _ in cols], rows, [j for _, j in cols], title)
 
@@ -447,6 +453,12 @@ def _compare_notes(res: CompareResult) -> list[str]:
         extra.append(
             "ttest/wilcoxon rows test sentence-level scores: their A, B and Δ are mean sentence-level scores and "
             f"the interval is the t-interval of the mean difference ({'; '.join(labels)})."
+        )
+    fits = sorted({c.human_agreement["fit"] for c in res.comparisons if c.human_agreement})
+    if fits:
+        extra.append(
+            "humans agree: the share of human judgments expected to agree that the system the metric scores higher is "
+            f"better, at this |Δ| (Kocmi et al. 2024's fit accuracy(Δ) = a / (1 + exp(-b Δ)); fits: {', '.join(fits)})."
         )
     if any(sc.runs is not None and len(sc.runs.runs) > 1 for s in res.systems for sc in s.scores.values()):
         extra.append(
