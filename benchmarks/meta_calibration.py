@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from mtsig.io.human import read_human  # noqa: E402
 from mtsig.meta.core import MetaData, MetaOptions, MetricScores  # noqa: E402
-from mtsig.meta.run import run_meta  # noqa: E402
+from mtsig.meta.run import pair_test, run_meta, swap_masks  # noqa: E402
 
 HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"
 CELLS = (("system", "pearson", "perm-both", "item"), ("segment", "pearson", "perm-both", "item"),
@@ -50,8 +50,10 @@ def one_replicate(H: np.ndarray, cell, rng: np.random.Generator, seed: int, nois
     d = MetaData(systems=tuple(map(str, range(H.shape[0]))), human=H, human_systems=np.nanmean(H, 1), metrics=ms)
     opts = MetaOptions(level=level, statistic=stat, test=test, average_by=avg, n_resamples=1000, n_bootstrap=40,
                        seed=seed)  # fmt: skip
-    c = run_meta(d, opts).comparisons[0]
-    fixed = c.p_value if c.a == "A" else 1.0 - c.p_value + 1.0 / 1001  # "A better": the other tail, ties counted
+    res = run_meta(d, opts)
+    c = res.comparisons[0]
+    eps = {m.name: m.epsilon for m in res.metrics}
+    fixed = pair_test(d, ms[0], ms[1], opts, eps, swap_masks(d, opts))[1]  # "A agrees better", decided in advance
     return fixed, c.p_two_sided, c.p_value
 
 

@@ -439,6 +439,8 @@ def _human_args(p: argparse.ArgumentParser) -> None:
                    help="pairs judged on fewer common segments are not tested (10)")  # fmt: skip
     t.add_argument("--segments", action="store_true", help="also the per-segment scores used (JSON, CSV)")
     _output(p, plot=False)
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="also draw the ranking, one column wide (.png, .svg, .pdf; the plot extra)")  # fmt: skip
     p.add_argument("--html", default=None, metavar="FILE",
                    help="also write a self-contained HTML report (ranking figure as inline SVG, tables)")  # fmt: skip
 
@@ -457,6 +459,11 @@ def _human(a: argparse.Namespace, prog) -> None:
         from mtsig.humaneval.render import render_human_html
 
         _write(render_human_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
+    if a.plot:
+        from mtsig.report.paper import plot_human
+        from mtsig.report.plots import save
+
+        save(plot_human(res), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
@@ -479,8 +486,9 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
                    "spearman, kendall, kendall_c, tau23, pairwise_accuracy)")  # fmt: skip
     t.add_argument("--average-by", default="item", choices=("none", "sys", "item"),
                    help="segment level: one correlation over all, per system or per item (default)")  # fmt: skip
-    t.add_argument("--test", default=None, choices=("perm-both", "pairwise"),
-                   help="PERM-BOTH, or the pairwise permutation test (default for acc23 at segment level)")  # fmt: skip
+    t.add_argument("--test", default=None, choices=("perm-both", "pairwise", "bootstrap"),
+                   help="bootstrap (over segments; the system-level default), perm-both, or pairwise (the "
+                   "segment-level acc23 default)")  # fmt: skip
     t.add_argument("--n-resamples", type=int, default=1000, help="permutations of the tests (1000)")
     t.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals (1000)")
     t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
@@ -490,6 +498,8 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--correction", default="holm", choices=p_corrections(), help="over every pair of metrics")
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _output(p, plot=False)
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="also draw each metric's agreement and interval, one column (.png, .svg, .pdf)")  # fmt: skip
 
 
 def _meta(a: argparse.Namespace) -> None:
@@ -504,6 +514,11 @@ def _meta(a: argparse.Namespace) -> None:
                statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
                n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
                seed=a.seed, lower_is_better=a.lower_is_better)  # fmt: skip
+    if a.plot:
+        from mtsig.report.paper import plot_meta
+        from mtsig.report.plots import save
+
+        save(plot_meta(res), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 

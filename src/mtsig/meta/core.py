@@ -111,10 +111,13 @@ class MetaOptions:
                                  f"{self.level}-level", param="statistic")  # fmt: skip
         if CORRECTIONS.get(self.correction).joint_bootstrap:
             raise InputError(f"correction {self.correction} is not offered by meta", param="correction")
-        if self.test not in ("perm-both", "pairwise"):
+        if self.test not in ("perm-both", "pairwise", "bootstrap"):
             from mtsig.errors import unknown_name
 
-            raise unknown_name("test", self.test, ("perm-both", "pairwise"))
+            raise unknown_name("test", self.test, ("perm-both", "pairwise", "bootstrap"))
+        if self.test == "bootstrap" and self.level != "system":
+            raise InputError("test bootstrap is the system-level test (segment level: perm-both or pairwise)",
+                             param="test")  # fmt: skip
         for name in ("n_bootstrap", "n_resamples"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1", param=name)

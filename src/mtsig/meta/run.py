@@ -326,27 +326,56 @@ def _pairwise_perm(data: MetaData, a, b, opts: MetaOptions, eps: dict, rs: Resam
     return obs, np.concatenate(nulls)
 
 
+def swap_masks(data: MetaData, opts: MetaOptions) -> np.ndarray | None:
+    """PERM-BOTH's swap masks: one row per resample, one column per (system, item) entry (or system)."""
+    if opts.test == "bootstrap" or (opts.test != "perm-both" and opts.level != "system"):
+        return None
+    width = data.human.size if opts.level == "segment" else len(data.systems)
+    plan = Resampling(opts.n_resamples, opts.seed).plan("randomization", width, opts.n_resamples)
+    return np.vstack([c.astype(bool) for c in plan.chunks(np.float32)])
+
+
+def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions) -> tuple[float, np.ndarray]:
+    """System level, paired bootstrap over the segments: every resample recomputes the human system scores and
+    both metrics' system scores, and the difference of the statistic; its centred distribution is the null (the
+    shift method). The sampling variation of the human scores is part of it, which PERM-BOTH leaves out."""
+    n_items = data.human.shape[1]
+    plan = Resampling(opts.n_resamples, opts.seed).plan("bootstrap", n_items, opts.n_resamples)
+    diffs = []
+    for W in plan.chunks():
+        hs = _human_system_boot(data.human, W)
+        diffs.append(_system_vector(hs, a.system_boot(W), stat) - _system_vector(hs, b.system_boot(W), stat))
+    d = np.concatenate(diffs)
+    h = data.human_systems[None]
+    obs = float(_system_vector(h, a.systems[None], stat)[0] - _system_vector(h, b.systems[None], stat)[0])
+    d = d[np.isfinite(d)]
+    return obs, d - d.mean()
+
+
+def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W: np.ndarray | None) -> tuple[float, float]:
+    """The observed difference of the statistic (a minus b) and the one-sided p that a agrees with humans better
+    than b: ``(c + 1) / (R + 1)`` with c the resamples whose difference reaches the observed one (ties counted)."""
+    stat = opts.compared_on
+    if opts.level == "system" and opts.test == "bootstrap":
+        obs, null = _bootstrap_system(data, a, b, stat, opts)
+    elif opts.level == "system":
+        obs, null = _perm_both_system(data, a, b, stat, W)
+    elif opts.test == "pairwise" and stat == "acc23":
+        obs, null = _pairwise_perm(data, a, b, opts, eps, Resampling(opts.n_resamples, opts.seed))
+    else:
+        obs, null = _perm_both_segment(data, a, b, opts, W)
+    tol = 1e-12 * max(1.0, abs(obs))
+    return obs, (int(np.count_nonzero(null >= obs - tol)) + 1) / (null.size + 1)
+
+
 def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict) -> list[MetricComparison]:
     stat = opts.compared_on
-    rs = Resampling(opts.n_resamples, opts.seed)
-    width = data.human.size if opts.level == "segment" else len(data.systems)
-    W = None
-    if opts.test == "perm-both" or opts.level == "system":
-        plan = rs.plan("randomization", width, opts.n_resamples)
-        W = np.vstack([c.astype(bool) for c in plan.chunks(np.float32)])  # one swap mask per resample and entry
+    W = swap_masks(data, opts)
     rows = []
     for x, y in itertools.combinations(data.metrics, 2):
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
         a, b = (x, y) if (va or 0) >= (vb or 0) else (y, x)
-        if opts.level == "system":
-            obs, null = _perm_both_system(data, a, b, stat, W)
-        elif opts.test == "pairwise" and stat == "acc23":
-            obs, null = _pairwise_perm(data, a, b, opts, eps, rs)
-        else:
-            obs, null = _perm_both_segment(data, a, b, opts, W)
-        tol = 1e-12 * max(1.0, abs(obs))
-        c = int(np.count_nonzero(null >= obs - tol))
-        rows.append((a.name, b.name, obs, (c + 1) / (null.size + 1)))
+        rows.append((a.name, b.name, *pair_test(data, a, b, opts, eps, W)))
     # a is the metric that agrees better on these data: the one-sided p tests that direction, chosen after looking;
     # the decision ("they differ") uses the two-sided p (twice it), corrected over all pairs
     two = [min(1.0, 2 * r[3]) for r in rows]
@@ -384,8 +413,11 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None) -> MetaResult:
     at2 = {n: i + 1 for i, c in enumerate(cl2) for n in c}
     metrics = tuple(MetricAgreement(name=n, values=values[n], ci=cis[n], epsilon=eps[n], cluster=at[n],
                                     cluster_corrected=at2[n]) for n in order)  # fmt: skip
-    test = "pairwise permutation" if opts.level == "segment" and opts.test == "pairwise" and stat == "acc23" \
-        else "PERM-BOTH"  # fmt: skip
+    test = {"pairwise": "pairwise permutation", "bootstrap": "paired bootstrap over segments (shift)"}.get(
+        opts.test, "PERM-BOTH"
+    )
+    if opts.test == "pairwise" and not (opts.level == "segment" and stat == "acc23"):
+        test = "PERM-BOTH"
     settings = {"level": opts.level, "statistic": stat, "average_by": opts.average_by if opts.level == "segment"
                 else None, "test": test, "n_resamples": opts.n_resamples, "n_bootstrap": opts.n_bootstrap,
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,

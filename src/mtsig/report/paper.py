@@ -1,0 +1,75 @@
+"""Figures of ``mtsig human`` and ``mtsig meta`` results for a paper (matplotlib, the ``plot`` extra): one column
+wide (3.3 in) by default, 7-pt text at least, the Okabe-Ito colour-blind-safe palette with distinct markers (they
+print in grey), intervals, clusters drawn as alternating bands, and editable text in SVG and PDF."""
+
+from __future__ import annotations
+
+from mtsig.report.plots import _figure_class, _gid
+
+#: Okabe & Ito's palette (colour-blind safe), and markers that tell the clusters apart in grey
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+COLUMN, DOUBLE = 3.3, 6.9
+RC = {"font.size": 7.5, "axes.labelsize": 7.5, "xtick.labelsize": 7, "ytick.labelsize": 7, "legend.fontsize": 7,
+      "svg.fonttype": "none", "pdf.fonttype": 42, "axes.spines.top": False, "axes.spines.right": False}  # fmt: skip
+
+
+def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
+    """``text``: ``xlabel``, ``title``, ``kind`` (the SVG ids' prefix) and optionally ``labels`` (the y ticks)."""
+    import matplotlib
+
+    xlabel, title, kind, labels = text["xlabel"], text["title"], text["kind"], text.get("labels")
+
+    Figure = _figure_class()
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(width, 0.55 + 0.19 * len(names)), layout="constrained")
+        ax = fig.subplots()
+        cluster_of = {n: k for k, c in enumerate(clusters) for n in c}
+        ys = list(range(len(names)))[::-1]
+        for k, c in enumerate(clusters):  # bands: one per cluster
+            rows = [ys[names.index(n)] for n in c if n in names]
+            if rows and k % 2 == 0:
+                ax.axhspan(min(rows) - 0.5, max(rows) + 0.5, color="#e8e8e8", lw=0, zorder=0)
+        for n, v, ci, y in zip(names, values, cis, ys):
+            k = cluster_of.get(n, 0)
+            color, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
+            if ci is not None:
+                bar = ax.errorbar(v, y, xerr=[[v - ci[0]], [ci[1] - v]], fmt="none", ecolor=color, elinewidth=1.0,
+                                  capsize=2)  # fmt: skip
+                bar.lines[2][0].set_gid(_gid(kind, "ci", n, float(ci[0]), float(ci[1])))
+            dot = ax.plot([v], [y], marker=marker, color=color, ms=4.5, ls="none")[0]
+            dot.set_gid(_gid(kind, "value", n, float(v), k + 1))
+        ax.set_yticks(ys, labels or names)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title, loc="left", fontsize=7.5)
+        ax.grid(axis="x", color="#cccccc", lw=0.4)
+        ax.set_ylim(-0.6, len(names) - 0.4)
+    return fig
+
+
+def plot_human(res, width: float = COLUMN):
+    """Systems in rank order, each score with its interval; clusters as bands (and colour + marker)."""
+    names = [s.name for s in res.systems]
+    conf = res.settings.get("confidence", 0.95)
+    label = "mean z-score (higher is better)" if res.settings.get("input_format", "").startswith("wmt-da") \
+        else "human score (higher is better)"  # fmt: skip
+    title = f"{res.protocol}: {conf:.0%} CIs, (rank range)"
+    labels = [f"{s.name} ({s.rank_range[0]}" + (f"–{s.rank_range[1]})" if s.rank_range[1] != s.rank_range[0] else ")")
+              for s in res.systems]  # fmt: skip
+    return _ranked_dots(names, [s.score for s in res.systems], [s.ci for s in res.systems],
+                        [list(c) for c in res.clusters],
+                        {"xlabel": label, "title": title, "kind": "human", "labels": labels}, width)  # fmt: skip
+
+
+def plot_meta(res, width: float = COLUMN):
+    """Metrics ranked by the compared statistic with its interval; corrected clusters as bands."""
+    stat = res.statistic
+    names = [m.name for m in res.metrics]
+    values = [m.values.get(stat) if m.values.get(stat) is not None else float("nan") for m in res.metrics]
+    cis = [m.ci.get(stat) for m in res.metrics]
+    avg = f", {res.settings['average_by']} averaging" if res.level == "segment" else ""
+    label = {"pearson": "Pearson's r", "kendall": "Kendall's tau-b", "acc23": "acc23 (tie-calibrated)",
+             "spearman": "Spearman's rho", "pairwise_accuracy": "pairwise accuracy"}.get(stat, stat)  # fmt: skip
+    title = f"{res.level} level{avg}, {res.settings['confidence']:.0%} CIs"
+    return _ranked_dots(names, values, cis, [list(c) for c in res.clusters_corrected],
+                        {"xlabel": f"{label} with humans", "title": title, "kind": "meta"}, width)  # fmt: skip
