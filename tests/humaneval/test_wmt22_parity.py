@@ -116,3 +116,18 @@ def test_the_command_line_prints_the_protocol_in_json(capsys):
     assert [c for c in out["clusters"]] == [["TartuNLP.1", "TAL-SJTU.3", "HuaweiTSC.0", "Liv4ever.4"], ["NiuTrans.2"]]
     assert {"name", "score", "ci", "n_segments", "wins", "cluster", "rank_range"} <= set(out["systems"][0])
     assert {"a", "b", "delta", "p_value", "p_adjusted", "significant"} <= set(out["comparisons"][0])
+
+
+def test_human_scores_feed_compare_like_any_segment_score(capsys):
+    """--seg-scores reads a human-judgment file itself (no copy): WMT's system names NAME.N match the systems, the
+    unjudged segments are left out of every mean and resample, and the system scores are WMT's."""
+    txt = need(HE / "de-en" / "txt")
+    systems = [f"{s}={txt / f'generaltest2022.de-en.hyp.{s}.en'}" for s in ("Lan-Bridge", "PROMT", "Online-W")]
+    assert main(["compare", "-r", str(txt / "generaltest2022.de-en.ref.A.en"), "-s", *systems, "-m", "seg",
+                 "--seg-scores", _seg_file("de-en"), "-f", "json", "--n-resamples", "500"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    scores = {s["name"]: s["scores"]["human"]["score"] for s in out["systems"]}
+    lines = open(need(HE / "de-en" / "ad-sys-scores-de-en.csv"), encoding="utf-8").read().split("\n")[1:]
+    published = {r[3].rsplit(".", 1)[0]: float(r[1]) for r in (ln.split() for ln in lines) if r}
+    for name, score in scores.items():
+        assert score == pytest.approx(published[name], rel=1e-12)

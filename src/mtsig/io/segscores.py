@@ -121,10 +121,40 @@ def _metricx(path: str, lines: list[str]) -> ScoreFile | None:
     return ScoreFile("metricx", {"": scores}, KNOWN_METRICS["metricx"])
 
 
+def _human(path: str, first: str) -> ScoreFile | None:
+    """Human judgments (WMT DA judgments or segment scores, MQM error spans; see :mod:`mtsig.io.human`): each
+    system's segment scores in test-set order (segment ids 1..N, or 0..N-1), NaN where nobody judged it."""
+    from mtsig.io.human import detect_format, read_human
+
+    try:
+        fmt = detect_format(path, first)
+    except InputError:
+        return None
+    if fmt == "tsv":
+        return None  # a table of scores per system column is read as before
+    h = read_human(path, input_format=fmt)
+    try:
+        ids = np.array([int(g) for g in h.segments])
+    except ValueError:
+        raise InputError(f"{path}: segment ids that are not numbers ({h.segments[0]!r}): they cannot be placed in "
+                         "the test set's order") from None  # fmt: skip
+    pos = ids - (0 if ids.min() == 0 else 1)
+    n = int(pos.max()) + 1
+    out = {}
+    for k, s in enumerate(h.systems):
+        col = np.full(n, np.nan)
+        col[pos] = h.scores[k]
+        out[s] = list(col)
+    return ScoreFile("human", out, ("human", False))
+
+
 def read_score_file(path: str) -> ScoreFile:
     """Any accepted score file, recognised by its content."""
     text = read_text(path)
     lines = split_lines(text)
+    human = _human(path, lines[0]) if lines else None
+    if human is not None:
+        return human
     head = text.lstrip()[:1]
     if head == "{":
         try:
@@ -262,12 +292,27 @@ def _file_metric(files: list[ScoreFile]) -> tuple[str, bool] | None:
     return next(iter(named)) if named else None
 
 
+def _wmt_names(given: dict, files: list[ScoreFile], names: set[str]) -> dict:
+    """Human judgments name systems as WMT does (``Lan-Bridge.1``): such a key matches the system ``Lan-Bridge``;
+    human-judged references without a system (``HUMAN-B``) are left out."""
+    if not any(f.kind == "human" for f in files):
+        return given
+    out = {}
+    for k, v in given.items():
+        base = re.sub(r"\.\d+$", "", k)
+        if k in names:
+            out[k] = v
+        elif base in names:
+            out[base] = v
+    return out
+
+
 def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | None) -> None:
     if not specs:
         return
     by_name = {s.name: s for s in systems}
     raw, files = _given_scores(specs)
-    given = _match_keys(raw, systems)
+    given = _wmt_names(_match_keys(raw, systems), files, set(by_name))
     for name in given:
         if name not in by_name:
             raise InputError(f"segment scores for {name!r}, which is not one of the systems: {', '.join(by_name)}")
@@ -279,6 +324,8 @@ def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | No
         if len(runs) != s.n_runs:
             raise InputError(f"system {s.name!r} has {s.n_runs} run(s) but {len(runs)} segment-score file(s)")
         for seg, sc in zip(s.runs, runs):
+            if len(sc) < len(seg) and any(f.kind == "human" for f in files):  # unjudged last segments
+                sc = list(sc) + [float("nan")] * (len(seg) - len(sc))
             if len(sc) != len(seg):
                 raise InputError(f"{len(sc)} segment scores for {seg.source or s.name}, which has {len(seg)} segments")
             seg.seg_scores = np.asarray(sc, dtype=np.float64)

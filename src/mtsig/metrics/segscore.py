@@ -27,7 +27,7 @@ def _attach(refs, systems, specs) -> None:
 class SegmentScores(Metric):
     name = "seg"
     nonnegative_stats = False  # scores may be negative
-    description = "mean of user-supplied segment scores (--seg-scores; human, COMET, ...)"
+    description = "mean of user-supplied segment scores (--seg-scores; human judgments, COMET, ...)"
     options = {
         "seg_name": Option("seg", "name of the segment-score metric in reports (seg)"),
         "seg_lower_is_better": Option(False, "the segment scores are lower-is-better"),
@@ -61,7 +61,8 @@ class SegmentScores(Metric):
                 param="seg_scores",
             )
         s = np.asarray(hyp.seg_scores, dtype=np.float64)
-        return np.column_stack([s, np.ones_like(s)])
+        judged = np.isfinite(s)  # human judgments leave segments unjudged: [0, 0], out of every mean and resample
+        return np.column_stack([np.where(judged, s, 0.0), judged.astype(np.float64)])
 
     def score(self, totals):
         totals = np.asarray(totals, dtype=np.float64)
