@@ -369,7 +369,8 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     baseline, correction, alpha, alternative:
         Each system against ``baseline`` (default: all pairs); the p-value adjustment over the pairs of each metric
         and test (``holm`` default, ``bonferroni``, ``sidak``, ``bh``, ``maxt``, ``none``) at ``alpha`` (0.05);
-        ``two-sided`` (default), ``greater`` or ``less`` (of delta = B - A by the metric's numbers).
+        ``two-sided`` (default), ``greater`` (B is better than A in the metric's own direction: higher BLEU, lower
+        TER, so for TER it tests delta = B - A < 0) or ``less`` (B is worse).
     confidence, n_bootstrap, keep_distributions, system_ci:
         Level (scipy's ``confidence_level`` accepted) and resamples (1000) of the interval of each difference;
         keep the null and bootstrap distributions on the results (plots); add each system's interval.

@@ -841,6 +841,8 @@ def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str
         k, eq, x = v.partition(sep)
         if not eq or not k or not x:
             raise InputError(f"{what}: {v!r} is not NAME{sep}VALUE")
+        if k in out:  # the last one would silently win
+            raise InputError(f"{what}: {k} is given twice ({k}{sep}{out[k]} and {v}): give it once")
         out[k] = x
     return out
 
@@ -927,6 +929,10 @@ def _figures(a: argparse.Namespace, res) -> None:
 def _run(a: argparse.Namespace) -> int:
     if a.command == "metrics":
         return _list_metrics()
+    if getattr(a, "jobs", 1) < 1:
+        from mtsig.errors import InputError
+
+        raise InputError(f"--jobs must be at least 1, got {a.jobs}")
     given = {f"--{flag}": getattr(a, flag) for flag in ("output", "plot", "html") if getattr(a, flag, None)}
     for flag, path in given.items():
         _check_output(path, a, flag)

@@ -36,6 +36,7 @@ def test_the_fits_are_the_papers_and_every_threshold_follows_them(capsys):
 
 def test_equal_to_the_papers_own_tool():
     import mt_thresholds  # the paper's tool (the test extra installs it)
+
     for fit in FITS:
         theirs = fit if fit in mt_thresholds.METRICS else fit.lower().replace("-", "")
         for d in (0.1, 0.5, 1.0, 2.0, 5.0):

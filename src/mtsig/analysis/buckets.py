@@ -7,6 +7,7 @@ whole numbers, a bucket holding a single value is labelled by that value (``[3,4
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,10 +66,14 @@ class Cutoffs:
 
 def parse_cutoffs(text: str, what: str) -> tuple[float, ...]:
     """``10:20:30`` (compare-mt's syntax; commas also accepted) as numbers."""
-    parts = [p for p in text.replace(",", ":").split(":") if p.strip()]
+    parts = text.replace(",", ":").split(":")
     try:
+        if any(not p.strip() for p in parts):  # 10::20 or a trailing colon: a number left out
+            raise ValueError
         vals = tuple(float(p) for p in parts)
+        if not all(math.isfinite(v) for v in vals):
+            raise ValueError
     except ValueError:
-        raise InputError(f"bucket cutoffs of {what}: {text!r} is not a list of numbers like 10:20:30") from None
+        raise InputError(f"bucket cutoffs of {what}: {text!r} is not a list of finite numbers like 10:20:30") from None
     Cutoffs(vals)
     return vals

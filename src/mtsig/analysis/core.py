@@ -169,8 +169,9 @@ class AnalyzeOptions:
             Cutoffs(tuple(cuts))
         if self.top < 1:
             raise InputError(f"top must be at least 1, got {self.top}", param="top")
-        if not self.ngram_alpha > 0:
-            raise InputError(f"ngram_alpha must be positive, got {self.ngram_alpha}", param="ngram_alpha")
+        if not 0 < self.ngram_alpha < float("inf"):
+            raise InputError(f"ngram_alpha must be a positive finite number, got {self.ngram_alpha}",
+                             param="ngram_alpha")  # fmt: skip
         if not 1 <= self.ngram_order <= 9:
             raise InputError(f"ngram_order must be 1 to 9, got {self.ngram_order}", param="ngram_order")
 
@@ -1000,6 +1001,10 @@ def analyze_table(
     resampling = resampling or Resampling()
     if len(table.system_names) < 2:
         raise InputError("analyze needs at least two systems")
+    if opts.resample_unit != "segment":  # the units every analysis resamples, checked before any work
+        from mtsig.units import unit_labels
+
+        unit_labels(table, opts.resample_unit)
     pairs = _pairs(table, CompareOptions(baseline=opts.baseline))
     ctx = AnalysisContext(table, opts, resampling, pairs)
     specs = opts.by or default_specs(table)

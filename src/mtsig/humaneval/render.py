@@ -15,6 +15,13 @@ from mtsig.report.render import _md, _tex, register_format, strict
 from mtsig.report.table import Table, TextOut, csv_text, format_p, latex, markdown
 
 
+def _esc(text: str) -> str:
+    """HTML text: control and bidirectional-control characters as visible escapes, then HTML-escaped."""
+    from mtsig.report.table import printable
+
+    return html.escape(printable(str(text)))
+
+
 def _n(x: float | None, d: int = 3) -> str:
     return "-" if x is None else f"{x:.{d}f}"
 
@@ -132,7 +139,7 @@ def ranking_svg(res: HumanResult, width: int = 640) -> str:
     def x(v: float) -> float:
         return left + (v - lo) / (hi - lo) * (width - left - right)
 
-    e = html.escape
+    e = _esc
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
            f'height="{height}" role="img" font-family="sans-serif" font-size="12">',
            f"<title>{e(res.protocol)}: human scores with {res.settings.get('confidence', 0.95):.0%} intervals; "
@@ -166,15 +173,15 @@ def ranking_svg(res: HumanResult, width: int = 640) -> str:
 
 
 def _html_table(t: Table) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
-    return f"<table><caption>{html.escape(t.title or '')}</caption><thead><tr>{head}</tr></thead><tbody>{body}" \
+    head = "".join(f"<th>{_esc(h)}</th>" for h in t.header)
+    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in r) + "</tr>" for r in t.rows)
+    return f"<table><caption>{_esc(t.title or '')}</caption><thead><tr>{head}</tr></thead><tbody>{body}" \
            "</tbody></table>"  # fmt: skip
 
 
 def render_human_html(res: HumanResult, command: str | None = None) -> str:
     """A self-contained HTML report: settings, the command, the ranking figure and both tables."""
-    e = html.escape
+    e = _esc
     style = ("body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse;margin:1em 0}"
              "td,th{border-bottom:1px solid #ccc;padding:2px 8px;text-align:right}td:nth-child(2),th:nth-child(2)"
              "{text-align:left}caption{text-align:left;font-weight:bold}code{background:#f4f4f4}")  # fmt: skip

@@ -61,7 +61,11 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 
 
 def _e(x) -> str:
-    return html.escape(str(x), quote=True)
+    """Text for HTML: control and bidirectional-control characters as visible escapes (a system name with U+202E
+    must not reorder the page), then HTML-escaped."""
+    from mtsig.report.table import printable
+
+    return html.escape(printable(str(x)), quote=True)
 
 
 def _num(x: float | None, decimals: int) -> str:
@@ -156,13 +160,21 @@ def _comparison_tables(res: CompareResult) -> list[str]:
 def _figure(fig, caption: str) -> str:
     svg = svg_text(fig)
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inline
+    for c in _BIDI:  # a label's bidirectional control shown as its escape, as in every table
+        svg = svg.replace(chr(c), f"\\u{c:04x}")
     return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+#: bidirectional controls (they reorder the text around them): never raw in a report
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 
 
 #: characters that must not appear raw in JSON inside a <script> element: "<" starts "</script>" or "<!--" (which
 #: changes how the HTML parser reads the rest), ">" and "&" for symmetry, U+2028/U+2029 (line terminators of older
 #: JavaScript); all written as JSON escapes, so JSON.parse reads the same strings
-_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
+                   # bidirectional controls as JSON escapes: the same strings, nothing raw in the page
+                   **{chr(c): f"\\u{c:04x}" for c in _BIDI}}  # fmt: skip
 
 
 def embedded_json(obj) -> str:

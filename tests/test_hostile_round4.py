@@ -1,0 +1,57 @@
+"""Issue 40's silent wrong results and tracebacks, each a test: one ``mtsig: error:`` line (exit 2) or a correct
+result; the hostile-input list of this round, replayed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EX = Path(__file__).resolve().parents[1] / "examples"
+BASE = ["-r", str(EX / "ref.A.en"), "-s", f"a={EX / 'base.en'}", f"b={EX / 'new.en'}"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mtsig.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--resample-unit", "document"], "resampling by document needs the document of every segment"),
+    (["--resample-unit", "domain", "--by", "ref-length"], "resampling by domain needs the domain"),
+    (["--by", "ngrams", "--ngram-alpha", "inf"], "--ngram-alpha must be a positive finite number"),
+    (["--by", "ref-length", "--bucket-cutoffs", "ref-length=10:20", "ref-length=5"], "ref-length is given twice"),
+    (["--by", "ref-length", "--bucket-cutoffs", "ref-length=10::20"], "is not a list of finite numbers"),
+    (["--by", "ref-length", "--bucket-cutoffs", "ref-length=10:nan"], "is not a list of finite numbers"),
+    (["-j", "0"], "--jobs must be at least 1, got 0"),
+    (["-j", "-1"], "--jobs must be at least 1, got -1"),
+])  # fmt: skip
+def test_analyze_refuses_in_one_line(args, words):
+    p = _run("analyze", *BASE, *args)
+    assert p.returncode == 2 and p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mtsig: error:") and words in lines[0], p.stderr
+
+
+def test_compare_refuses_zero_jobs():
+    p = _run("compare", *BASE, "-j", "0")
+    assert p.returncode == 2 and "--jobs must be at least 1" in p.stderr
+
+
+def test_a_bidirectional_control_in_a_name_never_reaches_an_html_report_raw(tmp_path):
+    name = "evil\u202eabc"
+    for cmd, extra in (("compare", []), ("analyze", ["--by", "ref-length"])):
+        out = tmp_path / f"{cmd}.html"
+        p = _run(cmd, "-r", str(EX / "ref.A.en"), "-s", f"base={EX / 'base.en'}", f"{name}={EX / 'new.en'}", *extra,
+                 "--html", str(out), "-f", "json")  # fmt: skip
+        assert p.returncode == 0, p.stderr
+        page = out.read_text(encoding="utf-8")
+        assert "\u202e" not in page and "evil\\u202eabc" in page
+
+
+def test_the_alternative_is_documented_in_the_metrics_direction():
+    import mtsig
+
+    doc = mtsig.compare.__doc__
+    assert "for TER it tests delta = B - A < 0" in doc and "by the metric's numbers" not in doc
