@@ -67,7 +67,9 @@ def main() -> int:
     H = h.scores[:, : a.segments]
     rng = np.random.default_rng(a.seed)
     t0 = time.perf_counter()
-    print(f"{a.replicates} replicates per cell, {H.shape[0]} systems x {H.shape[1]} segments, 1,000 permutations each\n")
+    print(
+        f"{a.replicates} replicates per cell, {H.shape[0]} systems x {H.shape[1]} segments, 1,000 permutations each\n"
+    )
     print("| level | statistic | test | p fixed direction: 0.05 / 0.01 | reported decision (two-sided): 0.05 / 0.01 "
           "| observed direction one-sided: 0.05 / 0.01 |\n|---|---|---|---|---|---|")  # fmt: skip
     for cell in CELLS:

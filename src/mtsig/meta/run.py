@@ -88,9 +88,29 @@ def _system_vector(hs: np.ndarray, ms: np.ndarray, stat: str) -> np.ndarray:
     return STATISTICS.get(stat).value(np.where(valid, hs, np.nan), ms[None], valid)[0]
 
 
+def _system_resampled_intervals(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], list[str]]:
+    """System-level scores only: a percentile bootstrap over the systems (resampled with replacement)."""
+    S = len(data.systems)
+    plan = Resampling(opts.n_bootstrap, opts.seed).plan("bootstrap", S, opts.n_bootstrap)
+    W = np.vstack(list(plan.chunks())).astype(np.int64)
+    idx = np.stack([np.repeat(np.arange(S), w) for w in W])  # each resample's systems
+    hs = data.human_systems[idx]
+    a = (1 - opts.confidence) / 2
+    out: dict[str, dict] = {}
+    for m in data.metrics:
+        out[m.name] = {}
+        for s in ("pearson", "spearman", "kendall", "pairwise_accuracy"):
+            v = _system_vector(hs, m.systems[idx], s)
+            v = v[np.isfinite(v)]
+            out[m.name][s] = [float(np.quantile(v, a)), float(np.quantile(v, 1 - a))] if v.size >= 2 else None
+    return out, [f"intervals: {opts.n_bootstrap} bootstrap resamples of the {S} systems (the metrics have system "
+                 f"scores only), percentile, {opts.confidence:.0%}; spa has none"]  # fmt: skip
+
+
 def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, dict], list[str]]:
-    if data.human is None:
-        return {m.name: {} for m in data.metrics}, ["no intervals: human scores are system-level only"]
+    system_only = any(m.segments is None and m.resampled is None for m in data.metrics)
+    if opts.level == "system" and (data.human is None or system_only):
+        return _system_resampled_intervals(data, opts)
     n_items = data.human.shape[1]
     plan = Resampling(opts.n_bootstrap, opts.seed).plan("bootstrap", n_items, opts.n_bootstrap)
     W = np.vstack(list(plan.chunks()))
