@@ -29,7 +29,8 @@ from mtsig.meta.core import MetaData, MetaOptions, MetricScores  # noqa: E402
 from mtsig.meta.run import pair_test, run_meta, swap_masks  # noqa: E402
 
 HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"
-CELLS = (("system", "pearson", "perm-both", "item"), ("segment", "pearson", "perm-both", "item"),
+CELLS = (("system", "pearson", "bootstrap", "item"), ("system", "pearson", "perm-both", "item"),
+         ("segment", "pearson", "perm-both", "item"),
          ("segment", "kendall", "perm-both", "item"), ("segment", "acc23", "pairwise", "item"))  # fmt: skip
 
 

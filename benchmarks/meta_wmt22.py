@@ -1,12 +1,13 @@
-"""System-level meta-evaluation of BLEU, chrF and COMET on WMT22's four into-English pairs, and the de->en
+"""System-level meta-evaluation of BLEU, chrF and COMET on WMT22's into-English pairs, and the de->en
 segment-level table with mtsig's own BLEU, chrF, TER and METEOR (../shared/data/wmt22-humaneval-toen).
 
     python benchmarks/meta_wmt22.py [--segment] [--n-resamples 1000]
 
-System level: each pair's DA system scores (WMT's segment-score files) against ``automatic-scores.tsv`` (the first of
-references A, B, C it has; it has no lv-en), Pearson, Kendall and pairwise accuracy with 95% intervals (bootstrap over the systems: the metric files are
-system-level), PERM-BOTH between the metrics, WMT's greedy clusters; then pairwise accuracy pooled over the four
-pairs (agreeing system pairs over all system pairs, as Kocmi et al. 2021 pool it).
+System level: each pair's DA system scores (WMT's segment-score files) against ``automatic-scores.tsv`` (the
+first of references A, B, C it has; it has no lv-en): Pearson, Kendall and pairwise accuracy with 95% intervals
+(bootstrap over the systems: the metric files are system-level), PERM-BOTH between the metrics, WMT's greedy
+clusters; then pairwise accuracy pooled over the pairs (agreeing system pairs over all system pairs, as Kocmi et
+al. 2021 pool it).
 """
 
 from __future__ import annotations
