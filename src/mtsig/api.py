@@ -433,6 +433,7 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     ref_translator: Sequence[str] | None = None,
     test_set: str | None = None,
     langpair: str | None = None,
+    fork: bool = False,
     **metric_options: Any,
 ):
     """Where systems differ: scores, differences and corrected p-values per bucket (compare-mt's analyses, with
@@ -460,6 +461,9 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     refs, systems, metrics, stats, rng, progress, allow_empty_refs, jobs, docids, ref_translator, test_set,
     langpair, **metric_options:
         As :func:`compare`.
+    fork:
+        Run the shared comparison in a forked child process while the other analyses run here (Linux; nothing
+        may draw progress or run on another thread); the numbers are the same either way.
 
     Returns an :class:`~mtsig.analysis.AnalyzeResult`: ``to_dict()`` is the JSON of ``mtsig analyze``,
     ``get(kind)`` one analysis.
@@ -476,7 +480,7 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress)
     loading = _loading(allow_empty_refs, jobs, None, None, docids, ref_translator, test_set, langpair)
     table = _table(refs, systems, metrics, stats, {**metric_options, **_given(loading)})
-    return analyze_table(table, opts, resampling)
+    return analyze_table(table, opts, resampling, fork=fork)
 
 
 def _given(loading: dict[str, Any]) -> dict[str, Any]:

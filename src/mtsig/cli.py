@@ -789,13 +789,12 @@ def _list_metrics() -> int:
 
 
 def _score(a: argparse.Namespace, table, prog) -> None:
-    from mtsig.engine import ScoreOptions, score_table
+    from mtsig.api import score
     from mtsig.report.render import render
-    from mtsig.resample import Resampling
 
-    opts = ScoreOptions(ci=a.ci, ci_method=a.ci_method, confidence=a.confidence, resample_unit=a.resample_unit,
-                        sentence_level=a.sentence_level)  # fmt: skip
-    res = _with_width(score_table(table, opts, Resampling.of(a.n_bootstrap, a.seed, "n_bootstrap", progress=prog)), a)
+    res = score(stats=table, ci=a.ci, ci_method=a.ci_method, confidence=a.confidence, n_bootstrap=a.n_bootstrap,
+                seed=a.seed, resample_unit=a.resample_unit, sentence_level=a.sentence_level, progress=prog)  # fmt: skip
+    res = _with_width(res, a)
     _figures(a, res)
     if a.score_only:
         if a.format != "text" or a.sentence_level:
@@ -809,19 +808,18 @@ def _score(a: argparse.Namespace, table, prog) -> None:
 
 
 def _compare(a: argparse.Namespace, table, prog) -> None:
-    from mtsig.engine import CompareOptions, compare_table
+    from mtsig.api import compare
     from mtsig.errors import InputError
     from mtsig.report.render import render
-    from mtsig.resample import Resampling
 
     if a.rank_dir and not a.baseline:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
     keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution, the report systems' intervals
-    opts = CompareOptions(tests=tuple(a.test), baseline=a.baseline, correction=a.correction, alpha=a.alpha,
-                          alternative=a.alternative, confidence=a.confidence, n_bootstrap=a.n_bootstrap,
-                          keep_distributions=keep, system_ci=keep or a.ci, resample_unit=a.resample_unit,
-                          paired_runs=a.paired_runs)  # fmt: skip
-    res = _with_width(compare_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog)), a)
+    res = compare(stats=table, test=tuple(a.test), n_resamples=a.n_resamples, seed=a.seed, baseline=a.baseline,
+                  correction=a.correction, alpha=a.alpha, alternative=a.alternative, confidence=a.confidence,
+                  n_bootstrap=a.n_bootstrap, keep_distributions=keep, system_ci=keep or a.ci,
+                  resample_unit=a.resample_unit, paired_runs=a.paired_runs, progress=prog)  # fmt: skip
+    res = _with_width(res, a)
     _figures(a, res)
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
@@ -858,20 +856,19 @@ def _can_fork() -> bool:
 
 
 def _analyze(a: argparse.Namespace, table, prog) -> None:
-    from mtsig.analysis import AnalyzeOptions, analyze_table
     from mtsig.analysis.buckets import parse_cutoffs
+    from mtsig.api import analyze
     from mtsig.report.render import render
-    from mtsig.resample import Resampling
 
     cutoffs = {k: parse_cutoffs(v, k) for k, v in _keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
-    opts = AnalyzeOptions(by=tuple(a.by or ()), test=a.test, baseline=a.baseline, correction=a.correction,
-                          alpha=a.alpha, alternative=a.alternative, confidence=a.confidence, n_bootstrap=a.n_bootstrap,
-                          cutoffs=cutoffs, top=a.top, ngram_alpha=a.ngram_alpha, ngram_order=a.ngram_order,
-                          freq_corpus=a.freq_corpus, out_labels=_keyed(a.out_labels, "--out-labels"), source=a.source,
-                          resample_unit=a.resample_unit)  # fmt: skip
     # the shared comparison in a second process where the command may use one (-j) and the platform forks
     fork = a.jobs > 1 and _can_fork()
-    res = analyze_table(table, opts, Resampling.of(a.n_resamples, a.seed, progress=prog), fork=fork)
+    res = analyze(stats=table, by=tuple(a.by or ()), test=a.test, n_resamples=a.n_resamples, seed=a.seed,
+                  baseline=a.baseline, correction=a.correction, alpha=a.alpha, alternative=a.alternative,
+                  confidence=a.confidence, n_bootstrap=a.n_bootstrap, cutoffs=cutoffs, top=a.top,
+                  ngram_alpha=a.ngram_alpha, ngram_order=a.ngram_order, freq_corpus=a.freq_corpus,
+                  out_labels=_keyed(a.out_labels, "--out-labels"), source=a.source, resample_unit=a.resample_unit,
+                  progress=prog, fork=fork)  # fmt: skip
     if a.plot:
         from mtsig.analysis.plots import plot_analyze
         from mtsig.report.plots import save
