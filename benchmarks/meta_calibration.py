@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from mtsig.io.human import read_human  # noqa: E402
-from mtsig.meta.core import MetaData, MetaOptions, MetricScores  # noqa: E402
-from mtsig.meta.run import pair_test, run_meta, swap_masks  # noqa: E402
+from mtsig.meta.core import MetaData, MetaOptions, MetricScores, segment_level, system_level  # noqa: E402
+from mtsig.meta.run import pair_test, swap_masks  # noqa: E402
 
 HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"
 CELLS = (("system", "pearson", "bootstrap", "item"), ("system", "pearson", "perm-both", "item"),
@@ -51,11 +51,17 @@ def one_replicate(H: np.ndarray, cell, rng: np.random.Generator, seed: int, nois
     d = MetaData(systems=tuple(map(str, range(H.shape[0]))), human=H, human_systems=np.nanmean(H, 1), metrics=ms)
     opts = MetaOptions(level=level, statistic=stat, test=test, average_by=avg, n_resamples=1000, n_bootstrap=40,
                        seed=seed)  # fmt: skip
-    res = run_meta(d, opts)
-    c = res.comparisons[0]
-    eps = {m.name: m.epsilon for m in res.metrics}
-    fixed = pair_test(d, ms[0], ms[1], opts, eps, swap_masks(d, opts))[1]  # "A agrees better", decided in advance
-    return fixed, c.p_two_sided, c.p_value
+    values, eps = {}, {}
+    for m in ms:  # only the compared statistic (run_meta would compute every one): which metric looks better
+        if level == "system":
+            values[m.name] = float(system_level(d.human_systems, m.systems[None], stat)[0])
+        else:
+            values[m.name], eps[m.name] = segment_level(H, m.segments, stat, avg)
+    W = swap_masks(d, opts)
+    fixed = pair_test(d, ms[0], ms[1], opts, eps, W)[1]  # "A agrees better", decided in advance
+    a, b = (ms[0], ms[1]) if values["A"] >= values["B"] else (ms[1], ms[0])
+    observed = fixed if a is ms[0] else pair_test(d, a, b, opts, eps, W)[1]
+    return fixed, min(1.0, 2 * observed), observed
 
 
 def main() -> int:
