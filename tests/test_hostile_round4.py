@@ -55,3 +55,12 @@ def test_the_alternative_is_documented_in_the_metrics_direction():
 
     doc = mtsig.compare.__doc__
     assert "for TER it tests delta = B - A < 0" in doc and "by the metric's numbers" not in doc
+
+
+def test_sacrebleus_short_tokenize_flag_is_read_as_sacrebleu_means_it():
+    """Issue 41: ``-tok intl`` was read as ``-t ok`` (a test set called "ok")."""
+    import json
+
+    p = _run("score", "-r", str(EX / "ref.A.en"), "-s", str(EX / "base.en"), "-tok", "intl", "-lc", "-f", "json")
+    assert p.returncode == 0, p.stderr
+    assert "tok:intl|case:lc" in json.loads(p.stdout)["settings"]["signatures"]["bleu"]

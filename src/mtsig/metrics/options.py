@@ -63,6 +63,7 @@ TOKENIZE = Option(
     "13a",
     "13a (default), intl, zh, char, none (whitespace only), ... (sacreBLEU's), or mteval-13a / mteval-intl for "
     "exact parity with the NIST scorer",
+    short="-tok",  # sacreBLEU's spelling (without it, -tok would read as -t ok)
 )
 LOWERCASE = Option(
     False, "lowercase (full Unicode; ASCII A-Z only with mteval-13a, as the NIST scorer does)", short="-lc"
