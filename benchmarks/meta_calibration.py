@@ -30,6 +30,7 @@ from mtsig.meta.run import pair_test, swap_masks  # noqa: E402
 
 HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"
 CELLS = (("system", "pearson", "bootstrap", "item"), ("system", "pearson", "perm-both", "item"),
+         ("segment", "acc23", "perm-both", "item"),
          ("segment", "pearson", "perm-both", "item"),
          ("segment", "kendall", "perm-both", "item"), ("segment", "acc23", "pairwise", "item"))  # fmt: skip
 
@@ -42,14 +43,14 @@ def clopper_pearson(k: int, n: int) -> tuple[float, float]:
     return lo, hi
 
 
-def one_replicate(H: np.ndarray, cell, rng: np.random.Generator, seed: int, noise: float = 1.0):
+def one_replicate(H: np.ndarray, cell, rng: np.random.Generator, seed: int, permutations: int = 1000):
     level, stat, test, avg = cell
     base = np.nan_to_num(H)
-    a = np.round(base + rng.normal(scale=noise, size=H.shape), 3)
-    b = np.round(base + rng.normal(scale=noise, size=H.shape), 3)
+    a = np.round(base + rng.normal(size=H.shape), 3)
+    b = np.round(base + rng.normal(size=H.shape), 3)
     ms = (MetricScores(name="A", segments=a, systems=a.mean(1)), MetricScores(name="B", segments=b, systems=b.mean(1)))
     d = MetaData(systems=tuple(map(str, range(H.shape[0]))), human=H, human_systems=np.nanmean(H, 1), metrics=ms)
-    opts = MetaOptions(level=level, statistic=stat, test=test, average_by=avg, n_resamples=1000, n_bootstrap=40,
+    opts = MetaOptions(level=level, statistic=stat, test=test, average_by=avg, n_resamples=permutations, n_bootstrap=40,
                        seed=seed)  # fmt: skip
     values, eps = {}, {}
     for m in ms:  # only the compared statistic (run_meta would compute every one): which metric looks better
@@ -69,6 +70,8 @@ def main() -> int:
     ap.add_argument("--replicates", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--segments", type=int, default=400, help="segments used (the first N with judgments)")
+    ap.add_argument("--only", default=None, metavar="LEVEL:STATISTIC:TEST", help="one cell, e.g. segment:acc23:perm-both")
+    ap.add_argument("--permutations", type=int, default=1000, help="permutations per test (1000)")
     a = ap.parse_args()
     h = read_human(str(HUMAN))
     H = h.scores[:, : a.segments]
@@ -79,8 +82,9 @@ def main() -> int:
     )
     print("| level | statistic | test | p fixed direction: 0.05 / 0.01 | reported decision (two-sided): 0.05 / 0.01 "
           "| observed direction one-sided: 0.05 / 0.01 |\n|---|---|---|---|---|---|")  # fmt: skip
-    for cell in CELLS:
-        ps = np.array([one_replicate(H, cell, rng, a.seed * 1000 + r) for r in range(a.replicates)])
+    cells = [c for c in CELLS if a.only is None or ":".join(c[:3]) == a.only]
+    for cell in cells:
+        ps = np.array([one_replicate(H, cell, rng, a.seed * 1000 + r, a.permutations) for r in range(a.replicates)])
         cols = []
         for j in range(3):
             parts = []

@@ -151,7 +151,7 @@ def test_none_scores_are_left_out_and_counted(tmp_path, capsys):
                  "--n-resamples", "200", "--n-bootstrap", "100"]) == 0  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert any("2 missing (None/NaN) segment score(s)" in n for n in out["notes"])
-    assert out["statistic"] == "acc23" and out["settings"]["test"] == "pairwise permutation"
+    assert out["statistic"] == "acc23" and out["settings"]["test"] == "PERM-BOTH"
 
 
 def test_constant_metric_scores_give_null_with_a_note(tmp_path, capsys):

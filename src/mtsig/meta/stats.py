@@ -195,7 +195,48 @@ def tie_calibration(x: np.ndarray, y: np.ndarray, valid: np.ndarray, variant: st
     valid = valid & np.isfinite(y)
     if variant not in ("23", "acc23"):
         raise ValueError("tie calibration applies to the 23 variants")
-    diffs, gain, tot_of = [], [], []
+    parts = _tie_parts_short(x, y, valid, variant) if x.shape[1] <= 64 else _tie_parts_long(x, y, valid, variant)
+    if parts is None:
+        return (float("nan"), 0.0, np.zeros(0), np.zeros(0)) if curve else (float("nan"), 0.0)
+    d, gain, base, groups = parts
+    order = np.argsort(d, kind="stable")
+    d, cum = d[order], base + np.cumsum(gain[order])
+    last = np.r_[d[1:] != d[:-1], True]  # the value after every pair with this difference became a tie
+    thresholds = np.r_[0.0, d[last]]
+    values = np.r_[base, cum[last]] / groups
+    if d.size and d[0] == 0:  # pairs the metric already ties: threshold 0 includes them
+        thresholds, values = thresholds[1:], values[1:]
+    k = int(np.nanargmax(values))
+    if curve:
+        return float(values[k]), float(thresholds[k]), thresholds, values
+    return float(values[k]), float(thresholds[k])
+
+
+def _tie_parts_short(x, y, valid, variant):
+    """Short groups (item averaging): every group's pairs at once. Returns (|metric difference| per pair, the
+    change of the sum of group statistics when the pair becomes a metric tie, that sum at epsilon 0, the number
+    of groups with a pair), or None."""
+    i, j = np.triu_indices(x.shape[1], 1)
+    ok = valid[:, i] & valid[:, j]
+    tot = ok.sum(1).astype(np.float64)
+    live = tot > 0
+    groups = int(live.sum())
+    if not groups:
+        return None
+    dx, dy = x[:, i] - x[:, j], y[:, i] - y[:, j]
+    tie_h, tie_m = dx == 0, dy == 0
+    good = (~tie_h & ~tie_m & ((dx > 0) == (dy > 0))) | (tie_h & tie_m)
+    w = 1.0 if variant == "acc23" else 2.0  # tau-23 = 2 acc23 - 1 per group
+    safe = np.where(live, tot, 1.0)
+    per = (good & ok).sum(1) / safe
+    gain = (tie_h.astype(np.float64) - good) * w / safe[:, None]
+    base = float((per[live] * w - (0.0 if variant == "acc23" else 1.0)).sum())
+    return np.abs(dy)[ok], gain[ok], base, groups
+
+
+def _tie_parts_long(x, y, valid, variant):
+    """As :func:`_tie_parts_short`, group by group (long groups: ``sys`` or ``none`` averaging)."""
+    diffs, gain = [], []
     base = 0.0
     groups = 0
     for g in range(x.shape[0]):
@@ -207,26 +248,12 @@ def tie_calibration(x: np.ndarray, y: np.ndarray, valid: np.ndarray, variant: st
         dx, dy = xs[i] - xs[j], ys[i] - ys[j]
         tot = float(i.size)
         tie_h, tie_m = dx == 0, dy == 0
-        con = ~tie_h & ~tie_m & ((dx > 0) == (dy > 0))
-        good = con | (tie_h & tie_m)  # pairs acc23 counts as agreeing
-        as_tie = tie_h  # a pair made a metric tie agrees iff humans tie it
+        good = (~tie_h & ~tie_m & ((dx > 0) == (dy > 0))) | (tie_h & tie_m)  # pairs acc23 counts as agreeing
         w = 1.0 if variant == "acc23" else 2.0  # tau-23 = 2 acc23 - 1 per group
         base += (good.sum() / tot) * w - (0.0 if variant == "acc23" else 1.0)
         diffs.append(np.abs(dy))
-        gain.append((as_tie.astype(np.float64) - good) * w / tot)
-        tot_of.append(np.full(i.size, tot))
+        gain.append((tie_h.astype(np.float64) - good) * w / tot)  # a pair made a metric tie agrees iff humans tie
         groups += 1
     if not groups:
-        return (float("nan"), 0.0, np.zeros(0), np.zeros(0)) if curve else (float("nan"), 0.0)
-    d = np.concatenate(diffs)
-    order = np.argsort(d, kind="stable")
-    d, cum = d[order], base + np.cumsum(np.concatenate(gain)[order])
-    last = np.r_[d[1:] != d[:-1], True]  # the value after every pair with this difference became a tie
-    thresholds = np.r_[0.0, d[last]]
-    values = np.r_[base, cum[last]] / groups
-    if d.size and d[0] == 0:  # pairs the metric already ties: threshold 0 includes them
-        thresholds, values = thresholds[1:], values[1:]
-    k = int(np.nanargmax(values))
-    if curve:
-        return float(values[k]), float(thresholds[k]), thresholds, values
-    return float(values[k]), float(thresholds[k])
+        return None
+    return np.concatenate(diffs), np.concatenate(gain), base, groups
