@@ -64,3 +64,11 @@ def test_sacrebleus_short_tokenize_flag_is_read_as_sacrebleu_means_it():
     p = _run("score", "-r", str(EX / "ref.A.en"), "-s", str(EX / "base.en"), "-tok", "intl", "-lc", "-f", "json")
     assert p.returncode == 0, p.stderr
     assert "tok:intl|case:lc" in json.loads(p.stdout)["settings"]["signatures"]["bleu"]
+
+
+@pytest.mark.parametrize("command", [[], ["score"], ["compare"], ["analyze"], ["human"], ["meta"], ["thresholds"],
+                                     ["stats"], ["study"], ["study", "type1"]])  # fmt: skip
+def test_every_help_prints(command):
+    """A ``%`` in a help text broke ``mtsig --help`` (argparse formats help with %)."""
+    p = _run(*command, "--help")
+    assert p.returncode == 0 and "usage: mtsig" in p.stdout and p.stderr == "", p.stderr[-300:]

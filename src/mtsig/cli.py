@@ -583,7 +583,7 @@ COMMANDS = {
         _meta_args,
     ),
     "thresholds": (
-        "the metric difference each metric needs for humans to agree at 50-95% (Kocmi et al. 2024)",
+        "the metric difference each metric needs for humans to agree at 50-95%% (Kocmi et al. 2024)",
         _thresholds_args,
     ),
     "metrics": ("list the available metrics, their options and direction", None),
