@@ -78,7 +78,7 @@ def main() -> int:
     rng = np.random.default_rng(a.seed)
     t0 = time.perf_counter()
     print(
-        f"{a.replicates} replicates per cell, {H.shape[0]} systems x {H.shape[1]} segments, 1,000 permutations each\n"
+        f"{a.replicates} replicates per cell, {H.shape[0]} systems x {H.shape[1]} segments, {a.permutations} permutations each\n"
     )
     print("| level | statistic | test | p fixed direction: 0.05 / 0.01 | reported decision (two-sided): 0.05 / 0.01 "
           "| observed direction one-sided: 0.05 / 0.01 |\n|---|---|---|---|---|---|")  # fmt: skip
