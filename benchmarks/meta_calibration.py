@@ -77,9 +77,8 @@ def main() -> int:
     H = h.scores[:, : a.segments]
     rng = np.random.default_rng(a.seed)
     t0 = time.perf_counter()
-    print(
-        f"{a.replicates} replicates per cell, {H.shape[0]} systems x {H.shape[1]} segments, {a.permutations} permutations each\n"
-    )
+    shape = f"{H.shape[0]} systems x {H.shape[1]} segments"
+    print(f"{a.replicates} replicates per cell, {shape}, {a.permutations} permutations each\n")
     print("| level | statistic | test | p fixed direction: 0.05 / 0.01 | reported decision (two-sided): 0.05 / 0.01 "
           "| observed direction one-sided: 0.05 / 0.01 |\n|---|---|---|---|---|---|")  # fmt: skip
     cells = [c for c in CELLS if a.only is None or ":".join(c[:3]) == a.only]
