@@ -70,7 +70,9 @@ def main() -> int:
     ap.add_argument("--replicates", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--segments", type=int, default=400, help="segments used (the first N with judgments)")
-    ap.add_argument("--only", default=None, metavar="LEVEL:STATISTIC:TEST", help="one cell, e.g. segment:acc23:perm-both")
+    ap.add_argument(
+        "--only", default=None, metavar="LEVEL:STATISTIC:TEST", help="one cell, e.g. segment:acc23:perm-both"
+    )
     ap.add_argument("--permutations", type=int, default=1000, help="permutations per test (1000)")
     a = ap.parse_args()
     h = read_human(str(HUMAN))
