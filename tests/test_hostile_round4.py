@@ -72,3 +72,31 @@ def test_every_help_prints(command):
     """A ``%`` in a help text broke ``mtsig --help`` (argparse formats help with %)."""
     p = _run(*command, "--help")
     assert p.returncode == 0 and "usage: mtsig" in p.stdout and p.stderr == "", p.stderr[-300:]
+
+
+_NO_MATPLOTLIB = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(name)
+        return None
+sys.meta_path.insert(0, Block())
+import importlib.util
+_find = importlib.util.find_spec
+importlib.util.find_spec = lambda n, *a: None if n.split(".")[0] == "matplotlib" else _find(n, *a)
+from mtsig.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [["compare"], ["analyze", "--by", "ref-length"]])
+def test_html_reports_in_a_base_install_without_matplotlib(tmp_path, command):
+    """Issue 41: ``pip install mtsig; mtsig compare ... --html c.html`` said "plots need matplotlib"; the report is
+    written with its tables and a note where each figure would be."""
+    out = tmp_path / "r.html"
+    p = subprocess.run([sys.executable, "-c", _NO_MATPLOTLIB, *command, *BASE, "--html", str(out), "-f", "json"],
+                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "<table" in page and "left out: it needs matplotlib" in page and "<svg" not in page

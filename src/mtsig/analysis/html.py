@@ -10,7 +10,7 @@ from collections import Counter
 from mtsig._version import __version__
 from mtsig.analysis.plots import plot_analysis
 from mtsig.analysis.result import Analysis, AnalyzeResult
-from mtsig.report.html import _CSS, _JS, _e, _figure, _num, _p, _settings, _table, embedded_json
+from mtsig.report.html import _CSS, _JS, _e, _num, _p, _settings, _table, embedded_json, figure_or_note
 
 _MORE_CSS = "mark{background:#ffe3a3;padding:0 .1em}.ex{margin:.5em 0;padding:.4em .6em;border-left:3px solid #ccc}" \
             ".ex div{margin:.1em 0}.ex b{display:inline-block;min-width:6em}"  # fmt: skip
@@ -123,7 +123,7 @@ def render_analyze_html(res: AnalyzeResult, command: str) -> str:
         sort = " Click a header to sort." if a.buckets or a.kind == "ngrams" else ""
         parts.append(f'<h2 id="{_anchor(i, a)}">{_e(a.kind)}: {_e(a.metric)}</h2><p>{_e(a.note)}.{sort}</p>')
         if a.buckets:
-            parts.append(_figure(plot_analysis(res, a), f"{a.kind}: {a.metric}"))
+            parts.append(figure_or_note(lambda a=a: plot_analysis(res, a), f"{a.kind}: {a.metric}"))
             parts += _bucket_tables(i, a, res.systems)
         elif a.kind == "ngrams":
             parts.append(_ngram_table(i, a))

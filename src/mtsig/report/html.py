@@ -157,6 +157,22 @@ def _comparison_tables(res: CompareResult) -> list[str]:
     return out
 
 
+def have_matplotlib() -> bool:
+    """Whether figures can be drawn (the plot extra); the report's tables never need it."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def figure_or_note(draw, caption: str) -> str:
+    """The figure ``draw()`` makes, inline; without matplotlib (a base install), a note in its place: the tables
+    above it carry every number."""
+    if not have_matplotlib():
+        return (f'<p class="note">Figure "{_e(caption)}" left out: it needs matplotlib (pip install '
+                "'mtsig[plot]'); the table above has every number it would show.</p>")  # fmt: skip
+    return _figure(draw(), caption)
+
+
 def _figure(fig, caption: str) -> str:
     svg = svg_text(fig)
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inline
@@ -210,7 +226,8 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
     if warnings:
         parts += ["<h2>Warnings</h2>", "<ul>" + "".join(f'<li class="warn">{_e(w)}</li>' for w in warnings) + "</ul>"]
     header, rows = _score_rows(res)
-    parts += ["<h2>Scores</h2>", _table(header, rows, "sortable", "mtsig-scores"), _figure(plot_score(res), "Scores")]
+    parts += ["<h2>Scores</h2>", _table(header, rows, "sortable", "mtsig-scores"),
+              figure_or_note(lambda: plot_score(res), "Scores")]  # fmt: skip
     if compare:
         parts += ["<h2>Comparisons</h2>", f"<p>Per metric; a difference is significant at α = {_e(st.alpha)} after "
                   f"{_e(st.correction)} correction. Click a header to sort.</p>", *_comparison_tables(res)]  # fmt: skip
@@ -221,7 +238,7 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
             parts += [f"<li><b>{_e(m)}</b>: {' &gt; '.join('{' + _e(', '.join(c)) + '}' for c in cl)}</li>"
                       for m, cl in clusters]  # fmt: skip
             parts.append("</ul>")
-        parts.append(_figure(plot_compare(res), "Comparisons"))
+        parts.append(figure_or_note(lambda: plot_compare(res), "Comparisons"))
     data = embedded_json(res.to_dict())
     body = "\n".join(parts)
     return (
