@@ -124,8 +124,9 @@ def test_segments_judged_for_one_system_only_are_not_paired(tmp_path):
     res = mtsig.human(_tsv(tmp_path, {"a": a, "b": b}), n_bootstrap=200, n_resamples=500)
     c = res.comparisons[0]
     assert c.n_common == 20 and c.delta_common is not None
-    # the system scores use all their own segments
+    # the system scores use all their own segments, and the result says what the tests use
     assert res.system("a").n_segments == 30 and res.system("b").n_segments == 30
+    assert any("judged for one system only" in n and "tested on the segments both" in n for n in res.notes)
 
 
 def test_wmt24_is_stouffer_over_domain_wilcoxons(tmp_path):

@@ -207,6 +207,11 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
                     for i, k in enumerate(order))  # fmt: skip
     untested = [c for c in comps if c.p_value is None]
     notes = list(h.notes)
+    lone = int(np.sum(h.judged.sum(axis=0) == 1))
+    if (~h.judged).any():
+        notes.append("each pair is tested on the segments both systems were judged on (common, per row); a segment "
+                     "judged for one system of a pair counts in its score, not in the pair's test"
+                     + (f" ({lone} segment(s) were judged for one system only)" if lone else ""))  # fmt: skip
     if untested:
         notes.append(f"{len(untested)} pair(s) not tested: fewer than {opts.min_common} segments judged for both")
     notes.append(f"rank ranges are simultaneous {opts.confidence:.0%} confidence sets (step-down max-T over every "
