@@ -55,8 +55,8 @@ def tests_table(res: HumanResult, d: int = 3) -> Table:
     for c in res.comparisons:
         mark = "*" if c.significant else ""
         common = "-" if c.delta_common is None else f"{c.delta_common:+.{d}f}"
-        rows.append([c.a, c.b, f"{c.delta:+.{d}f}", common, str(c.n_common), _p(c.p_value) + mark,
-                     _p(c.p_adjusted), c.note or ""])  # fmt: skip
+        rows.append([c.a, c.b, f"{c.delta:+.{d}f}", common, str(c.n_common), _p(c.p_value),
+                     _p(c.p_adjusted) + mark, c.note or ""])  # fmt: skip
     head = ["A", "B", "Δ (A − B)", "Δ common", "common", "p" + (" (A better)" if one else ""), "p adjusted", "note"]
     if not any(r[-1] for r in rows):
         head, rows = head[:-1], [r[:-1] for r in rows]
