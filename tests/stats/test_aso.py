@@ -18,7 +18,8 @@ from tests.data import MULTEVAL, need
 def _theirs(a, b, seeds=range(3)):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return np.array([deepsig.aso(a, b, seed=100_003 * s, show_progress=False) for s in seeds])
+        return np.array([deepsig.aso(a, b, seed=100_003 * s, show_progress=False, num_bootstrap_iterations=400)
+                         for s in seeds])  # fmt: skip
 
 
 def test_violation_ratio_equals_deepsigs():
@@ -36,7 +37,7 @@ def test_eps_min_within_bootstrap_error_of_deepsig(n, m, shift):
     rng = np.random.default_rng(n * 100 + m)
     a, b = rng.normal(shift, 1, n), rng.normal(0, 1, m)
     theirs = _theirs(a, b)
-    ours = np.array([mtsig.aso(a, b, seed=s).eps_min for s in range(3)])
+    ours = np.array([mtsig.aso(a, b, seed=s, n_bootstrap=400).eps_min for s in range(3)])
     spread = np.sqrt(theirs.var() / len(theirs) + ours.var() / len(ours)) + 1e-9
     assert abs(theirs.mean() - ours.mean()) <= 4 * spread + 0.01
 
@@ -47,7 +48,7 @@ def test_deepsigs_readme_example():
     a = np.random.normal(loc=0.9, scale=0.8, size=5)
     b = np.random.normal(loc=0, scale=1, size=5)
     theirs = _theirs(a, b).mean()
-    ours = np.mean([mtsig.aso(a, b, seed=s).eps_min for s in range(3)])
+    ours = np.mean([mtsig.aso(a, b, seed=s, n_bootstrap=400).eps_min for s in range(3)])
     assert ours == pytest.approx(theirs, abs=0.03) and ours < 0.5
 
 
@@ -59,7 +60,7 @@ def test_real_run_scores_and_the_few_seeds_note():
     table = mtsig.compute(ref, {s: ",".join(r) for s, r in runs.items()}, ["bleu"], tokenize="none")
     m = table.metrics["bleu"]
     bleu = {s: [float(m.score(run.sum(axis=0))) for run in table.stats["bleu"][s]] for s in runs}
-    res = mtsig.aso(bleu["sys1"], bleu["baseline"], seed=3)
+    res = mtsig.aso(bleu["sys1"], bleu["baseline"], seed=3, n_bootstrap=400)
     theirs = _theirs(bleu["sys1"], bleu["baseline"]).mean()
     assert res.eps_min == pytest.approx(theirs, abs=0.06)
     assert res.n_a == res.n_b == 3 and "mostly the bootstrap term" in res.notes[0]
