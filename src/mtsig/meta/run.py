@@ -298,12 +298,8 @@ def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray) -
             va = segment_level(data.human, ha, stat, opts.average_by)
             vb = segment_level(data.human, hb, stat, opts.average_by)
         nulls.append(va - vb)
-    if stat == "acc23":
-        obs = segment_level(data.human, za, "acc23", opts.average_by)[0] - segment_level(
-            data.human, zb, "acc23", opts.average_by)[0]  # fmt: skip
-    else:
-        obs = segment_level(data.human, za, stat, opts.average_by)[0] - segment_level(
-            data.human, zb, stat, opts.average_by)[0]  # fmt: skip
+    obs = segment_level(data.human, za, stat, opts.average_by)[0] - segment_level(data.human, zb, stat,
+                                                                                   opts.average_by)[0]  # fmt: skip
     return float(obs), np.concatenate(nulls)
 
 
