@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mtsig.docfields import setting
 from mtsig.errors import InputError, unknown_name
 from mtsig.resample import Resampling
 from mtsig.results import (
@@ -54,14 +55,19 @@ def _check_confidence(confidence: float) -> None:
 class ScoreOptions:
     """What ``score`` adds to the corpus scores (validated once)."""
 
-    ci: bool = False
-    ci_method: str = "percentile"
-    confidence: float = 0.95
-    keep_distributions: bool = False
-    #: what the bootstrap draws: "segment", "document" or "domain" (see :mod:`mtsig.units`)
-    resample_unit: str = "segment"
-    #: also every segment's own score (``ScoreResult.segments``)
-    sentence_level: bool = False
+    ci: bool = setting(False, "Add a bootstrap confidence interval to every score.")
+    ci_method: str = setting("percentile", "The interval's method: ``percentile`` (default), ``t`` or ``bca``.")
+    confidence: float = setting(0.95, "The intervals' level (0.95; scipy's name ``confidence_level`` is accepted).")
+    keep_distributions: bool = setting(False, "Keep the bootstrap (and null) distributions on the result (plots).")
+    resample_unit: str = setting(
+        "segment",
+        "What every resampling procedure draws or swaps: ``segment`` (default), ``document`` (whole documents: the "
+        "cluster bootstrap; randomization swaps whole documents; the sentence-level tests use their means) or "
+        "``domain``; see :mod:`mtsig.units`.",
+    )
+    sentence_level: bool = setting(
+        False, "Also every segment's own score under every metric (``ScoreResult.segments``; sacreBLEU's ``-sl``)."
+    )
 
     def __post_init__(self):
         if self.ci_method not in CI_METHODS:
@@ -182,20 +188,39 @@ class CompareOptions:
     """The tests and decisions of ``compare`` (validated once); resampling counts are in
     :class:`Resampling` (``n_resamples``: the tests') and ``n_bootstrap`` (the intervals of differences)."""
 
-    tests: tuple[str, ...] = ("ar",)
-    baseline: str | None = None
-    correction: str = "holm"
-    alpha: float = 0.05
-    alternative: str = "two-sided"
-    confidence: float = 0.95
-    n_bootstrap: int | None = None
-    keep_distributions: bool = False
-    #: also each system's percentile interval at ``confidence``, from the bootstrap behind the intervals of Δ
-    system_ci: bool = False
-    #: what every resampling procedure draws or swaps: "segment", "document" or "domain" (:mod:`mtsig.units`)
-    resample_unit: str = "segment"
-    #: optimizer runs of different systems are paired by position (run j of A with run j of B: shared seeds)
-    paired_runs: bool = False
+    tests: tuple[str, ...] = setting(("ar",), "The registered tests to run (``ar`` default).")
+    baseline: str | None = setting(None, "Each system against this one (default: all pairs).")
+    correction: str = setting(
+        "holm",
+        "The p-value adjustment over the pairs of each metric and test (``holm`` default, ``bonferroni``, "
+        "``sidak``, ``bh``, ``maxt``, ``none``, and any a plugin registers).",
+    )
+    alpha: float = setting(0.05, "The level of the decisions (0.05).")
+    alternative: str = setting(
+        "two-sided",
+        "``two-sided`` (default), ``greater`` (B is better than A in the metric's own direction: higher BLEU, lower "
+        "TER, so for TER it tests delta = B - A < 0) or ``less`` (B is worse).",
+    )
+    confidence: float = setting(
+        0.95, "The level of the interval of each difference (0.95; scipy's name ``confidence_level`` is accepted)."
+    )
+    n_bootstrap: int | None = setting(None, "Bootstrap resamples behind the intervals of differences (1000).")
+    keep_distributions: bool = setting(False, "Keep the null and bootstrap distributions on the results (plots).")
+    system_ci: bool = setting(
+        False, "Also each system's percentile interval at ``confidence``, from the bootstrap behind the intervals."
+    )
+    resample_unit: str = setting(
+        "segment",
+        "What every resampling procedure draws or swaps: ``segment`` (default), ``document`` or ``domain`` "
+        "(randomization swaps whole documents, the bootstrap draws them, the sentence-level tests use their means; "
+        "see :mod:`mtsig.units`).",
+    )
+    paired_runs: bool = setting(
+        False,
+        "Optimizer runs of different systems are paired by position (run j of A with run j of B, e.g. shared "
+        "seeds): the runs test then analyses paired differences, so shared run effects cancel (default: unpaired, "
+        "and the result does not depend on the order of the runs).",
+    )
 
     def __post_init__(self):
         check_unit(self.resample_unit)

@@ -35,6 +35,7 @@ import numpy as np
 
 from mtsig.analysis.buckets import DEFAULT_CUTOFFS, Cutoffs
 from mtsig.analysis.result import Analysis, AnalyzeResult, Bucket, BucketComparison, BucketScore
+from mtsig.docfields import setting
 from mtsig.engine import DEFAULT_BOOTSTRAP, CompareOptions, ScoreOptions, auto_resamples, compare_table, score_table
 from mtsig.engine import threshold as corrected_threshold
 from mtsig.errors import InputError
@@ -130,26 +131,38 @@ class AnalysisSpec(NamedTuple):
 class AnalyzeOptions:
     """What ``analyze`` runs (validated once)."""
 
-    by: tuple[AnalysisSpec, ...] = ()
-    test: str = "ar"
-    baseline: str | None = None
-    correction: str = "holm"
-    alpha: float = 0.05
-    alternative: str = "two-sided"
-    confidence: float = 0.95
-    n_bootstrap: int | None = None
-    #: analysis kind -> cutoffs (compare-mt's defaults otherwise)
-    cutoffs: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
-    #: how many n-grams and example segments per pair and direction
-    top: int = 10
-    ngram_alpha: float = 1.0
-    ngram_order: int = 4
-    freq_corpus: str | None = None
-    #: word-labels: each system's file of output word labels
-    out_labels: Mapping[str, str] = field(default_factory=dict)
-    #: the source segments (a file), shown with the examples
-    source: str | None = None
-    resample_unit: str = "segment"
+    by: tuple[AnalysisSpec, ...] = setting(
+        (),
+        "Analyses (``mtsig analyze --help`` lists them): ``ref-length``, ``length-diff``, ``sentence-score``, "
+        "``labels=FILE``, ``documents``, ``word-frequency``, ``word-labels=FILE``, ``ngrams``, ``examples`` "
+        "(default: the ones that need no extra file).",
+    )
+    test: str = setting("ar", "The test of every bucket (``ar`` default; any test of ``compare``).")
+    baseline: str | None = setting(None, "Each system against this one (default: all pairs).")
+    correction: str = setting(
+        "holm",
+        "The p-value adjustment over every bucket and pair of an analysis (``holm`` default, ``bonferroni``, "
+        "``sidak``, ``bh``, ``none``).",
+    )
+    alpha: float = setting(0.05, "The level of the decisions (0.05).")
+    alternative: str = setting("two-sided", "As in :func:`mtsig.compare`.")
+    confidence: float = setting(0.95, "The level of every interval (0.95).")
+    n_bootstrap: int | None = setting(None, "Bootstrap resamples behind the intervals (1000).")
+    cutoffs: Mapping[str, tuple[float, ...]] = setting(
+        doc="Bucket boundaries per analysis (``{\"ref-length\": [10, 20, 30]}``; compare-mt's defaults otherwise).",
+        factory=dict,
+    )
+    top: int = setting(10, "N-grams and example segments per pair and direction (10).")
+    ngram_alpha: float = setting(1.0, "The smoothing of the n-gram ratio (1).")
+    ngram_order: int = setting(4, "The highest n-gram order (4).")
+    freq_corpus: str | None = setting(None, "A file whose word frequencies bucket the words (default: the reference's).")
+    out_labels: Mapping[str, str] = setting(
+        doc="With ``word-labels``: each system's file of output word labels ``{name: path}``.", factory=dict
+    )
+    source: str | None = setting(
+        None, "A file of source segments shown with the examples (WMT XML input brings its own)."
+    )
+    resample_unit: str = setting("segment", "What every bucket's tests and intervals resample, as in compare.")
 
     def __post_init__(self):
         by = tuple(AnalysisSpec.parse(b) if isinstance(b, str) else b for b in self.by)
