@@ -310,21 +310,24 @@ def test_an_unknown_correction_lists_the_registered_ones(capsys):
 
 # ------------------------------------------------------------------------------- an analysis, as a plugin
 def _src_length(ctx, arg):
-    from mtsig.analysis.core import partition_analysis
+    from mtsig.analysis.partition import partition_analysis
 
     lengths = np.array([len(t) for t in ctx.ref_tokens("src-length")])  # stands in for source lengths
-    groups = (lengths >= np.median(lengths)).astype(np.int64)
-    return partition_analysis(ctx, "src-length", groups, ["short", "long"], [(None, None)] * 2, "by length")
+    cut = ctx.cutoffs("src-length")  # its declared default, or --bucket-cutoffs src-length=...
+    groups = cut.assign(lengths)
+    labels = cut.labels()
+    return partition_analysis(ctx, "src-length", groups, labels, [cut.bounds(i) for i in range(cut.n)], "by length")
 
 
 def test_an_analysis_plugin_is_reachable_from_the_command_line_alone(monkeypatch, capsys):
     import importlib.metadata
 
     import mtsig.registry as registry
-    from mtsig.analysis.core import ANALYSES, AnalysisEntry, register_analysis
+    from mtsig.analysis import ANALYSES, AnalysisEntry, register_analysis
 
     def register():
-        register_analysis(AnalysisEntry("src-length", _src_length, "scores by length (a plugin)", default=False))
+        register_analysis(AnalysisEntry("src-length", _src_length, "scores by length (a plugin)", default=False,
+                                        cutoffs=(20,), options=("top",)))  # fmt: skip
 
     class EP:
         name, value = "src-length", "pkg:register"
@@ -340,6 +343,13 @@ def test_an_analysis_plugin_is_reachable_from_the_command_line_alone(monkeypatch
         assert main(["analyze", "-r", *REFS, "-s", *SYSTEMS, "--by", "src-length", "-f", "json", "-j", "1"]) == 0
         out = json.loads(capsys.readouterr().out)
         assert [a["kind"] for a in out["analyses"]] == ["src-length"]
-        assert [b["label"] for b in out["analyses"][0]["buckets"]] == ["short", "long"]
+        assert [b["label"] for b in out["analyses"][0]["buckets"]] == ["<20", ">=20"]
+        # its declared cutoffs take --bucket-cutoffs; a setting it declares is not reported as unused
+        argv = ["analyze", "-r", *REFS, "-s", *SYSTEMS, "--by", "src-length", "-f", "json", "-j", "1",
+                "--bucket-cutoffs", "src-length=10:30", "--top", "3"]  # fmt: skip
+        assert main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert [b["label"] for b in out["analyses"][0]["buckets"]] == ["<10", "[10,30)", ">=30"]
+        assert not any("top" in w for w in out["warnings"])
     finally:
         ANALYSES.pop("src-length", None)

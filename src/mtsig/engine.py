@@ -295,14 +295,14 @@ def _counts(opts: CompareOptions, resampling: Resampling, k: int) -> tuple[dict[
     return counts, n_boot, auto, tuple(warnings)
 
 
-def _pairs(table: StatsTable, opts: CompareOptions) -> list[tuple[str, str]]:
+def comparison_pairs(table: StatsTable, baseline: str | None) -> list[tuple[str, str]]:
     """All pairs, or each system against the baseline."""
     names = table.system_names
-    if opts.baseline is None:
+    if baseline is None:
         return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if opts.baseline not in names:
-        raise InputError(f"baseline {opts.baseline!r} is not one of the systems: {', '.join(names)}")
-    return [(opts.baseline, n) for n in names if n != opts.baseline]
+    if baseline not in names:
+        raise InputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
+    return [(baseline, n) for n in names if n != baseline]
 
 
 def _check_runs(multi: set[str], tests) -> None:
@@ -321,7 +321,7 @@ def plan_comparison(table: StatsTable, opts: CompareOptions, resampling: Resampl
         raise InputError("compare needs at least two systems")
     multi = {s.name for s in table.systems if s.n_runs > 1}
     _check_runs(multi, opts.tests)
-    pairs = _pairs(table, opts)
+    pairs = comparison_pairs(table, opts.baseline)
     counts, n_boot, auto, warnings = _counts(opts, resampling, len(pairs))
     by_kind = _by_kind(opts.tests)
     for kind in sorted(by_kind, key=lambda k: KINDS[k].resamples):  # the checks without resampling first

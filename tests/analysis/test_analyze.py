@@ -301,18 +301,19 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
     """The shared comparison computed in a forked child gives the very same result as on a second thread; an
     error in it is raised in the caller as on the thread, and an analysis that fails on the calling side stops
     the child: no process is left behind."""
+    import mtsig.analysis.context as context
     import mtsig.analysis.core as core
-    from mtsig.analysis import AnalyzeOptions, analyze_table
+    from mtsig.analysis import AnalysisSpec, AnalyzeOptions, analyze_table
     from mtsig.resample import Resampling
 
     ref, systems = small
     table = mtsig.compute([ref], systems, ["bleu", "chrf"])
-    opts = AnalyzeOptions(by=tuple(core.AnalysisSpec.parse(x) for x in ("length-diff", "word-frequency", "examples")))
+    opts = AnalyzeOptions(by=tuple(AnalysisSpec.parse(x) for x in ("length-diff", "word-frequency", "examples")))
     thread = analyze_table(table, opts, Resampling(n_resamples=300), fork=False)
     started, here = [], []
     monkeypatch.setattr(core, "_fork_batch", lambda ctx, f=core._fork_batch: started.append(f(ctx)) or started[-1])
     with monkeypatch.context() as m:
-        m.setattr(core.Batch, "run", lambda self, ctx, f=core.Batch.run: here.append(1) or f(self, ctx))
+        m.setattr(context.Batch, "run", lambda self, ctx, f=context.Batch.run: here.append(1) or f(self, ctx))
         forked = analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
     # the comparison ran in a child (which counted its run in its own copy of `here`), not in this process
     assert len(started) == 1 and started[0] is not None and not here
@@ -323,7 +324,7 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
         raise InputError("the comparison failed")
 
     with monkeypatch.context() as m:
-        m.setattr(core.Batch, "run", boom)
+        m.setattr(context.Batch, "run", boom)
         with pytest.raises(InputError, match="the comparison failed"):
             analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
     assert len(started) == 2 and _reaped(started)

@@ -100,16 +100,16 @@ def _fmt(x: float | None, d: int) -> str:
 def render_analyze_html(res: AnalyzeResult, command: str) -> str:
     """The report of an analyze result; ``command`` reproduces it."""
     st = res.settings
-    n_res = st["n_resamples"] if st["n_resamples"] is not None else "automatic"
-    items = [("mtsig", _e(__version__)), ("segments", _e(st["n_segments"])), ("systems", _e(", ".join(res.systems))),
-             ("test", _e(f"{st['test']} ({n_res} resamples)")), ("seed", _e(st["seed"])),
-             ("correction", _e(f"{st['correction']} over every bucket and pair of an analysis, α = {st['alpha']}")),
-             ("intervals", _e(f"{st['confidence']:.0%} percentile, {st['n_bootstrap']} bootstrap resamples")),
-             ("baseline", _e(st["baseline"] or "none (all pairs)")),
-             ("resampled by", _e(st["resample_unit"]))]  # fmt: skip
-    if st.get("tokenize"):
-        items.append(("words", f"<code>{_e(st['tokenize'])}</code>"))
-    items += [(f"signature ({m})", f"<code>{_e(s)}</code>") for m, s in st["signatures"].items()]
+    n_res = st.n_resamples if st.n_resamples is not None else "automatic"
+    items = [("mtsig", _e(__version__)), ("segments", _e(st.n_segments)), ("systems", _e(", ".join(res.systems))),
+             ("test", _e(f"{st.test} ({n_res} resamples)")), ("seed", _e(st.seed)),
+             ("correction", _e(f"{st.correction} over every bucket and pair of an analysis, α = {st.alpha}")),
+             ("intervals", _e(f"{st.confidence:.0%} percentile, {st.n_bootstrap} bootstrap resamples")),
+             ("baseline", _e(st.baseline or "none (all pairs)")),
+             ("resampled by", _e(st.resample_unit))]  # fmt: skip
+    if st.tokenize:
+        items.append(("words", f"<code>{_e(st.tokenize)}</code>"))
+    items += [(f"signature ({m})", f"<code>{_e(s)}</code>") for m, s in st.signatures.items()]
     toc = "".join(f'<li><a href="#{_anchor(i, a)}">{_e(a.kind)}: {_e(a.metric)}</a></li>'
                   for i, a in enumerate(res.analyses))  # fmt: skip
     parts = ["<h1>mtsig analysis</h1>", "<h2>Settings</h2>", _settings(items), "<h2>Command</h2>",

@@ -86,10 +86,10 @@ def items_table(a: Analysis) -> Table:
 
 def _settings_line(res: AnalyzeResult) -> str:
     s = res.settings
-    n = s["n_resamples"] if s["n_resamples"] is not None else "automatic"
-    return (f"mtsig analyze: test {s['test']} ({n} resamples), {s['correction']} over every bucket and pair of an "
-            f"analysis, alpha {s['alpha']}, {s['confidence']:.0%} intervals from {s['n_bootstrap']} bootstrap "
-            f"resamples, seed {s['seed']}, {s['n_segments']} segments")  # fmt: skip
+    n = s.n_resamples if s.n_resamples is not None else "automatic"
+    return (f"mtsig analyze: test {s.test} ({n} resamples), {s.correction} over every bucket and pair of an "
+            f"analysis, alpha {s.alpha}, {s.confidence:.0%} intervals from {s.n_bootstrap} bootstrap "
+            f"resamples, seed {s.seed}, {s.n_segments} segments")  # fmt: skip
 
 
 def _example_lines(a: Analysis) -> list[str]:

@@ -114,16 +114,67 @@ class Analysis:
         raise InputError(f"no bucket {label!r} in {self.kind}; buckets: {', '.join(b.label for b in self.buckets)}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class AnalyzeSettings:
+    """How an analysis was run: what its JSON's ``settings`` holds."""
+
+    #: the analyses run (``kind`` or ``kind=arg``)
+    analyses: tuple[str, ...]
+    test: str
+    #: resamples of the test as given (None: automatic, per analysis; each analysis reports its own count)
+    n_resamples: int | None
+    n_bootstrap: int
+    seed: int
+    correction: str
+    alpha: float
+    alternative: str
+    confidence: float
+    baseline: str | None
+    cutoffs: dict[str, tuple[float, ...]]
+    min_bucket: int
+    #: the tokenizer of the words (None without texts)
+    tokenize: str | None
+    signatures: dict[str, str]
+    n_segments: int
+    resample_unit: str
+    corrected_over: str = "every bucket and pair of an analysis"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "analyses": list(self.analyses),
+            "test": self.test,
+            "n_resamples": self.n_resamples,
+            "n_bootstrap": self.n_bootstrap,
+            "seed": self.seed,
+            "correction": self.correction,
+            "corrected_over": self.corrected_over,
+            "alpha": self.alpha,
+            "alternative": self.alternative,
+            "confidence": self.confidence,
+            "baseline": self.baseline,
+            "cutoffs": {k: list(v) for k, v in self.cutoffs.items()},
+            "min_bucket": self.min_bucket,
+            "tokenize": self.tokenize,
+            "signatures": dict(self.signatures),
+            "n_segments": self.n_segments,
+            "resample_unit": self.resample_unit,
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        """The JSON's value of ``key`` (``settings["n_segments"]``, as results read before these were typed)."""
+        return self.to_dict()[key]
+
+
 @dataclass(frozen=True)
 class AnalyzeResult:
-    settings: dict[str, Any]
+    settings: AnalyzeSettings
     systems: tuple[str, ...]
     analyses: tuple[Analysis, ...]
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "settings": dict(self.settings),
+            "settings": self.settings.to_dict(),
             "systems": list(self.systems),
             "analyses": [a.to_dict() for a in self.analyses],
             "warnings": list(self.warnings),
