@@ -64,7 +64,8 @@ def _two(cmt: str, repeat: int) -> None:
         theirs, _ = timed([cmt, str(ref), *map(str, hyps), "--compare_scores", "score_type=bleu",
                            "--compare_word_accuracies", "bucket_type=freq", "--compare_sentence_buckets",
                            "bucket_type=length,statistic_type=score,score_measure=bleu", "--compare_ngrams",
-                           "--compare_sentence_examples", "--output_directory", str(Path(tmp) / "cmt")], repeat)  # fmt: skip
+                           "--compare_sentence_examples", "--output_directory", str(Path(tmp) / "cmt")],
+                          repeat)  # fmt: skip
         mtsig = [sys.executable, "-m", "mtsig.cli", "analyze", "-r", str(ref), "-s", f"baseline={hyps[0]}",
                  f"sys1={hyps[1]}", "--tokenize", "none", "--by", "ref-length", "word-frequency", "--n-bootstrap",
                  "1000", "-o", str(Path(tmp) / "mtsig.txt")]  # fmt: skip

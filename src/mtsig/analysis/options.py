@@ -54,7 +54,7 @@ class AnalyzeOptions:
     confidence: float = setting(0.95, "The level of every interval (0.95).")
     n_bootstrap: int | None = setting(None, "Bootstrap resamples behind the intervals (1000).")
     cutoffs: Mapping[str, tuple[float, ...]] = setting(
-        doc="Bucket boundaries per analysis (``{\"ref-length\": [10, 20, 30]}``; compare-mt's defaults otherwise).",
+        doc='Bucket boundaries per analysis (``{"ref-length": [10, 20, 30]}``; compare-mt\'s defaults otherwise).',
         factory=dict,
     )
     top: int = setting(10, "N-grams and example segments per pair and direction (10).")
