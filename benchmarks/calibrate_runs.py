@@ -9,6 +9,8 @@ Datasets:
   probability of 0.1, 0.2, 0.3, 0.15, 0.25 (one per run, drawn once with seed 0), so that the runs differ in
   quality as optimizer runs do; system B = the same for PROMT. BLEU (13a, both references).
 - WMT22 de-fr pseudo-runs (the WMT XML test set): the same with Online-W and Online-Y, weak segments from LT22.
+- ``-xz`` (de-en: JDExploreAcademy and LT22; de-fr: Online-W and LT22): two real systems of different quality
+  as the only sources, so that under one-sided run-level noise A's runs are bimodal in quality (issue 40).
 
 Nulls (``mtsig.studies.nulls.RUN_NULLS``): repartition (per segment, the outputs of all runs re-partitioned
 at random: stratified AR's own null), pair-swap (per segment, run j of A swapped with run j of B with
@@ -91,7 +93,34 @@ def wmt_de_fr() -> tuple:
     return _pseudo(t.metrics["bleu"], {s: t.stats["bleu"][s][0] for s in names}, "Online-W", "Online-Y", "LT22")
 
 
-DATASETS = {"multeval": multeval, "wmt22-de-en-pseudo": wmt_de_en, "wmt22-de-fr-pseudo": wmt_de_fr}
+def _two_systems(metric, X: np.ndarray, Z: np.ndarray) -> tuple:
+    """Two real systems of different quality as the sources of pseudo-runs: five identical copies each, so that
+    under one-sided run-level noise every pseudo-run of A takes a share s ~ Beta(1/2, 1/2) of its segments from Z
+    and the rest from X (runs bimodal in quality), and every pseudo-run of B takes each segment from X or Z with
+    probability 1/2 (issue 40's construction)."""
+    return metric, np.repeat(X[None], 5, axis=0), np.repeat(Z[None], 5, axis=0)
+
+
+def wmt_de_en_xz() -> tuple:
+    d = DATA / "wmt22-de-en"
+    names = ["JDExploreAcademy", "LT22"]
+    t = mtsig.compute(
+        [str(d / f"generaltest2022.de-en.ref.{r}.en") for r in "AB"],
+        {s: str(d / f"generaltest2022.de-en.hyp.{s}.en") for s in names},
+        ["bleu"],
+    )
+    return _two_systems(t.metrics["bleu"], *(t.stats["bleu"][s][0] for s in names))
+
+
+def wmt_de_fr_xz() -> tuple:
+    x = str(DATA / "wmt22-de-fr" / "wmttest2022.de-fr.all.xml")
+    names = ["Online-W", "LT22"]
+    t = mtsig.compute(x, [f"{x}:{s}" for s in names], ["bleu"])
+    return _two_systems(t.metrics["bleu"], *(t.stats["bleu"][s][0] for s in names))
+
+
+DATASETS = {"multeval": multeval, "wmt22-de-en-pseudo": wmt_de_en, "wmt22-de-fr-pseudo": wmt_de_fr,
+            "wmt22-de-en-xz": wmt_de_en_xz, "wmt22-de-fr-xz": wmt_de_fr_xz}  # fmt: skip
 
 
 def ar_before(metric, A: np.ndarray, B: np.ndarray, r: Resampling) -> float:

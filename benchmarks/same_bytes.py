@@ -576,6 +576,7 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
         ),
         *study_commands(r1, h, me_ref, runs),
         *analyze_commands(r2, h, tmp),
+        *human_meta_commands(r2, h),
     ]
 
 
@@ -594,6 +595,20 @@ def analyze_commands(r2: list[str], h: list[str], tmp: Path) -> list:
         out.append((f"analyze baseline {fmt}", argv, []))
     out.append(("analyze html", ["analyze", "-r", r2[0], "-s", *h[:2], "--by", "ref-length", "ngrams", "examples",
                                  "--html", "OUT/analyze.html", "-j", "1"], ["analyze.html"]))  # fmt: skip
+    return out
+
+
+HUMAN = DATA / "wmt22-humaneval-toen"
+
+
+def human_meta_commands(r2: list[str], h: list[str]) -> list:
+    """human (WMT22's protocol on uk-en in every format; mtsig's on de-en) and meta (BLEU and chrF against de-en's
+    human scores) in text, JSON and LaTeX."""
+    uk, de = str(HUMAN / "uk-en" / "ad-seg-scores-uk-en.csv"), str(HUMAN / "de-en" / "ad-seg-scores-de-en.csv")
+    out = [(f"human wmt22 {fmt}", ["human", uk, "--protocol", "wmt22", "-f", fmt], []) for fmt in ANALYZE_FORMATS]
+    out.append(("human mtsig json", ["human", de, "--n-resamples", "500", "-f", "json"], []))
+    for fmt in ("text", "json", "latex"):
+        out.append((f"meta {fmt}", ["meta", "--human", de, "-r", r2[0], "-s", *h, "-m", "bleu", "chrf", "-f", fmt], []))
     return out
 
 

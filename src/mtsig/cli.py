@@ -456,7 +456,7 @@ def _human(a: argparse.Namespace, prog) -> None:
     if a.html:
         import shlex
 
-        from mtsig.humaneval.render import render_human_html
+        from mtsig.report.human import render_human_html
 
         _write(render_human_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
     if a.plot:
@@ -870,14 +870,14 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
                   out_labels=_keyed(a.out_labels, "--out-labels"), source=a.source, resample_unit=a.resample_unit,
                   progress=prog, fork=fork)  # fmt: skip
     if a.plot:
-        from mtsig.analysis.plots import plot_analyze
+        from mtsig.report.analyze_plots import plot_analyze
         from mtsig.report.plots import save
 
         save(plot_analyze(res), a.plot)
     if a.html:
         import shlex
 
-        from mtsig.analysis.html import render_analyze_html
+        from mtsig.report.analyze_html import render_analyze_html
 
         _write(render_analyze_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
     for w in res.warnings:

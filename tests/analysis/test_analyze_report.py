@@ -83,7 +83,7 @@ def test_report_with_every_analysis_in_headless_chromium(wmt, tmp_path):
 
 
 def test_figure_marks_carry_the_json_numbers(wmt, tmp_path):
-    from mtsig.analysis.plots import plot_analyze
+    from mtsig.report.analyze_plots import plot_analyze
     from mtsig.report.plots import svg_marks, svg_text
 
     res = mtsig.analyze([wmt_ref(wmt, "A")], {s: wmt_hyp(wmt, s) for s in WMT_SYSTEMS[:3]},

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mtsig.meta import render as _render  # noqa: F401 - registers the result's formats
 from mtsig.meta.core import STATISTICS, MetaData, MetaOptions, MetaResult, MetaStatistic, MetricScores
 from mtsig.meta.inputs import align, human_input, negate, own_metrics, read_score_file
 from mtsig.meta.run import run_meta
+from mtsig.report import meta as _render  # noqa: F401 - registers the result's formats
 
 
 def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented

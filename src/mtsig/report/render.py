@@ -543,6 +543,36 @@ def register_format(name: str, result_type: type | str, renderer: Callable[[Any,
     FORMATS.setdefault(name, {})[_qualified(result_type)] = renderer
 
 
+def register_formats(
+    result_type: type,
+    *,
+    text: Callable[[Any, int | None], str],
+    csv: Callable[[Any], str],
+    markdown: Callable[[Any], str],
+    latex: Callable[[Any], str],
+) -> Callable[[Any, str, int | None], str]:
+    """Register a result type's five built-in formats, each from its own function (JSON is the result's
+    ``to_dict()``, non-finite numbers as null); returns its ``render(result, fmt, width)``."""
+
+    def render_json(res: Any, width: int | None) -> str:
+        return json.dumps(strict(res.to_dict()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+    by_format: dict[str, Callable[[Any, int | None], str]] = {
+        "text": text,
+        "json": render_json,
+        "csv": lambda res, width: csv(res),
+        "markdown": lambda res, width: markdown(res),
+        "latex": lambda res, width: latex(res),
+    }
+
+    def render_result(res: Any, fmt: str = "text", width: int | None = None) -> str:
+        return by_format.get(fmt, text)(res, width)
+
+    for name in by_format:
+        register_format(name, result_type, render_result)
+    return render_result
+
+
 def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
     """Any result (score, compare, study, or a registered type) in a registered format."""
     renderers = FORMATS.get(fmt)

@@ -8,10 +8,9 @@ Two tables: the ranking (rank range, system, score with its interval, segments, 
 from __future__ import annotations
 
 import html
-import json
 
 from mtsig.humaneval.result import HumanResult
-from mtsig.report.render import _md, _tex, register_format, strict
+from mtsig.report.render import _md, _tex, register_formats
 from mtsig.report.table import Table, TextOut, csv_text, format_p, latex, markdown
 
 
@@ -194,17 +193,4 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
             "</body></html>\n")  # fmt: skip
 
 
-def render_human(res: HumanResult, fmt: str = "text", width: int | None = None) -> str:
-    if fmt == "json":
-        return json.dumps(strict(res.to_dict()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    if fmt == "csv":
-        return _csv(res)
-    if fmt == "markdown":
-        return _markdown(res)
-    if fmt == "latex":
-        return _latex(res)
-    return _text(res, width)
-
-
-for _f in ("text", "json", "csv", "markdown", "latex"):
-    register_format(_f, HumanResult, render_human)
+render_human = register_formats(HumanResult, text=_text, csv=_csv, markdown=_markdown, latex=_latex)

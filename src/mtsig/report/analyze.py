@@ -8,10 +8,8 @@ interval), then the items of the n-gram and example analyses.
 
 from __future__ import annotations
 
-import json
-
 from mtsig.analysis.result import Analysis, AnalyzeResult, Bucket
-from mtsig.report.render import _fmt_p, _md, _tex, register_format, strict
+from mtsig.report.render import _fmt_p, _md, _tex, register_formats
 from mtsig.report.table import Table, TextOut, csv_text, latex, markdown
 
 
@@ -172,17 +170,4 @@ def _latex(res: AnalyzeResult) -> str:
     return "".join(parts)
 
 
-def render_analyze(res: AnalyzeResult, fmt: str = "text", width: int | None = None) -> str:
-    if fmt == "json":
-        return json.dumps(strict(res.to_dict()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    if fmt == "csv":
-        return _csv(res)
-    if fmt == "markdown":
-        return _markdown(res)
-    if fmt == "latex":
-        return _latex(res)
-    return _text(res, width)
-
-
-for _f in ("text", "json", "csv", "markdown", "latex"):
-    register_format(_f, AnalyzeResult, render_analyze)
+render_analyze = register_formats(AnalyzeResult, text=_text, csv=_csv, markdown=_markdown, latex=_latex)

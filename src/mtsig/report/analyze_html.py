@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import Counter
 
 from mtsig._version import __version__
-from mtsig.analysis.plots import plot_analysis
 from mtsig.analysis.result import Analysis, AnalyzeResult
+from mtsig.report.analyze_plots import plot_analysis
 from mtsig.report.html import _CSS, _JS, _e, _num, _p, _settings, _table, embedded_json, figure_or_note
 
 _MORE_CSS = "mark{background:#ffe3a3;padding:0 .1em}.ex{margin:.5em 0;padding:.4em .6em;border-left:3px solid #ccc}" \

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from mtsig.meta.core import MetaResult
-from mtsig.report.render import _md, _tex, register_format, strict
+from mtsig.report.render import _md, _tex, register_formats
 from mtsig.report.table import Table, TextOut, csv_text, format_p, latex, markdown
 
 SYSTEM_COLUMNS = ("pearson", "spearman", "kendall", "pairwise_accuracy", "spa")
@@ -99,13 +97,4 @@ def _latex(res: MetaResult) -> str:
     return "".join(parts)
 
 
-def render_meta(res: MetaResult, fmt: str = "text", width: int | None = None) -> str:
-    if fmt == "json":
-        return json.dumps(strict(res.to_dict()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    return {"csv": lambda: _csv(res), "markdown": lambda: _markdown(res), "latex": lambda: _latex(res)}.get(
-        fmt, lambda: _text(res, width)
-    )()
-
-
-for _f in ("text", "json", "csv", "markdown", "latex"):
-    register_format(_f, MetaResult, render_meta)
+render_meta = register_formats(MetaResult, text=_text, csv=_csv, markdown=_markdown, latex=_latex)
