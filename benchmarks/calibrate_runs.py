@@ -94,11 +94,11 @@ def wmt_de_fr() -> tuple:
 
 
 def _two_systems(metric, X: np.ndarray, Z: np.ndarray) -> tuple:
-    """Two real systems of different quality as the sources of pseudo-runs: five identical copies each, so that
+    """Two real systems of different quality as the sources of pseudo-runs: ten identical copies each, so that
     under one-sided run-level noise every pseudo-run of A takes a share s ~ Beta(1/2, 1/2) of its segments from Z
     and the rest from X (runs bimodal in quality), and every pseudo-run of B takes each segment from X or Z with
     probability 1/2 (issue 40's construction)."""
-    return metric, np.repeat(X[None], 5, axis=0), np.repeat(Z[None], 5, axis=0)
+    return metric, np.repeat(X[None], 10, axis=0), np.repeat(Z[None], 10, axis=0)
 
 
 def wmt_de_en_xz() -> tuple:

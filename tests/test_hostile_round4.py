@@ -100,3 +100,80 @@ def test_html_reports_in_a_base_install_without_matplotlib(tmp_path, command):
     assert p.returncode == 0, p.stderr
     page = out.read_text(encoding="utf-8")
     assert "<table" in page and "left out: it needs matplotlib" in page and "<svg" not in page
+
+
+# ------------------------------------------------------------------------------------------------- WMT XML
+def _doc(docid: str, ref_segs: list[str] | None, hyps: dict[str, list[str]], domain: str | None = "news") -> str:
+    n = len(next(iter(hyps.values())))
+    segs = lambda xs: "".join(f'<seg id="{i + 1}">{x}</seg>' for i, x in enumerate(xs))  # noqa: E731
+    dom = f' domain="{domain}"' if domain else ""
+    ref = f'<ref lang="en" translator="A"><p>{segs(ref_segs)}</p></ref>' if ref_segs is not None else ""
+    hyp = "".join(f'<hyp system="{s}"><p>{segs(h)}</p></hyp>' for s, h in hyps.items())
+    return (f'<doc id="{docid}"{dom} origlang="de"><src lang="de"><p>{segs(["q"] * n)}</p></src>{ref}{hyp}'
+            "</doc>")  # fmt: skip
+
+
+def _xml(tmp_path: Path, *docs: str) -> str:
+    p = tmp_path / "t.xml"
+    p.write_text('<?xml version="1.0" encoding="utf-8"?>\n<dataset id="t"><collection id="c">' + "".join(docs)
+                 + "</collection></dataset>\n", encoding="utf-8")  # fmt: skip
+    return str(p)
+
+
+def test_a_whitespace_reference_segment_is_kept_as_sacrebleu_keeps_it(tmp_path):
+    import mtsig
+    from mtsig.errors import InputError
+
+    x = _xml(tmp_path, _doc("d1", ["a b c d e", "   "], {"S": ["a b c d e", "f g"], "T": ["a b c", "f"]}))
+    with pytest.raises(InputError, match="segment '2' is empty .*allow_empty_refs"):
+        mtsig.score(x, [f"{x}:S", f"{x}:T"])
+    table = mtsig.compute(x, [f"{x}:S", f"{x}:T"], allow_empty_refs=True)
+    assert table.n_segments == 2  # sacreBLEU keeps the segment (its raw text is not empty); it was dropped
+
+
+def test_markup_inside_a_segment_is_refused_and_a_comment_dropped(tmp_path):
+    import mtsig
+    from mtsig.errors import InputError
+
+    x = _xml(tmp_path, _doc("d1", ["a <b>big</b> c"], {"S": ["a big c"]}))
+    with pytest.raises(InputError, match=r"holds markup \(<b>\): sacreBLEU would read only the text before it"):
+        mtsig.compute(x, [f"{x}:S"])
+    x = _xml(tmp_path, _doc("d1", ["a <!-- note --> big c d e"], {"S": ["a big c d e"]}))
+    assert mtsig.score(x, [f"{x}:S"]).score("S", "bleu") == pytest.approx(100.0)
+
+
+def test_documents_without_a_domain_are_named_and_never_a_resampling_unit(tmp_path):
+    import mtsig
+    from mtsig.errors import InputError
+
+    hyps = {"S": ["a b c d"] * 12, "T": ["a b c x"] * 12}
+    x = _xml(tmp_path, _doc("d1", ["a b c d"] * 12, hyps), _doc("d2", ["a b c d"] * 12, hyps, domain=None))
+    res = mtsig.analyze(x, [f"{x}:S", f"{x}:T"], by=["labels"], n_resamples=200)
+    assert [b.label for b in res.get("labels").buckets] == ["news", "(no domain)"]
+    with pytest.raises(InputError, match="24|12 segment\\(s\\) are in documents without a domain attribute"):
+        mtsig.compare(x, [f"{x}:S", f"{x}:T"], resample_unit="domain")
+
+
+def test_a_document_no_reference_translates_is_left_out_whole(tmp_path):
+    import mtsig
+
+    hyps = {"S": ["a b c d"] * 3, "T": ["a b c x"] * 3}
+    x = _xml(tmp_path, _doc("d1", ["a b c d"] * 3, hyps), _doc("d2", None, hyps))
+    table = mtsig.compute(x, [f"{x}:S", f"{x}:T"])
+    assert table.n_segments == 3 and set(table.units["document"]) == {"d1"}
+
+
+# ------------------------------------------------------------------------------------------- optimizer runs
+def test_runs_output_names_its_assumption_and_duplicated_runs_are_flagged(tmp_path):
+    import mtsig
+    from mtsig.report.render import render
+
+    ref = [f"w{i} x{i % 7} y z{i % 3} v" for i in range(40)]
+    runs_a = [[f"w{i} x{i % 7} y z{i % 3} q" if (i + r) % 4 else s for i, s in enumerate(ref)] for r in range(3)]
+    runs_b = [[f"w{i} k y z{i % 3} v" if (i + r) % 3 else s for i, s in enumerate(ref)] for r in range(3)]
+    res = mtsig.compare([ref], {"A": runs_a, "B": runs_b}, n_resamples=200)
+    text = render(res, "text", 200)
+    assert "assumes roughly normal run effects" in text and "docs/runs.md" in text
+    assert not any("identical statistics" in w for w in res.warnings)
+    res = mtsig.compare([ref], {"A": [runs_a[0], runs_a[1], runs_a[0]], "B": runs_b}, n_resamples=200)
+    assert any(w.startswith("A: runs 1 and 3 have identical statistics") for w in res.warnings)

@@ -354,16 +354,30 @@ def _few_runs(table: StatsTable, run_pairs: set, opts: CompareOptions) -> tuple[
                           if table.system(a).n_runs != table.system(b).n_runs})  # fmt: skip
         if unequal:
             raise InputError(f"paired runs need equal run counts: {unequal[0]} differ", param="paired_runs")
+    duplicated = tuple(_duplicate_runs(table, sorted({s for p in run_pairs for s in p})))
     few = sorted({s for p in run_pairs for s in p if table.system(s).n_runs < MIN_RUNS_CALIBRATED})
     if not few or "ar" not in opts.tests:
-        return ()
+        return duplicated
     counts = ", ".join(f"{s}: {table.system(s).n_runs}" for s in few)
-    return (
+    return duplicated + (
         f"ar: fewer than {MIN_RUNS_CALIBRATED} optimizer runs ({counts}): with so few runs, run-level variation "
         "cannot be told from a difference between the systems, and no t-based p-value is calibrated; ar's p-value "
         "is at least the exact permutation test's over whole runs (at least 1/3 with 2 runs each): give 3 or more "
         "runs per system",
     )
+
+
+def _duplicate_runs(table: StatsTable, names: list[str]):
+    """A warning for each system two of whose runs are identical under every metric (one output given twice?):
+    identical runs make its run-level variance look smaller than it is, and its p-values too small."""
+    for name in names:
+        stats = [table.stats[m][name] for m in table.metrics]
+        k = stats[0].shape[0]
+        same = next(((i, j) for i in range(k) for j in range(i + 1, k)
+                     if all(np.array_equal(a[i], a[j]) for a in stats)), None)  # fmt: skip
+        if same is not None:
+            yield (f"{name}: runs {same[0] + 1} and {same[1] + 1} have identical statistics (the same output given "
+                   "twice?): identical runs shrink the run-level variance and with it the runs test's p-value")  # fmt: skip
 
 
 def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:

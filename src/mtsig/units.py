@@ -87,6 +87,13 @@ def unit_labels(table, unit: str) -> list[str]:
         raise InputError(f"resampling by {unit} needs the {unit} of every segment, and the input has none: {where}")
     if len(labels) != table.n_segments:
         raise InputError(f"{len(labels)} {unit} labels for {table.n_segments} segments")
+    if unit == "domain":
+        from mtsig.io.wmtxml import NO_DOMAIN
+
+        if NO_DOMAIN in labels:
+            n = sum(1 for x in labels if x == NO_DOMAIN)
+            raise InputError(f"resampling by domain needs the domain of every segment: {n} segment(s) are in "
+                             "documents without a domain attribute (resample by document instead)")  # fmt: skip
     return list(labels)
 
 

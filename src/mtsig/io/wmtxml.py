@@ -5,8 +5,14 @@
 ``<p><seg id=..>`` structure. Read as sacreBLEU reads it, so that scores agree:
 
 - documents marked ``testsuite`` are left out;
-- a segment no reference translates is left out (of the source, the references and every system);
-- a segment's text has its whitespace runs collapsed to one space and its ends stripped.
+- a segment no reference translates is left out (of the source, the references and every system); a reference
+  segment of whitespace alone counts as a translation (sacreBLEU tests the raw text), and becomes empty;
+- a segment's text has its whitespace runs collapsed to one space and its ends stripped; a comment inside it is
+  dropped (its text on either side joined), as by sacreBLEU;
+- markup inside a segment (``<seg>a <b>b</b></seg>``) is refused: sacreBLEU reads only the text before the first
+  element (``"a "``), which silently cuts the segment; mtsig does not guess;
+- a document without a ``domain`` (when others have one) is in the domain :data:`NO_DOMAIN`, which analyses show
+  as such and by which nothing is resampled.
 
 Each segment keeps its (document id, segment id), its document and the document's domain (resampling units,
 analyses), and the source.
@@ -22,6 +28,8 @@ from mtsig.errors import InputError
 from mtsig.io.text import read_text
 
 _WS = re.compile(r"\s+")
+#: the domain of a document that has no domain attribute (in a file whose other documents have one)
+NO_DOMAIN = "(no domain)"
 
 
 @dataclass
@@ -57,6 +65,8 @@ def _clean(text: str | None) -> str:
 
 
 def _segs(path: str, el, docid: str, what: str) -> dict[str, str]:
+    """Each segment's raw text by id (cleaned when it is used: whether a reference is there is decided on the raw
+    text, as sacreBLEU decides it)."""
     out: dict[str, str] = {}
     for seg in el.iter("seg"):
         sid = seg.get("id")
@@ -64,7 +74,13 @@ def _segs(path: str, el, docid: str, what: str) -> dict[str, str]:
             raise InputError(f"{path}: a <seg> without an id in the {what} of document {docid!r}")
         if sid in out:
             raise InputError(f"{path}: segment id {sid!r} appears twice in the {what} of document {docid!r}")
-        out[sid] = _clean("".join(seg.itertext()))
+        if len(seg):
+            raise InputError(
+                f"{path}: segment {sid!r} of document {docid!r} ({what}) holds markup (<{seg[0].tag}>): sacreBLEU "
+                f"would read only the text before it ({_clean(seg.text)!r}); mtsig does not guess: remove the markup "
+                "or escape it (&lt;)"
+            )
+        out[sid] = seg.text or ""
     return out
 
 
@@ -120,15 +136,15 @@ def _read_doc(path: str, doc, ts: WmtTestSet, translators: set[str], systems: se
             continue  # no reference translates it: sacreBLEU leaves it out too
         ts.keys.append((docid, sid))
         ts.documents.append(docid)
-        ts.source.append(src[sid])
+        ts.source.append(_clean(src[sid]))
         for t, r in refs.items():
-            ts.refs.setdefault(t, {})[(docid, sid)] = r.get(sid, "")  # type: ignore[index]
+            ts.refs.setdefault(t, {})[(docid, sid)] = _clean(r.get(sid, ""))  # type: ignore[index]
         for s, h in hyps.items():
             if sid not in h:
                 raise InputError(f"{path}: system {s!r} has no segment {sid!r} in document {docid!r}")
-            ts.hyps.setdefault(s, {})[(docid, sid)] = h[sid]  # type: ignore[index]
+            ts.hyps.setdefault(s, {})[(docid, sid)] = _clean(h[sid])  # type: ignore[index]
         if ts.domains is not None:
-            ts.domains.append(doc.get("domain") or "")
+            ts.domains.append(doc.get("domain") or NO_DOMAIN)
     return set(refs)
 
 
@@ -145,7 +161,12 @@ def read_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
     ts = WmtTestSet(str(path), domains=[] if any(d.get("domain") for d in docs) else None)
     translators: set[str] = set()
     systems: set[str] = set()
-    per_doc = [(d.get("id"), _read_doc(path, d, ts, translators, systems)) for d in docs]
+    per_doc = []
+    for d in docs:
+        before = len(ts.keys)
+        have = _read_doc(path, d, ts, translators, systems)
+        if len(ts.keys) > before:  # a document no reference translates is left out whole, as by sacreBLEU
+            per_doc.append((d.get("id"), have))
     for t in translators:
         missing = [docid for docid, have in per_doc if t not in have]
         if missing:

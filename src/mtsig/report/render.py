@@ -466,7 +466,9 @@ def _compare_notes(res: CompareResult) -> list[str]:
             "segment: the quantity the test compares), which can differ from the mean over runs in the runs table. "
             "Their Δ CI is Δ ± the runs test's threshold (the segment-level bootstrap variance with the normal "
             "quantile and each system's run mean square with the t quantile of its runs - 1 degrees of freedom, "
-            "added term by term); none with fewer than 3 runs on a side."
+            "added term by term); none with fewer than 3 runs on a side. The runs test's p-value assumes roughly "
+            "normal run effects: with a handful of runs no test can hold its level whatever their shape (runs "
+            "bimodal in quality: 7-10% rejected at alpha = 0.05 with 3-5 runs; docs/runs.md)."
         )
     if st.cluster_test:
         extra += [
