@@ -22,8 +22,12 @@ def _scores(k: float) -> list[float]:
     return [round(0.5 + k + 0.01 * (i % 7), 6) for i in range(N)]
 
 
+def _lines(path: str) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
 def _comet_json(tmp: Path) -> str:
-    data = {p: [{"src": "s", "mt": "m", "ref": "r", "COMET": x} for x in _scores(0.1 * j)]
+    data = {p: [{"src": "s", "mt": t, "ref": "r", "COMET": x} for t, x in zip(_lines(p), _scores(0.1 * j))]
             for j, p in enumerate(SYS.values())}  # fmt: skip
     path = tmp / "comet.json"
     path.write_text(json.dumps(data, indent=4))
@@ -53,8 +57,8 @@ def test_metricx_jsonl_is_lower_is_better(tmp_path):
     specs = []
     for j, name in enumerate(SYS):
         path = tmp_path / f"{name}.metricx.jsonl"
-        path.write_text("".join(json.dumps({"source": "s", "hypothesis": "h", "reference": "r", "prediction": 5 - x})
-                                + "\n" for x in _scores(0.1 * j)))  # fmt: skip
+        path.write_text("".join(json.dumps({"source": "s", "hypothesis": t, "reference": "r", "prediction": 5 - x})
+                                + "\n" for t, x in zip(_lines(SYS[name]), _scores(0.1 * j))))  # fmt: skip
         specs.append(f"{name}={path}")
     res = mtsig.score(REF, SYS, ["seg"], seg_scores=specs)
     assert res.metrics == ["MetricX"] and res.directions["MetricX"] == "lower"
@@ -93,8 +97,85 @@ def test_ambiguous_and_wrong_files(tmp_path):
     with pytest.raises(InputError, match="'elsewhere/unknown.txt': matches no system's name or file"):
         mtsig.score(REF, SYS, ["seg"], seg_scores=[str(odd)])
     mixed = tmp_path / "base.mx.jsonl"
-    mixed.write_text("".join(json.dumps({"hypothesis": "h", "prediction": x}) + "\n" for x in _scores(0)))
+    mixed.write_text("".join(json.dumps({"hypothesis": t, "prediction": x}) + "\n"
+                             for t, x in zip(_lines(SYS["base"]), _scores(0))))  # fmt: skip
     one = tmp_path / "new.comet.json"
     one.write_text(json.dumps({SYS["new"]: json.loads(Path(both).read_text())[SYS["new"]]}))
     with pytest.raises(InputError, match="different metrics"):
         mtsig.score(REF, SYS, ["seg"], seg_scores=[f"base={mixed}", f"new={one}"])
+
+
+# ----------------------------------------------------------------------------- hostile score files (issue 40)
+def _metricx_file(tmp: Path, name: str, texts: list[str], k: float = 0.0) -> str:
+    path = tmp / f"{name}.metricx.jsonl"
+    path.write_text("".join(json.dumps({"source": "s", "hypothesis": t, "reference": "r", "prediction": 5 - x}) + "\n"
+                            for t, x in zip(texts, _scores(k))))  # fmt: skip
+    return str(path)
+
+
+def _column(tmp: Path, name: str, values: list[str]) -> str:
+    path = tmp / f"{name}.txt"
+    path.write_text("".join(v + "\n" for v in values), encoding="utf-8")
+    return str(path)
+
+
+def test_a_metric_output_mixed_with_plain_numbers_needs_the_metric_named(tmp_path):
+    mx = _metricx_file(tmp_path, "base", _lines(SYS["base"]))
+    col = _column(tmp_path, "new", [str(x) for x in _scores(0.1)])
+    with pytest.raises(InputError, match="mix a metric's own output .* with files of plain numbers"):
+        mtsig.score(REF, SYS, ["seg"], seg_scores=[f"base={mx}", f"new={col}"])
+    res = mtsig.score(REF, SYS, ["seg"], seg_scores=[f"base={mx}", f"new={col}"], seg_name="MetricX",
+                      seg_lower_is_better=True)  # fmt: skip
+    assert res.directions["MetricX"] == "lower"
+    comet = json.loads(Path(_comet_json(tmp_path)).read_text())
+    one = tmp_path / "base.comet.json"
+    one.write_text(json.dumps({SYS["base"]: comet[SYS["base"]]}))
+    with pytest.raises(InputError, match="mix a metric's own output"):
+        mtsig.score(REF, SYS, ["seg"], seg_scores=[f"base={one}", f"new={col}"])
+
+
+def test_scores_of_another_output_are_refused(tmp_path):
+    swapped = [_metricx_file(tmp_path, "base", _lines(SYS["new"])), _metricx_file(tmp_path, "new", _lines(SYS["base"]))]
+    with pytest.raises(InputError, match=r"segment scores for .base.: segment 1 scored .* \(files swapped\?\)"):
+        mtsig.score(REF, SYS, ["seg"], seg_scores=[f"base={swapped[0]}", f"new={swapped[1]}"])
+    comet = json.loads(Path(_comet_json(tmp_path)).read_text())
+    comet[SYS["base"]], comet[SYS["new"]] = comet[SYS["new"]], comet[SYS["base"]]
+    path = tmp_path / "swapped.json"
+    path.write_text(json.dumps(comet))
+    with pytest.raises(InputError, match="the scores belong to another output"):
+        mtsig.score(REF, SYS, ["seg"], seg_scores=[str(path)])
+
+
+def test_comet_printed_output_with_a_repeated_or_negative_segment_is_refused(tmp_path):
+    rows = [f"{SYS['base']}\tSegment {i}\tscore: 0.5" for i in range(N)]
+    for extra, words in (
+        (f"{SYS['base']}\tSegment 3\tscore: 0.9", "segment 3 of .* appears twice"),
+        (f"{SYS['base']}\tSegment -1\tscore: 0.9", "segment -1: COMET numbers segments from 0"),
+    ):
+        path = tmp_path / "comet.out"
+        path.write_text("\n".join([*rows, extra]) + "\n")
+        with pytest.raises(InputError, match=words):
+            mtsig.score(REF, {"base": SYS["base"]}, ["seg"], seg_scores=[str(path)])
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("1_000", "'1_000' is not a number"),
+    ("\uff11", "'\uff11' is not a number"),
+    ("0x10", "'0x10' is not a number"),
+])  # fmt: skip
+def test_numbers_python_accepts_but_no_metric_writes_are_refused(tmp_path, value, words):
+    col = _column(tmp_path, "base", [value] + ["0.5"] * (N - 1))
+    with pytest.raises(InputError, match=words):
+        mtsig.score(REF, {"base": SYS["base"]}, ["seg"], seg_scores=[f"base={col}"])
+
+
+def test_a_json_string_is_not_a_score(tmp_path):
+    mx = tmp_path / "base.metricx.jsonl"
+    mx.write_text("".join(json.dumps({"hypothesis": t, "source": "s", "prediction": "0.5"}) + "\n"
+                          for t in _lines(SYS["base"])))  # fmt: skip
+    with pytest.raises(InputError, match='line 1: "0.5" is not a JSON number'):
+        mtsig.score(REF, {"base": SYS["base"]}, ["seg"], seg_scores=[f"base={mx}"])
+    table = tmp_path / "t.jsonl"
+    table.write_text("".join(json.dumps({"base": "0.5"}) + "\n" for _ in range(N)))
+    with pytest.raises(InputError, match='"0.5" is not a JSON number'):
+        mtsig.score(REF, {"base": SYS["base"]}, ["seg"], seg_scores=[str(table)])

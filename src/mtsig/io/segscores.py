@@ -33,16 +33,30 @@ from mtsig.io.text import read_text, split_lines
 MAX_SCORE = 1e12
 
 
+#: a number as score files write it: ASCII digits, an optional sign, point and exponent (Python's float() also
+#: takes "1_000", full-width digits and surrounding spaces, none of which a metric writes)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE | re.ASCII)
+
+
 def _number(x: str, where: str) -> float:
-    try:
-        v = float(x)
-    except ValueError:
-        raise InputError(f"{where}: {x!r} is not a number") from None
+    if not _NUMBER.fullmatch(x):
+        raise InputError(f"{where}: {x!r} is not a number")
+    v = float(x)
     if not math.isfinite(v):
         raise InputError(f"{where}: {x!r} is not a finite number")
     if abs(v) > MAX_SCORE:  # sums over resamples would overflow to infinity (an interval [0.42, NaN])
         raise InputError(f"{where}: {x!r} is beyond ±{MAX_SCORE:g}, which no segment-level metric gives")
     return v
+
+
+def _json_number(v: Any, where: str) -> float:
+    """A score from a JSON value: a JSON number (a string such as "0.5" is refused: the file is not what it seems)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{where}: {json.dumps(v)} is not a JSON number")
+    try:
+        return _number(repr(float(v)), where)
+    except OverflowError:
+        raise InputError(f"{where}: {v} is beyond ±{MAX_SCORE:g}, which no segment-level metric gives") from None
 
 
 def read_score_column(path: str) -> list[float]:
@@ -51,17 +65,20 @@ def read_score_column(path: str) -> list[float]:
 
 #: what a score file's own format says about its metric: name, lower is better
 KNOWN_METRICS = {"comet": ("COMET", False), "metricx": ("MetricX", True)}
-_COMET_LINE = re.compile(r"^(.*)\tSegment (\d+)\tscore: (\S+)(?:\tvariance: \S+)?$")
-_COMET_SYSTEM_LINE = re.compile(r"^(.*)\tscore: (\S+)$")
+_COMET_LINE = re.compile(r"^(.*)\tSegment (-?\d+)\tscore: (\S+)(?:\tvariance: \S+)?$")
+_COMET_SYSTEM_LINE = re.compile(r"^((?:(?!\tSegment ).)*)\tscore: (\S+)$")
 
 
 class ScoreFile(NamedTuple):
     """A score file as read: its kind (``column``, ``comet``, ``metricx``, ``table``), the scores by key (the
-    file's own system keys; ``""`` for a file of one system) and the metric it names, if any."""
+    file's own system keys; ``""`` for a file of one system), the metric it names, if any, and the hypotheses it
+    scored, by key, when it holds them (checked against the systems' texts)."""
 
     kind: str
     scores: dict[str, list[float]]
     metric: tuple[str, bool] | None = None
+    path: str = ""
+    texts: dict[str, list[str]] | None = None
 
 
 def _comet_json(path: str, obj: Any) -> ScoreFile | None:
@@ -70,14 +87,10 @@ def _comet_json(path: str, obj: Any) -> ScoreFile | None:
     rows = [r for v in obj.values() for r in v]
     if not rows or not all(isinstance(r, dict) and "COMET" in r for r in rows):
         return None
-    return ScoreFile(
-        "comet",
-        {
-            str(k): [_number(str(r["COMET"]), f"{path}: {k!r}, segment {i}") for i, r in enumerate(v)]
-            for k, v in obj.items()
-        },  # fmt: skip
-        KNOWN_METRICS["comet"],
-    )
+    scores = {str(k): [_json_number(r["COMET"], f"{path}: {k!r}, segment {i}") for i, r in enumerate(v)]
+              for k, v in obj.items()}  # fmt: skip
+    texts = {str(k): [str(r["mt"]) for r in v] for k, v in obj.items()} if all("mt" in r for r in rows) else None
+    return ScoreFile("comet", scores, KNOWN_METRICS["comet"], path, texts)
 
 
 def _comet_text(path: str, lines: list[str]) -> ScoreFile | None:
@@ -85,7 +98,12 @@ def _comet_text(path: str, lines: list[str]) -> ScoreFile | None:
     for i, ln in enumerate(lines, 1):
         m = _COMET_LINE.match(ln)
         if m:
-            segs.setdefault(m.group(1), {})[int(m.group(2))] = _number(m.group(3), f"{path}: line {i}")
+            seg, got = int(m.group(2)), segs.setdefault(m.group(1), {})
+            if seg < 0:
+                raise InputError(f"{path}: line {i}: segment {seg}: COMET numbers segments from 0")
+            if seg in got:
+                raise InputError(f"{path}: line {i}: segment {seg} of {m.group(1)!r} appears twice")
+            got[seg] = _number(m.group(3), f"{path}: line {i}")
         elif not (_COMET_SYSTEM_LINE.match(ln) or ln.startswith("Predictions saved in") or not ln.strip()):
             return None if not segs else _bad(path, i, "a COMET output line (FILE<tab>Segment i<tab>score: x)")
     if not segs:
@@ -95,7 +113,7 @@ def _comet_text(path: str, lines: list[str]) -> ScoreFile | None:
         if sorted(d) != list(range(len(d))):
             raise InputError(f"{path}: COMET output for {k!r} skips segments ({len(d)}, numbered up to {max(d)})")
         out[k] = [d[j] for j in range(len(d))]
-    return ScoreFile("comet", out, KNOWN_METRICS["comet"])
+    return ScoreFile("comet", out, KNOWN_METRICS["comet"], path)
 
 
 def _bad(path: str, i: int, what: str):
@@ -109,7 +127,7 @@ def _metricx(path: str, lines: list[str]) -> ScoreFile | None:
         return None
     if not (isinstance(first, dict) and "prediction" in first and {"hypothesis", "reference", "source"} & set(first)):
         return None
-    scores = []
+    scores, texts = [], []
     for i, ln in enumerate(lines, 1):
         try:
             obj = json.loads(ln)
@@ -117,8 +135,10 @@ def _metricx(path: str, lines: list[str]) -> ScoreFile | None:
             raise InputError(f"{path}: line {i}: not JSON ({exc.msg})") from None
         if not isinstance(obj, dict) or "prediction" not in obj:
             raise InputError(f'{path}: line {i}: a MetricX line without a "prediction"')
-        scores.append(_number(str(obj["prediction"]), f"{path}: line {i}"))
-    return ScoreFile("metricx", {"": scores}, KNOWN_METRICS["metricx"])
+        scores.append(_json_number(obj["prediction"], f"{path}: line {i}"))
+        texts.append(obj.get("hypothesis"))
+    hyps = {"": [str(t) for t in texts]} if all(isinstance(t, str) for t in texts) else None
+    return ScoreFile("metricx", {"": scores}, KNOWN_METRICS["metricx"], path, hyps)
 
 
 def _human(path: str, first: str) -> ScoreFile | None:
@@ -198,7 +218,7 @@ def read_score_table(path: str) -> dict[str, list[float]]:
                 out.setdefault(str(k), [])
                 if len(out[str(k)]) != i - 1:
                     raise InputError(f"{path}: line {i}: system {k!r} is missing from an earlier line")
-                out[str(k)].append(_number(str(v), f"{path}: line {i}, {k!r}"))
+                out[str(k)].append(_json_number(v, f"{path}: line {i}, {k!r}"))
         return out
     if not lines:
         raise InputError(f"{path}: empty score table")
@@ -209,7 +229,7 @@ def read_score_table(path: str) -> dict[str, list[float]]:
         if len(cells) != len(header):
             raise InputError(f"{path}: line {i}: {len(cells)} columns, the header has {len(header)}")
         for h, c in zip(header, cells):
-            cols[h].append(_number(c, f"{path}: line {i}, column {h!r}"))
+            cols[h].append(_number(c.strip(" "), f"{path}: line {i}, column {h!r}"))
     return cols
 
 
@@ -223,72 +243,100 @@ def _one_system(spec_name: str, path: str, f: ScoreFile) -> list[float]:
     return next(iter(f.scores.values()))
 
 
-def _given_scores(specs: Sequence[str] | Mapping) -> tuple[dict[str, list[list[float]]], list[ScoreFile]]:
+#: a system's scores: one list per run, and beside them the hypotheses each run's file scored (None: not given)
+Given = dict[str, list[list[float]]]
+Texts = dict[str, list[list[str] | None]]
+
+
+def _given_scores(specs: Sequence[str] | Mapping) -> tuple[Given, Texts, list[ScoreFile]]:
     """System name (or a file's own system key) -> one list of scores per run, from files, tables or a mapping;
-    and the files read."""
-    given: dict[str, list[list[float]]] = {}
+    the hypotheses the files scored, where they hold them; and the files read."""
+    given: Given = {}
+    texts: Texts = {}
     files: list[ScoreFile] = []
     if isinstance(specs, Mapping):
         for name, val in specs.items():
             arr = np.asarray(val, dtype=np.float64)
             given[str(name)] = [list(arr)] if arr.ndim == 1 else [list(r) for r in arr]
-        return given, files
+        return given, texts, files
     for spec in specs:
         if "=" in spec and not os.path.exists(spec):
             name, paths = parse_system_spec(spec)
-            runs = []
+            runs, hyps = [], []
             for p in paths:
                 f = read_score_file(p)
                 files.append(f)
                 if f.kind == "table":
                     raise InputError(f"{p}: a table of several systems' scores: give it without {name}=")
                 runs.append(_one_system(name, p, f))
-            given[str(name)] = runs
+                hyps.append(next(iter(f.texts.values())) if f.texts else None)
+            given[str(name)], texts[str(name)] = runs, hyps
         else:
             f = read_score_file(spec)
             files.append(f)
             if f.kind in ("column", "metricx"):
                 raise InputError(f"{spec}: the scores of one system: give NAME={spec}")
-            if f.kind == "comet":  # keyed by the scored files' paths: each matched to its system
-                f = f._replace(scores={_KEYED + k: v for k, v in f.scores.items()})
-            given.update({name: [col] for name, col in f.scores.items()})
-    return given, files
+            prefix = _KEYED if f.kind == "comet" else ""  # COMET keys are the scored files' paths
+            given.update({prefix + k: [col] for k, col in f.scores.items()})
+            if f.texts:
+                texts.update({prefix + k: [t] for k, t in f.texts.items()})
+    return given, texts, files
 
 
 #: the prefix of a key that names a scored file, not a system (COMET's output)
 _KEYED = "\0file:"
 
 
-def _match_keys(given: dict[str, list[list[float]]], systems: list[System]) -> dict[str, list[list[float]]]:
-    """Keys that are not system names (COMET's file paths) matched to the system whose file they name."""
+def _match_keys(keys, systems: list[System]) -> dict[str, str]:
+    """Each key -> the system it belongs to: a system name as it is; a scored file's path (COMET's output) the
+    system whose file it names."""
     names = {s.name for s in systems}
-    out = {}
-    for key, runs in given.items():
+    out: dict[str, str] = {}
+    for key in keys:
         if not key.startswith(_KEYED):
-            out[key] = runs
+            out[key] = key
             continue
-        key = key[len(_KEYED) :]
-        if key in names:
-            out[key] = runs
+        path = key[len(_KEYED) :]
+        if path in names:
+            out[key] = path
             continue
-        hits = [s.name for s in systems if any(key == f or os.path.basename(key) == os.path.basename(f)
+        hits = [s.name for s in systems if any(path == f or os.path.basename(path) == os.path.basename(f)
                                                for f in s.files)]  # fmt: skip
         if len(hits) != 1:
             why = "matches no system's name or file" if not hits else f"matches several systems ({', '.join(hits)})"
-            raise InputError(f"segment scores for {key!r}: {why}; the systems: {', '.join(sorted(names))}")
-        if hits[0] in out:
+            raise InputError(f"segment scores for {path!r}: {why}; the systems: {', '.join(sorted(names))}")
+        if hits[0] in out.values():
             raise InputError(f"segment scores for system {hits[0]!r} given twice")
-        out[hits[0]] = runs
+        out[key] = hits[0]
     return out
 
 
-def _file_metric(files: list[ScoreFile]) -> tuple[str, bool] | None:
+def _check_texts(name: str, run: int, seg, scored: list[str]) -> None:
+    """The hypotheses a score file scored against the system's own text (whitespace runs aside): scores of
+    another output (swapped files) are refused."""
+    norm = lambda t: " ".join(t.split())  # noqa: E731
+    n = min(len(scored), len(seg.lines))
+    bad = next((i for i in range(n) if norm(scored[i]) != norm(seg.lines[i])), None)
+    if bad is not None:
+        which = f"{name!r}" + (f" (run {run + 1})" if run else "")
+        raise InputError(
+            f"segment scores for {which}: segment {bad + 1} scored {scored[bad][:60]!r}, but the system's output is "
+            f"{seg.lines[bad][:60]!r}: the scores belong to another output (files swapped?); give the scores as a "
+            "plain column to skip this check"
+        )
+
+
+#: the files mix a known metric's output with plain numbers (which metric the plain numbers hold is unknown)
+MIXED = ("", None)
+
+
+def _file_metric(files: list[ScoreFile]) -> tuple[str, bool] | tuple[str, None] | None:
     named = {f.metric for f in files if f.metric is not None}
     if len(named) > 1:
         raise InputError("segment scores from different metrics (" + ", ".join(sorted(n for n, _ in named)) + ") "
                          "in one seg metric: score them separately")  # fmt: skip
     if named and any(f.metric is None for f in files):
-        return None  # plain numbers beside COMET's: the user's own naming applies
+        return MIXED  # plain numbers beside COMET's or MetricX's: refused unless the user names the metric
     return next(iter(named)) if named else None
 
 
@@ -311,8 +359,10 @@ def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | No
     if not specs:
         return
     by_name = {s.name: s for s in systems}
-    raw, files = _given_scores(specs)
-    given = _wmt_names(_match_keys(raw, systems), files, set(by_name))
+    raw, raw_texts, files = _given_scores(specs)
+    owner = _match_keys(raw, systems)
+    given = _wmt_names({owner[k]: v for k, v in raw.items()}, files, set(by_name))
+    texts = {owner[k]: v for k, v in raw_texts.items() if k in owner}
     for name in given:
         if name not in by_name:
             raise InputError(f"segment scores for {name!r}, which is not one of the systems: {', '.join(by_name)}")
@@ -323,7 +373,10 @@ def attach_seg_scores(systems: list[System], specs: Sequence[str] | Mapping | No
         runs = given[s.name]
         if len(runs) != s.n_runs:
             raise InputError(f"system {s.name!r} has {s.n_runs} run(s) but {len(runs)} segment-score file(s)")
-        for seg, sc in zip(s.runs, runs):
+        for r, (seg, sc) in enumerate(zip(s.runs, runs)):
+            scored = (texts.get(s.name) or [None] * len(runs))[r]
+            if scored is not None:
+                _check_texts(s.name, r, seg, scored)
             if len(sc) < len(seg) and any(f.kind == "human" for f in files):  # unjudged last segments
                 sc = list(sc) + [float("nan")] * (len(seg) - len(sc))
             if len(sc) != len(seg):
@@ -338,6 +391,12 @@ def adopt_file_metric(metrics: dict, systems: list[System], given_options: Mappi
     if "seg_name" in given_options or "seg_lower_is_better" in given_options:
         return metrics
     found = {r.seg_metric for s in systems for r in s.runs if r.seg_metric is not None}
+    if MIXED in found:
+        raise InputError(
+            "segment scores mix a metric's own output (COMET or MetricX, which say their name and direction) with "
+            "files of plain numbers, whose metric mtsig cannot know: give every system the same kind of file, or "
+            "say what the scores are with seg_name and seg_lower_is_better (--seg-name, --seg-lower-is-better)"
+        )
     if len(found) != 1:
         return metrics
     name, lower = next(iter(found))
