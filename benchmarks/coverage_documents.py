@@ -25,7 +25,7 @@ from mtsig.units import group_index
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SYSTEMS = ("Online-W", "Online-Y", "LT22")
-METHODS = ("percentile", "t", "bca")
+METHODS = ("percentile", "t", "bca", "studentized", "widened")
 
 
 def documents() -> tuple:
@@ -40,6 +40,40 @@ def documents() -> tuple:
     return t.metrics["bleu"], per_doc
 
 
+def _jack_se(jack: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """The jackknife standard error (over the last axis; ``weights``: how often each unit is in the sample)."""
+    if weights is None:
+        weights = np.ones_like(jack)
+    n = weights.sum(axis=-1, keepdims=True)
+    mean = (weights * jack).sum(axis=-1, keepdims=True) / n
+    return np.sqrt((n[..., 0] - 1) / n[..., 0] * (weights * (jack - mean) ** 2).sum(axis=-1))
+
+
+def studentized(metric, S, W, boot, observed, jack, confidence=0.95):
+    """The bootstrap-t interval: each resample's score standardized by its own jackknife standard error over the
+    documents it drew (a document drawn twice left out one copy at a time)."""
+    T = W @ S  # resamples x statistics
+    loo = T[:, None, :] - S[None, :, :]  # each resample without one copy of document j
+    jb = np.asarray(metric.score(loo), dtype=np.float64)  # resamples x documents
+    se_b = _jack_se(np.where(W > 0, jb, 0.0), W)
+    se = float(_jack_se(jack))
+    ok = se_b > 0
+    t = (boot[ok] - observed) / se_b[ok]
+    a = (1 - confidence) / 2
+    q_lo, q_hi = np.quantile(t, [a, 1 - a])
+    return observed - q_hi * se, observed - q_lo * se
+
+
+def widened(boot, observed, D, confidence=0.95):
+    """The percentile interval widened about the observed score by sqrt(D / (D - 1)) * t(D - 1) / z."""
+    from scipy import stats as sps
+
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [a, 1 - a])
+    f = np.sqrt(D / (D - 1)) * sps.t.ppf(1 - a, D - 1) / sps.norm.ppf(1 - a)
+    return observed - f * (observed - lo), observed + f * (hi - observed)
+
+
 def coverage(metric, docs: np.ndarray, D: int, reps: int, n_boot: int, seed: int) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     truth = float(metric.score(docs.sum(axis=0)))
@@ -50,9 +84,13 @@ def coverage(metric, docs: np.ndarray, D: int, reps: int, n_boot: int, seed: int
         boot = np.asarray(metric.score(W @ S), dtype=np.float64)
         observed = float(metric.score(S.sum(axis=0)))
         jack = jackknife_scores(metric, S)
-        for m in METHODS:
+        for m in METHODS[:3]:
             iv = interval(boot, m, 0.95, observed=observed, jackknife=jack, n=D)
             hits[m] += iv.low <= truth <= iv.high
+        lo, hi = studentized(metric, S, W, boot, observed, jack)
+        hits["studentized"] += lo <= truth <= hi
+        lo, hi = widened(boot, observed, D)
+        hits["widened"] += lo <= truth <= hi
     return hits
 
 

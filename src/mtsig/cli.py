@@ -214,7 +214,12 @@ def _score_args(p: argparse.ArgumentParser) -> None:
     _inputs(p)
     c = p.add_argument_group("confidence intervals")
     c.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals")
-    c.add_argument("--ci-method", default="percentile", choices=CI_METHODS, help="percentile (default), t, bca")
+    c.add_argument(
+        "--ci-method",
+        default="percentile",
+        choices=CI_METHODS,
+        help="percentile (default), t, bca, studentized (the bootstrap-t: for few units, documents)",
+    )
     c.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (1000)")
     c.add_argument("--confidence", type=float, default=0.95, help="confidence level (0.95)")
     c.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")

@@ -28,7 +28,7 @@ from mtsig.results import (
     TestResult,
 )
 from mtsig.stats.engines import bootstrap_many
-from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores, summarize
+from mtsig.stats.intervals import CI_METHODS, bootstrap_jackknife_se, interval, jackknife_scores, summarize
 from mtsig.stats.kinds import (  # noqa: F401 - the bootstrap checks, importable from here as before
     KINDS,
     MIN_SEGMENTS_BOOTSTRAP,
@@ -56,7 +56,11 @@ class ScoreOptions:
     """What ``score`` adds to the corpus scores (validated once)."""
 
     ci: bool = setting(False, "Add a bootstrap confidence interval to every score.")
-    ci_method: str = setting("percentile", "The interval's method: ``percentile`` (default), ``t`` or ``bca``.")
+    ci_method: str = setting(
+        "percentile",
+        "The interval's method: ``percentile`` (default), ``t``, ``bca`` or ``studentized`` (the bootstrap-t, "
+        "for few resampling units: documents).",
+    )
     confidence: float = setting(0.95, "The intervals' level (0.95; scipy's name ``confidence_level`` is accepted).")
     keep_distributions: bool = setting(False, "Keep the bootstrap (and null) distributions on the result (plots).")
     resample_unit: str = setting(
@@ -103,8 +107,14 @@ def _run_stats(table: StatsTable, mname: str, name: str, run_scores: np.ndarray,
     )
 
 
-def _system_score(
-    table: StatsTable, mname: str, name: str, opts: ScoreOptions, boot: dict | None, rtable: StatsTable
+def _system_score(  # noqa: PLR0913
+    table: StatsTable,
+    mname: str,
+    name: str,
+    opts: ScoreOptions,
+    boot: dict | None,
+    rtable: StatsTable,
+    resampling: Resampling,
 ) -> SystemScore:
     """One system's score under one metric: the point estimate from the segments of ``table``, the jackknife of
     BCa over the units of ``rtable`` (the table of resampling units)."""
@@ -116,10 +126,14 @@ def _system_score(
     ci = summary = samples = None
     if info.n_runs == 1 and opts.ci:
         samples = boot[(mname, name, 0)]
-        bca = opts.ci_method == "bca"
-        jack = jackknife_scores(rtable.metrics[mname], rtable.stats[mname][name][0]) if bca else None
+        units = rtable.stats[mname][name][0]
+        jack = jackknife_scores(metric, units) if opts.ci_method in ("bca", "studentized") else None
+        boot_se = None
+        if opts.ci_method == "studentized":  # the same plan as the shared bootstrap: resample b is the same there
+            plan = resampling.plan("bootstrap", rtable.n_segments, resampling.count(DEFAULT_BOOTSTRAP))
+            boot_se = bootstrap_jackknife_se(metric, units, plan)
         ci = interval(samples, opts.ci_method, opts.confidence, observed=float(run_scores[0]), jackknife=jack,
-                      n=rtable.n_segments)  # fmt: skip
+                      n=rtable.n_segments, boot_se=boot_se)  # fmt: skip
         summary = summarize(samples)
     if opts.keep_distributions and boot is not None:
         samples = np.stack([boot[(mname, name, r)] for r in range(info.n_runs)]) if info.n_runs > 1 else samples
@@ -152,7 +166,9 @@ def score_table(
         boot = shared_bootstrap(rtable, resampling)
     systems = tuple(
         SystemResult(
-            s.name, tuple(s.files), {m: _system_score(table, m, s.name, opts, boot, rtable) for m in table.metrics}
+            s.name,
+            tuple(s.files),
+            {m: _system_score(table, m, s.name, opts, boot, rtable, resampling) for m in table.metrics},
         )
         for s in table.systems
     )
@@ -376,8 +392,9 @@ def _duplicate_runs(table: StatsTable, names: list[str]):
         same = next(((i, j) for i in range(k) for j in range(i + 1, k)
                      if all(np.array_equal(a[i], a[j]) for a in stats)), None)  # fmt: skip
         if same is not None:
-            yield (f"{name}: runs {same[0] + 1} and {same[1] + 1} have identical statistics (the same output given "
-                   "twice?): identical runs shrink the run-level variance and with it the runs test's p-value")  # fmt: skip
+            yield (f"{name}: runs {same[0] + 1} and {same[1] + 1} have identical statistics (the same output "
+                   "given twice?): identical runs shrink the run-level variance and with it the runs test's "
+                   "p-value")  # fmt: skip
 
 
 def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from mtsig.errors import unknown_name
 
-CI_METHODS = ("percentile", "t", "bca")
+CI_METHODS = ("percentile", "t", "bca", "studentized")
 
 
 @dataclass(frozen=True)
@@ -91,15 +91,21 @@ def median(samples: np.ndarray) -> float:
     return float(srt[h]) if s.size % 2 else float((srt[h - 1] + srt[h]) / 2)
 
 
-def interval(
+def interval(  # noqa: PLR0913 - each method takes what it needs, by keyword
     samples: np.ndarray,
     method: str = "percentile",
     confidence: float = 0.95,
     observed: float | None = None,
     jackknife: np.ndarray | None = None,
     n: int | None = None,
+    boot_se: np.ndarray | None = None,
 ) -> Interval:
     """Confidence interval from bootstrap ``samples`` (BCa also needs ``observed`` and ``jackknife``).
+
+    ``studentized`` (the bootstrap-t): each resample's score standardized by its own jackknife standard error
+    (``boot_se``, :func:`bootstrap_jackknife_se`), the quantiles of that t applied to the observed score's jackknife
+    standard error (from ``jackknife``). It covers best when few units are resampled (documents): 0.94-0.95 with
+    25 documents where the percentile interval gives 0.90-0.92 (``benchmarks/coverage_documents.py``).
 
     ``t``: the observed score plus or minus the t quantile with ``n - 1`` degrees of freedom (``n``: the segments,
     or units, resampled; the normal quantile without it) times the bootstrap standard error; centred on the
@@ -121,11 +127,54 @@ def interval(
         sd = s.std(ddof=1) if s.size > 1 else 0.0
         q = sps.t.ppf(1 - alpha / 2, df=max(n - 1, 1)) if n else sps.norm.ppf(1 - alpha / 2)
         lo, hi = m - q * sd, m + q * sd
+    elif method == "studentized":
+        if observed is None or jackknife is None or boot_se is None:
+            raise ValueError("the studentized interval needs the observed score, the jackknife and boot_se")
+        lo, hi = _studentized(s, float(observed), np.asarray(jackknife, dtype=np.float64), boot_se, alpha)
     else:
         if observed is None or jackknife is None:
             raise ValueError("BCa needs the observed score and the jackknife scores")
         lo, hi = _bca(s, observed, np.asarray(jackknife, dtype=np.float64), alpha)
     return Interval(float(lo), float(hi), method, confidence)
+
+
+def jackknife_se(jack: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """The jackknife standard error over the last axis; ``weights``: how many copies of each unit the sample
+    holds (a unit drawn twice is left out one copy at a time)."""
+    jack = np.asarray(jack, dtype=np.float64)
+    w = np.ones_like(jack) if weights is None else weights
+    n = w.sum(axis=-1)
+    mean = (w * jack).sum(axis=-1) / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt((n - 1) / n * (w * (jack - mean[..., None]) ** 2).sum(axis=-1))
+
+
+def _studentized(s: np.ndarray, observed: float, jack: np.ndarray, boot_se: np.ndarray, alpha: float):
+    se = float(jackknife_se(jack))
+    boot_se = np.asarray(boot_se, dtype=np.float64)
+    ok = np.isfinite(s) & np.isfinite(boot_se) & (boot_se > 0)
+    if se == 0 or not ok.any():  # every unit scores alike: no spread to scale
+        return observed, observed
+    t = (s[ok] - observed) / boot_se[ok]
+    q_lo, q_hi = quantiles(t, [alpha / 2, 1 - alpha / 2])
+    return observed - q_hi * se, observed - q_lo * se
+
+
+def bootstrap_jackknife_se(metric, stats: np.ndarray, plan, max_bytes: int = 64 * 2**20) -> np.ndarray:
+    """Each bootstrap resample's own jackknife standard error (for the studentized interval): the resample's
+    score with one copy of each unit it drew left out, from the weights of ``plan`` (the plan the bootstrap
+    samples were drawn from, so that resample b here is resample b there). ``stats``: units x statistics."""
+    stats = np.asarray(stats, dtype=np.float64)
+    units, d = stats.shape
+    rows = max(1, max_bytes // (8 * units * d))
+    out = []
+    for W in plan.chunks():
+        for start in range(0, W.shape[0], rows):
+            w = W[start : start + rows]
+            loo = (w @ stats)[:, None, :] - stats[None, :, :]
+            jack = np.asarray(metric.score(loo), dtype=np.float64)
+            out.append(jackknife_se(np.where(w > 0, jack, 0.0), w))
+    return np.concatenate(out)
 
 
 def _bca(s: np.ndarray, observed: float, jack: np.ndarray, alpha: float) -> tuple[float, float]:
