@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import mtsig
-from mtsig.metrics import get_metric
 from mtsig.resample import Resampling
 from mtsig.stats.intervals import bootstrap_jackknife_se, interval, jackknife_scores, jackknife_se
 
