@@ -4,8 +4,10 @@ The population: the WMT22 de-fr test set (WMT XML, its documents). Each replicat
 with replacement from it, computes each system's BLEU interval by resampling whole documents (1,000 resamples, as
 ``mtsig score --ci --resample-unit document``), and checks whether it covers the population's BLEU (the score of
 the whole test set). Methods: ``percentile`` (mtsig's default), ``t`` (bootstrap standard error, t quantile on
-D - 1 degrees of freedom) and ``bca`` (bias-corrected and accelerated, the jackknife over documents). Prints the
-coverage of the 95% intervals with 95% Clopper-Pearson intervals.
+D - 1 degrees of freedom), ``bca`` (bias-corrected and accelerated, the jackknife over documents), ``studentized``
+(the bootstrap-t, each resample's jackknife standard error: ``--ci-method studentized``) and ``widened`` (the
+percentile interval stretched about the score by sqrt(D / (D - 1)) t(D - 1) / z, a small-sample correction).
+Prints the coverage of the 95% intervals with 95% Clopper-Pearson intervals.
 
     python benchmarks/coverage_documents.py [--reps 1000] [--docs 25 50 113 227]
 """
@@ -19,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 import mtsig
-from mtsig.stats.intervals import interval, jackknife_scores
+from mtsig.resample import Resampling
+from mtsig.stats.intervals import bootstrap_jackknife_se, interval, jackknife_scores
 from mtsig.studies.nulls import binomial_interval
 from mtsig.units import group_index
 
@@ -40,30 +43,6 @@ def documents() -> tuple:
     return t.metrics["bleu"], per_doc
 
 
-def _jack_se(jack: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """The jackknife standard error (over the last axis; ``weights``: how often each unit is in the sample)."""
-    if weights is None:
-        weights = np.ones_like(jack)
-    n = weights.sum(axis=-1, keepdims=True)
-    mean = (weights * jack).sum(axis=-1, keepdims=True) / n
-    return np.sqrt((n[..., 0] - 1) / n[..., 0] * (weights * (jack - mean) ** 2).sum(axis=-1))
-
-
-def studentized(metric, S, W, boot, observed, jack, confidence=0.95):
-    """The bootstrap-t interval: each resample's score standardized by its own jackknife standard error over the
-    documents it drew (a document drawn twice left out one copy at a time)."""
-    T = W @ S  # resamples x statistics
-    loo = T[:, None, :] - S[None, :, :]  # each resample without one copy of document j
-    jb = np.asarray(metric.score(loo), dtype=np.float64)  # resamples x documents
-    se_b = _jack_se(np.where(W > 0, jb, 0.0), W)
-    se = float(_jack_se(jack))
-    ok = se_b > 0
-    t = (boot[ok] - observed) / se_b[ok]
-    a = (1 - confidence) / 2
-    q_lo, q_hi = np.quantile(t, [a, 1 - a])
-    return observed - q_hi * se, observed - q_lo * se
-
-
 def widened(boot, observed, D, confidence=0.95):
     """The percentile interval widened about the observed score by sqrt(D / (D - 1)) * t(D - 1) / z."""
     from scipy import stats as sps
@@ -80,15 +59,14 @@ def coverage(metric, docs: np.ndarray, D: int, reps: int, n_boot: int, seed: int
     hits = dict.fromkeys(METHODS, 0)
     for _ in range(reps):
         S = docs[rng.integers(len(docs), size=D)]  # a test set of D documents
-        W = rng.multinomial(D, np.full(D, 1.0 / D), size=n_boot).astype(np.float64)  # document bootstrap
-        boot = np.asarray(metric.score(W @ S), dtype=np.float64)
+        plan = Resampling(n_resamples=n_boot, seed=int(rng.integers(2**31))).plan("bootstrap", D, n_boot)
+        boot = np.asarray(metric.score(np.concatenate(list(plan.chunks())) @ S), dtype=np.float64)
         observed = float(metric.score(S.sum(axis=0)))
         jack = jackknife_scores(metric, S)
-        for m in METHODS[:3]:
-            iv = interval(boot, m, 0.95, observed=observed, jackknife=jack, n=D)
+        boot_se = bootstrap_jackknife_se(metric, S, plan)  # mtsig's own (score --ci-method studentized)
+        for m in METHODS[:4]:
+            iv = interval(boot, m, 0.95, observed=observed, jackknife=jack, n=D, boot_se=boot_se)
             hits[m] += iv.low <= truth <= iv.high
-        lo, hi = studentized(metric, S, W, boot, observed, jack)
-        hits["studentized"] += lo <= truth <= hi
         lo, hi = widened(boot, observed, D)
         hits["widened"] += lo <= truth <= hi
     return hits
