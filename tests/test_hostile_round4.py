@@ -177,3 +177,42 @@ def test_runs_output_names_its_assumption_and_duplicated_runs_are_flagged(tmp_pa
     assert not any("identical statistics" in w for w in res.warnings)
     res = mtsig.compare([ref], {"A": [runs_a[0], runs_a[1], runs_a[0]], "B": runs_b}, n_resamples=200)
     assert any(w.startswith("A: runs 1 and 3 have identical statistics") for w in res.warnings)
+
+
+# ------------------------------------------------------------------------------------------ misleading messages
+def test_utf16_gets_a_utf16_hint_and_markup_is_never_plain_text(tmp_path):
+    ref = str(EX / "ref.A.en")
+    text = (EX / "base.en").read_text(encoding="utf-8")
+    for enc, hint in (("utf-16", "iconv -f utf-16 -t utf-8"), ("utf-16-le", "iconv -f utf-16le -t utf-8")):
+        p = tmp_path / f"{enc}.txt"
+        p.write_bytes(text.encode(enc))
+        r = _run("score", "-r", ref, "-s", str(p))
+        assert r.returncode == 2 and hint in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    xml = tmp_path / "other.xml"
+    xml.write_text("<root>\n<item>a</item>\n</root>\n")
+    r = _run("score", "-r", str(xml), "-s", str(xml))
+    assert r.returncode == 2 and "XML, but neither a WMT XML test set" in r.stderr and "<root>" in r.stderr
+    tagged = tmp_path / "tagged.txt"  # plain text that starts with a tag-like token is still text
+    tagged.write_text("<unk> a b c d\nx y z w\n")
+    assert _run("score", "-r", str(tagged), "-s", str(tagged)).returncode == 0
+
+
+def test_an_empty_frequency_corpus_is_called_what_it_is(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    r = _run("analyze", *BASE, "--by", "word-frequency", "--freq-corpus", str(empty))
+    assert r.returncode == 2 and "the frequency corpus" in r.stderr and "reference" not in r.stderr
+
+
+def test_a_damaged_cached_test_set_is_not_called_missing(tmp_path):
+    import os
+
+    raw = tmp_path / "wmt22" / "raw"
+    (raw / "wmt22-news-systems-1.1" / "xml").mkdir(parents=True)
+    (raw / "wmt22-news-systems-1.1" / "xml" / "wmttest2022.de-fr.all.xml").write_text("<dataset><coll")
+    (raw / "wmt22.v1.1.tar.gz").write_text("already downloaded and extracted")
+    env = {**os.environ, "SACREBLEU": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-m", "mtsig", "score", "-t", "wmt22", "-l", "de-fr", "-s",
+                        str(EX / "base.en")], env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "is in sacreBLEU's cache" in r.stderr and "damaged" in r.stderr

@@ -281,3 +281,36 @@ def test_mismatched_documents_between_xml_files(tmp_path):
     plain = tmp_path / "plain.txt"
     plain.write_text("a\nb\nc\nd\ne\n")
     assert mtsig.score(ref, str(plain)).settings.n_segments == 5  # plain text aligned by position
+
+
+def test_a_test_set_by_name_keeps_its_domains_when_one_document_has_none(xml, tmp_path):
+    """sacreBLEU's extracted domain file drops every domain when the last document has none; ``-t`` reads the
+    domains from the cached XML itself, the domain-less document in ``(no domain)``."""
+    import re
+    from pathlib import Path
+
+    text = Path(xml).read_text(encoding="utf-8")
+    last = [m.start() for m in re.finditer(r"<doc ", text)][-1]
+    end = text.index(">", last)
+    head = re.sub(r' domain="[^"]*"', "", text[last:end])
+    raw = tmp_path / "wmt22" / "raw"
+    (raw / "wmt22-news-systems-1.1" / "xml").mkdir(parents=True)
+    (raw / "wmt22-news-systems-1.1" / "xml" / "wmttest2022.de-fr.all.xml").write_text(
+        text[:last] + head + text[end:], encoding="utf-8"
+    )
+    (raw / "wmt22.v1.1.tar.gz").write_text("already downloaded and extracted")
+    hyp = tmp_path / "LT22.txt"
+    from sacrebleu.dataset.wmt_xml import WMTXMLDataset
+
+    hyp.write_text("".join(x + "\n" for x in WMTXMLDataset._unwrap_wmt21_or_later(xml)["LT22"]))
+    env = {**os.environ, "SACREBLEU": str(tmp_path)}
+    cmd = [sys.executable, "-m", "mtsig", "compare", "-t", "wmt22", "-l", "de-fr", "-s", f"LT22={hyp}",
+           f"copy={hyp}", "--resample-unit", "domain", "-q"]  # fmt: skip
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and "documents without a domain attribute" in r.stderr, r.stderr
+    cmd[cmd.index("--resample-unit") : cmd.index("--resample-unit") + 2] = ["--resample-unit", "document"]
+    cmd[3] = "analyze"
+    out = subprocess.run([*cmd, "--by", "labels", "-f", "json"], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    labels = [b["label"] for b in json.loads(out.stdout)["analyses"][0]["buckets"]]
+    assert "(no domain)" in labels and len(labels) >= 3

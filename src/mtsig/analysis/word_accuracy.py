@@ -118,7 +118,11 @@ def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
     ref = ctx.ref_tokens("word-frequency")
     if ctx.opts.freq_corpus:
         from mtsig.io.load import load_references
+        from mtsig.io.text import read_text
 
+        if not read_text(ctx.opts.freq_corpus).strip():
+            raise InputError(f"the frequency corpus {ctx.opts.freq_corpus} (freq_corpus) is empty: no words to count",
+                             param="freq_corpus")  # fmt: skip
         corpus = load_references([ctx.opts.freq_corpus], allow_empty=True)[0]
         freq, source = frequency_counts(ctx.tokenizer().tokenize_all(corpus)), ctx.opts.freq_corpus
     else:

@@ -43,12 +43,56 @@ def _fetch(ds, name: str, langpair: str) -> tuple[list[str], list[str]]:
         from sacrebleu.utils import SACREBLEU_DIR
 
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        cached = _cached_files(ds, langpair)
+        if cached:
+            raise InputError(
+                f"test set {name} ({langpair}) is in sacreBLEU's cache ({cached}) but could not be read: {why}; "
+                "the cached copy is probably damaged: delete that folder and run again to download it afresh"
+            ) from None
         raise InputError(
             f"test set {name} ({langpair}) is not in sacreBLEU's cache ({SACREBLEU_DIR}) and could not be "
             f"downloaded: {why}"
         ) from None
     finally:
         quiet.setLevel(level)
+
+
+def _cached_files(ds, langpair: str) -> str | None:
+    """The language pair's downloaded file in sacreBLEU's cache, when it is there (then reading it failed: a
+    damaged copy); None when the cache does not have it."""
+    import os
+
+    try:
+        path = ds._get_langpair_path(langpair)  # WMT XML test sets: one file per language pair
+    except Exception:  # noqa: BLE001 - older formats have no such path: the test set's raw folder stands for it
+        path = getattr(ds, "_rawdir", None)
+        return path if path and os.path.isdir(path) and any(os.scandir(path)) else None
+    return path if os.path.isfile(path) else None
+
+
+def _xml_units(ds, langpair: str, n: int, units: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The domains of a WMT XML test set read from its XML itself, where sacreBLEU's extracted domain file lost
+    them (it drops every domain when some document has none): mtsig's reader keeps them, a document without one
+    in the domain ``(no domain)``. Only when the XML gives the same documents, segment for segment."""
+    if "domain" in units:
+        return {}
+    try:
+        path = ds._get_langpair_path(langpair)
+    except Exception:  # noqa: BLE001 - not a WMT XML test set
+        return {}
+    import os
+
+    if not path.endswith(".xml") or not os.path.isfile(path):
+        return {}
+    from mtsig.io.wmtxml import load_wmt_xml
+
+    try:
+        ts = load_wmt_xml(path)
+    except InputError:
+        return {}
+    if len(ts.keys) != n or ts.domains is None or ("document" in units and units["document"] != ts.documents):
+        return {}
+    return {"domain": list(ts.domains)}
 
 
 def load_test_set(name: str, langpair: str | None, translators: list[str] | None = None) -> RefSet:
@@ -84,5 +128,6 @@ def load_test_set(name: str, langpair: str | None, translators: list[str] | None
             labels = read_lines(by_field[field])
             if len(labels) == n:
                 units[unit] = labels
+    units.update(_xml_units(ds, langpair, n, units))
     source = Segments(read_lines(by_field["src"]), name="source", source=f"{name}:{langpair}:src")
     return RefSet(refs, units=units, source=source)

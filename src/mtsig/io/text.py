@@ -37,6 +37,17 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
+def _guess_encoding(data: bytes) -> str:
+    """The likeliest encoding of bytes that are not UTF-8, for the hint of the error: UTF-16 (a byte-order mark,
+    or a NUL in every other byte of the start) or, failing that, Latin-1."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    head = data[:200]
+    if len(head) >= 8 and (head[1::2].count(0) > len(head) // 3 or head[0::2].count(0) > len(head) // 3):
+        return "utf-16le" if head[1::2].count(0) > head[0::2].count(0) else "utf-16be"
+    return "latin1"
+
+
 def decode_utf8(data: bytes, name: str) -> str:
     """Decode ``data`` as UTF-8, dropping a leading BOM; errors name the line and byte offset."""
     try:
@@ -46,8 +57,15 @@ def decode_utf8(data: bytes, name: str) -> str:
         bad = data[exc.start : exc.start + 4]
         raise InputError(
             f"{name}: line {line}: invalid UTF-8 (byte offset {exc.start}, bytes {bad!r}); "
-            "mtsig reads UTF-8 only (convert with e.g. `iconv -f latin1 -t utf-8`)"
+            f"mtsig reads UTF-8 only (convert with e.g. `iconv -f {_guess_encoding(data)} -t utf-8`)"
         ) from None
+    if "\0" in text:  # valid UTF-8, but no text has NUL characters: UTF-16 without a byte-order mark
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        raise InputError(
+            f"{name}: line {line}: a NUL character (byte offset {len(text[:at].encode())}); mtsig reads UTF-8 text "
+            f"only (convert with e.g. `iconv -f {_guess_encoding(data)} -t utf-8`)"
+        )
     if text.startswith("\ufeff"):
         import warnings
 
@@ -176,6 +194,17 @@ def first_element(text: str) -> str | None:
 
 
 def looks_like_xml(text: str) -> bool:
-    """True when the text starts with an XML declaration or a DOCTYPE: markup, never segments of plain text."""
+    """True when the text starts with an XML declaration or a DOCTYPE, or is a well-formed XML document as a whole
+    (one root element): markup, never segments of plain text."""
     head = text.lstrip()[:64].lower()
-    return head.startswith("<?xml") or head.startswith("<!doctype")
+    if head.startswith("<?xml") or head.startswith("<!doctype"):
+        return True
+    if not head.startswith("<") or not text.rstrip().endswith(">"):
+        return False
+    import xml.etree.ElementTree as ET
+
+    try:
+        ET.fromstring(text)
+    except ET.ParseError:  # text that happens to start with "<" (a tag-like token): plain text
+        return False
+    return True
