@@ -8,6 +8,11 @@ shared by k processes counts 1/k in each, so shared copy-on-write pages are not 
 the sum of resident set sizes for comparison.
 
     python benchmarks/bench_million.py [--segments 1000000] [--metrics bleu nist ter chrf] [--jobs 2]
+        [--command score|compare|analyze] [--by ANALYSIS ...] [--input text|xml]
+
+``--command compare`` runs the default test (approximate randomization, Holm) on the two systems; ``--command
+analyze`` every analysis that needs no extra file (or ``--by``'s). ``--input xml`` writes the corpus as one WMT XML
+file (documents of 20 segments, two domains) and reads references and systems from it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,31 @@ def generate(folder: Path, n: int) -> list[Path]:
                     fh.write(f"{src[i % len(src)]} (#{i})\n")
         out.append(path)
     return out
+
+
+def generate_xml(folder: Path, n: int) -> Path:
+    """The corpus of :func:`generate` as one WMT XML file: documents of 20 segments, alternately in two domains."""
+    from xml.sax.saxutils import escape
+
+    ref, a, b = (p.read_text(encoding="utf-8").splitlines() for p in generate(folder, n))
+    path = folder / f"corpus.{n}.xml"
+    if path.exists():
+        return path
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write('<?xml version="1.0" encoding="utf-8"?>\n<dataset id="bench"><collection id="c">\n')
+        for d, start in enumerate(range(0, n, 20)):
+            rows = range(start, min(start + 20, n))
+
+            def segs(lines, rows=rows):
+                return "".join(f'<seg id="{i - rows[0] + 1}">{escape(lines[i])}</seg>' for i in rows)
+
+            dom = "news" if d % 2 else "social"
+            fh.write(f'<doc id="d{d}" domain="{dom}" origlang="de"><src lang="de"><p>{segs(ref)}</p></src>'
+                     f'<ref lang="en" translator="A"><p>{segs(ref)}</p></ref>'
+                     f'<hyp system="A"><p>{segs(a)}</p></hyp>'
+                     f'<hyp system="B"><p>{segs(b)}</p></hyp></doc>\n')  # fmt: skip
+        fh.write("</collection></dataset>\n")
+    return path
 
 
 def _tree(pid: int) -> list[int]:
@@ -109,17 +139,27 @@ def main() -> None:
     ap.add_argument("--metrics", nargs="+", default=["bleu", "nist", "ter", "chrf"])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--work", default=None, help="folder for the generated files (default: a temporary one)")
+    ap.add_argument("--command", choices=["score", "compare", "analyze"], default="score")
+    ap.add_argument("--by", nargs="+", default=None, help="analyze: the analyses (default: analyze's default)")
+    ap.add_argument("--input", choices=["text", "xml"], default="text")
     a = ap.parse_args()
     need_data()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(a.work or tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        ref, sys_a, sys_b = generate(folder, a.segments)
-        cmd = [sys.executable, "-m", "mtsig", "score", "-r", str(ref), "-s", f"A={sys_a}", f"B={sys_b}",
-               "-m", *a.metrics, "--jobs", str(a.jobs), "-q"]  # fmt: skip
+        if a.input == "xml":
+            x = str(generate_xml(folder, a.segments))
+            inputs = ["-r", x, "-s", f"{x}:A", f"{x}:B"]
+        else:
+            ref, sys_a, sys_b = generate(folder, a.segments)
+            inputs = ["-r", str(ref), "-s", f"A={sys_a}", f"B={sys_b}"]
+        cmd = [sys.executable, "-m", "mtsig", a.command, *inputs, "-m", *a.metrics, "--jobs", str(a.jobs), "-q"]
+        if a.by:
+            cmd += ["--by", *a.by]
         wall, s, out = measure(cmd)
-    print(out)
-    print(f"{a.segments:,} segments x 2 systems x {len(a.metrics)} metrics ({' '.join(a.metrics)}), --jobs {a.jobs}")
+    print(out[-2000:])
+    print(f"mtsig {a.command}: {a.segments:,} segments x 2 systems x {len(a.metrics)} metrics "
+          f"({' '.join(a.metrics)}), --jobs {a.jobs}, {a.input} input" + (f", --by {' '.join(a.by)}" if a.by else ""))
     print(f"wall {wall:.1f} s; peak memory of all processes together: PSS {s.peak_pss / 2**20:.2f} GiB "
           f"(RSS summed {s.peak_rss / 2**20:.2f} GiB; up to {s.peak_procs} processes)")  # fmt: skip
 

@@ -10,7 +10,9 @@ Python reference and throw hostile sizes, offsets and indices at every entry poi
     python benchmarks/sanitize.py [--keep DIR] [-k EXPR]
 
 Needs gcc (or clang) with its sanitizer runtimes (Debian: gcc's libasan and libubsan). Leak detection is off:
-the interpreter keeps its objects to the end by design.
+the interpreter keeps its objects to the end by design. The build uses a current setuptools as ``pip install``
+does (isolated): installed into the scratch folder when the environment's own is older (a fresh ``python3 -m venv``
+has 65.5, which refuses pyproject.toml's license). CI runs it: ``tests/test_sanitizers.py``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,26 @@ def runtime(cc: str, lib: str) -> str:
     return out
 
 
+#: the setuptools that reads pyproject.toml's ``license = "MIT"`` (PEP 639); Python 3.11's venv bundles 65.5
+SETUPTOOLS = "setuptools>=77"
+
+
+def _build_tools(top: Path) -> str:
+    """A folder with a current setuptools for the build (as ``pip install`` builds in an isolated environment with
+    the newest one): the environment's own when it is new enough, else installed into ``top/buildtools``."""
+    probe = subprocess.run([sys.executable, "-c", "import setuptools; print(setuptools.__version__)"],
+                           capture_output=True, text=True)  # fmt: skip
+    major = probe.stdout.strip().split(".")[0]
+    if probe.returncode == 0 and major.isdigit() and int(major) >= 77:
+        return ""
+    tools = top / "buildtools"
+    got = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", str(tools), SETUPTOOLS],
+                         capture_output=True, text=True)  # fmt: skip
+    if got.returncode != 0:
+        sys.exit(f"could not install {SETUPTOOLS} for the build: {got.stderr.strip()[-500:]}")
+    return str(tools)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keep", type=Path, default=None, help="build in DIR and keep it (default: a temporary one)")
@@ -71,6 +93,7 @@ def main() -> int:
         for f in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
             shutil.copy(ROOT / f, work / f)
         env = {**os.environ, "CC": a.cc, "CFLAGS": FLAGS, "LDFLAGS": "-fsanitize=address,undefined"}
+        env["PYTHONPATH"] = _build_tools(top)  # the setuptools pip's isolated build would use, not the venv's
         build = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=work, env=env,
                                capture_output=True, text=True)  # fmt: skip
         built = sorted(p.name for p in (work / "src" / "mtsig").glob("_*.so"))

@@ -64,9 +64,21 @@ def attach_parses(targets: list[Segments], paths: list[str], what: str) -> None:
         seg.parses = parses
 
 
-def _read_any(path: str) -> tuple[str, str]:
+def _wmt_head(path: str) -> bool:
+    """Whether a file's first element is ``<dataset>`` (WMT XML), from its first 64 KiB."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False  # read_text says why
+    return first_element(head.decode("utf-8", errors="ignore")) == "dataset"
+
+
+def _read_any(path: str) -> tuple[str | None, str]:
     """A file's text and what it is: "wmt" (WMT XML), "sgml" (NIST SGML/XML) or "text". Markup that is neither
     is an error: it is never read as segments of plain text."""
+    if str(path) != "-" and _wmt_head(path):  # streamed by its reader: never held whole as text
+        return None, "wmt"
     text = read_text(path)
     first = first_element(text)
     if first == "dataset":

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mtsig.errors import InputError
@@ -99,10 +100,14 @@ def _parse(path: str, text: str):
     try:
         return ET.fromstring(text)
     except ET.ParseError as exc:
-        line = getattr(exc, "position", (None,))[0]
-        where = f": line {line}" if line else ""
-        msg = str(exc).split(":")[0]
-        raise InputError(f"{path}{where}: malformed WMT XML ({msg}); it is not read as plain text") from None
+        raise _malformed(path, exc) from None
+
+
+def _malformed(path: str, exc) -> InputError:
+    line = getattr(exc, "position", (None,))[0]
+    where = f": line {line}" if line else ""
+    msg = str(exc).split(":")[0]
+    return InputError(f"{path}{where}: malformed WMT XML ({msg}); it is not read as plain text")
 
 
 def _sides(path: str, doc, docid: str, tag: str, attr: str) -> dict[str, dict[str, str]]:
@@ -143,30 +148,61 @@ def _read_doc(path: str, doc, ts: WmtTestSet, translators: set[str], systems: se
             if sid not in h:
                 raise InputError(f"{path}: system {s!r} has no segment {sid!r} in document {docid!r}")
             ts.hyps.setdefault(s, {})[(docid, sid)] = _clean(h[sid])  # type: ignore[index]
-        if ts.domains is not None:
-            ts.domains.append(doc.get("domain") or NO_DOMAIN)
+        ts.domains.append(doc.get("domain") or "")  # type: ignore[union-attr] - "" until the end says otherwise
     return set(refs)
 
 
+def _documents(path: str, text: str | None) -> Iterator:
+    """The ``<doc>`` elements of the file, one at a time: from ``text`` when given (standard input), else streamed
+    from the file (each document's tree is freed once it has been read: a 200 MB test set never sits in memory as
+    one tree)."""
+    import xml.etree.ElementTree as ET
+
+    if text is not None:
+        root = _parse(path, text)
+        _check_root(path, root.tag)
+        yield from root.iter("doc")
+        return
+    root = None
+    try:
+        for event, el in ET.iterparse(path, events=("start", "end")):
+            if root is None:
+                root = el
+                _check_root(path, el.tag)
+            if event == "end" and el.tag == "doc":
+                yield el
+                el.clear()
+    except ET.ParseError as exc:
+        raise _malformed(path, exc) from None
+
+
+def _check_root(path: str, tag: str) -> None:
+    if tag != "dataset":
+        raise InputError(f"{path}: the root element is <{tag}>, not <dataset>: not a WMT XML test set")
+
+
 def read_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
-    """Parse a WMT XML file (one-line errors naming the line of malformed XML)."""
-    if text is None:
+    """Parse a WMT XML file (one-line errors naming the line of malformed XML); streamed from the file unless
+    ``text`` is given."""
+    if text is None and str(path) == "-":
         text = read_text(path)
-    root = _parse(path, text)
-    if root.tag != "dataset":
-        raise InputError(f"{path}: the root element is <{root.tag}>, not <dataset>: not a WMT XML test set")
-    docs = [d for d in root.iter("doc") if "testsuite" not in d.attrib]
-    if not docs:
-        raise InputError(f"{path}: no document (<doc>) in this WMT XML file")
-    ts = WmtTestSet(str(path), domains=[] if any(d.get("domain") for d in docs) else None)
+    ts = WmtTestSet(str(path), domains=[])
     translators: set[str] = set()
     systems: set[str] = set()
     per_doc = []
-    for d in docs:
+    n_docs = 0
+    for d in _documents(path, text):
+        if "testsuite" in d.attrib:
+            continue
+        n_docs += 1
         before = len(ts.keys)
         have = _read_doc(path, d, ts, translators, systems)
         if len(ts.keys) > before:  # a document no reference translates is left out whole, as by sacreBLEU
             per_doc.append((d.get("id"), have))
+    if not n_docs:
+        raise InputError(f"{path}: no document (<doc>) in this WMT XML file")
+    # domains: none when no document has one; else every document's, "(no domain)" where it has none
+    ts.domains = [x or NO_DOMAIN for x in ts.domains] if any(ts.domains) else None
     for t in translators:
         missing = [docid for docid, have in per_doc if t not in have]
         if missing:
@@ -174,7 +210,8 @@ def read_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
     if not ts.keys:
         raise InputError(f"{path}: no segment has a reference translation")
     if len(set(ts.keys)) != len(ts.keys):
-        dup = next(k for k in ts.keys if ts.keys.count(k) > 1)
+        seen: set = set()
+        dup = next(k for k in ts.keys if k in seen or seen.add(k))
         raise InputError(f"{path}: document {dup[0]!r} appears twice")
     # per translator / system: the segments in the test set's order ("" where a translator has no reference)
     ts.refs = {t: [r.get(k, "") for k in ts.keys] for t, r in sorted(ts.refs.items())}  # type: ignore[attr-defined]
