@@ -192,6 +192,10 @@ def test_utf16_gets_a_utf16_hint_and_markup_is_never_plain_text(tmp_path):
     xml.write_text("<root>\n<item>a</item>\n</root>\n")
     r = _run("score", "-r", str(xml), "-s", str(xml))
     assert r.returncode == 2 and "XML, but neither a WMT XML test set" in r.stderr and "<root>" in r.stderr
+    dtd = tmp_path / "dtd.xml"  # a DOCTYPE with an internal subset: its first element is still named
+    dtd.write_text('<?xml version="1.0"?>\n<!DOCTYPE note [\n<!ELEMENT note (#PCDATA)>\n]>\n<note>hi</note>\n')
+    r = _run("score", "-r", str(dtd), "-s", str(dtd))
+    assert r.returncode == 2 and "its first element is <note>" in r.stderr, r.stderr
     tagged = tmp_path / "tagged.txt"  # plain text that starts with a tag-like token is still text
     tagged.write_text("<unk> a b c d\nx y z w\n")
     assert _run("score", "-r", str(tagged), "-s", str(tagged)).returncode == 0

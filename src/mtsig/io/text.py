@@ -162,7 +162,7 @@ def read_lines(path: str | os.PathLike) -> list[str]:
 _SET_TAGS = ("srcset", "refset", "tstset", "mteval")
 #: what may come before a document's first element: an XML declaration or processing instruction, comments, a
 #: DOCTYPE (each of any length)
-_PROLOG = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!doctype[^>]*>)", re.S | re.I)
+_PROLOG = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!doctype(?:[^>\[]|\[.*?\])*>)", re.S | re.I)
 
 
 def looks_like_sgml(text: str) -> bool:
