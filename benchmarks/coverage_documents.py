@@ -53,7 +53,9 @@ def widened(boot, observed, D, confidence=0.95):
     return observed - f * (observed - lo), observed + f * (hi - observed)
 
 
-def coverage(metric, docs: np.ndarray, D: int, reps: int, n_boot: int, seed: int) -> dict[str, int]:
+def coverage(  # noqa: PLR0913 - the cell's settings
+    metric, docs: np.ndarray, D: int, reps: int, n_boot: int, seed: int, conf: float = 0.95
+) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     truth = float(metric.score(docs.sum(axis=0)))
     hits = dict.fromkeys(METHODS, 0)
@@ -65,9 +67,9 @@ def coverage(metric, docs: np.ndarray, D: int, reps: int, n_boot: int, seed: int
         jack = jackknife_scores(metric, S)
         boot_se = bootstrap_jackknife_se(metric, S, plan)  # mtsig's own (score --ci-method studentized)
         for m in METHODS[:4]:
-            iv = interval(boot, m, 0.95, observed=observed, jackknife=jack, n=D, boot_se=boot_se)
+            iv = interval(boot, m, conf, observed=observed, jackknife=jack, n=D, boot_se=boot_se)
             hits[m] += iv.low <= truth <= iv.high
-        lo, hi = widened(boot, observed, D)
+        lo, hi = widened(boot, observed, D, conf)
         hits["widened"] += lo <= truth <= hi
     return hits
 
@@ -78,6 +80,7 @@ def main() -> int:
     ap.add_argument("--n-bootstrap", type=int, default=1000)
     ap.add_argument("--docs", type=int, nargs="+", default=[25, 50, 113, 227])
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--confidence", type=float, default=0.95, help="the intervals' level (coverage is of the truth)")
     a = ap.parse_args()
     if not DATA.exists():
         print(f"needs {DATA}", file=sys.stderr)
@@ -85,12 +88,12 @@ def main() -> int:
     metric, per_doc = documents()
     n_docs = len(next(iter(per_doc.values())))
     print(f"WMT22 de-fr, {n_docs} documents; {a.reps} test sets per cell, {a.n_bootstrap} document resamples each, "
-          f"seed {a.seed}; coverage of 95% intervals [95% Clopper-Pearson]\n")  # fmt: skip
+          f"seed {a.seed}; coverage of {a.confidence:.0%} intervals [95% Clopper-Pearson]\n")  # fmt: skip
     print("| documents | system | " + " | ".join(METHODS) + " |")
     print("|---|---|" + "---|" * len(METHODS))
     for D in a.docs:
         for i, s in enumerate(SYSTEMS):
-            hits = coverage(metric, per_doc[s], D, a.reps, a.n_bootstrap, a.seed + 1000 * D + i)
+            hits = coverage(metric, per_doc[s], D, a.reps, a.n_bootstrap, a.seed + 1000 * D + i, a.confidence)
             cells = []
             for m in METHODS:
                 lo, hi = binomial_interval(hits[m], a.reps)
