@@ -58,7 +58,7 @@ def test_sampling_scores_are_the_scores_of_those_segments(wmt):
 def test_coverage_is_near_the_nominal_level(wmt):
     res = koehn.coverage(wmt, koehn.CoverageDesign(size=100, samples=200))
     rows = {r[0]: r for r in res.tables[0].rows}
-    for method in ("percentile", "t", "bca"):
+    for method in ("percentile", "t", "bca", "studentized"):
         _, n, covered, rate, lo, hi, nominal, expected = rows[method]
         assert n == 800 and covered == round(rate * n / 100)
         assert 90.0 <= rate <= 99.0 and hi >= 92.0  # 95% nominal (95.6% expected without replacement)

@@ -21,7 +21,7 @@ import numpy as np
 
 from mtsig.errors import InputError, unknown_name
 from mtsig.resample import STREAM_KEYS, Resampling, stream_rng
-from mtsig.stats.intervals import CI_METHODS, interval, jackknife_scores
+from mtsig.stats.intervals import CI_METHODS, bootstrap_jackknife_se, interval, jackknife_scores
 from mtsig.stats.kinds import KINDS, MIN_SEGMENTS_BOOTSTRAP, check_bootstrap
 from mtsig.stats.paired import PAIRED_TESTS
 from mtsig.studies.design import (
@@ -232,18 +232,20 @@ class CoverageJob:
         r = Resampling(self.n_bootstrap, self.seed, stream=(STREAM_KEYS["coverage"], rows.size, c))
         boot = bootstrap_many({s: (m, x) for s, x in sub.items()}, r)
         out = {}
+        plan = r.plan("bootstrap", rows.size, self.n_bootstrap)  # the resamples behind boot (studentized: their SEs)
         for s, x in sub.items():
             obs, jack = float(m.score(x.sum(axis=0))), jackknife_scores(m, x)
-            ivs = {meth: interval(boot[s], meth, self.confidence, observed=obs, jackknife=jack, n=rows.size)
-                   for meth in CI_METHODS}  # fmt: skip
+            se = bootstrap_jackknife_se(m, x, plan)
+            ivs = {meth: interval(boot[s], meth, self.confidence, observed=obs, jackknife=jack, n=rows.size,
+                                  boot_se=se) for meth in CI_METHODS}  # fmt: skip
             out[s] = ({meth: bool(iv.low <= self.full[s] <= iv.high) for meth, iv in ivs.items()},
                       [ivs["percentile"].low, ivs["percentile"].high])  # fmt: skip
         return out
 
 
 def coverage(table, design: CoverageDesign | None = None, run: Runner | None = None) -> StudyResult:
-    """Koehn Fig. 6: bootstrap intervals (percentile, t, BCa) from samples of ``design.size`` segments, checked
-    against the full-set score; the coverage rate per method with its binomial interval."""
+    """Koehn Fig. 6: bootstrap intervals (percentile, t, BCa, studentized) from samples of ``design.size``
+    segments, checked against the full-set score; the coverage rate per method with its binomial interval."""
     from scipy.stats import norm
 
     g, run = design or CoverageDesign(), run or Runner()
@@ -269,7 +271,7 @@ def coverage(table, design: CoverageDesign | None = None, run: Runner | None = N
     t1 = StudyTable(f"{name}: coverage of {100 * confidence:g}% bootstrap intervals on {len(idx)} {kind} samples of "
                     f"{size} segments", head, rows_m, [None, None, None, 1, 1, 1, 1, 1])  # fmt: skip
     rows_s = [[s, *(100 * float(np.mean(hits[(s, meth)])) for meth in CI_METHODS)] for s in stats]
-    t2 = StudyTable(f"{name}: coverage % per system", ["system", *CI_METHODS], rows_s, [None, 1, 1, 1])
+    t2 = StudyTable(f"{name}: coverage % per system", ["system", *CI_METHODS], rows_s, [None, *(1 for _ in CI_METHODS)])
     data = {"full": full, "percentile_bounds": {s: b for s, b in bounds.items()},
             "covered": {f"{s}|{meth}": [bool(x) for x in v] for (s, meth), v in hits.items()}}  # fmt: skip
     settings = {"metric": name, "sampling": kind, "sample size": size, "samples": len(idx), "bootstrap": n_bootstrap,
