@@ -342,14 +342,14 @@ def test_an_analysis_plugin_is_reachable_from_the_command_line_alone(monkeypatch
     try:
         assert main(["analyze", "-r", *REFS, "-s", *SYSTEMS, "--by", "src-length", "-f", "json", "-j", "1"]) == 0
         out = json.loads(capsys.readouterr().out)
-        assert [a["kind"] for a in out["analyses"]] == ["src-length"]
-        assert [b["label"] for b in out["analyses"][0]["buckets"]] == ["<20", ">=20"]
+        assert [a["kind"] for a in out["analyses"]] == ["corpus", "src-length"]
+        assert [b["label"] for b in out["analyses"][1]["buckets"]] == ["<20", ">=20"]
         # its declared cutoffs take --bucket-cutoffs; a setting it declares is not reported as unused
         argv = ["analyze", "-r", *REFS, "-s", *SYSTEMS, "--by", "src-length", "-f", "json", "-j", "1",
                 "--bucket-cutoffs", "src-length=10:30", "--top", "3"]  # fmt: skip
         assert main(argv) == 0
         out = json.loads(capsys.readouterr().out)
-        assert [b["label"] for b in out["analyses"][0]["buckets"]] == ["<10", "[10,30)", ">=30"]
+        assert [b["label"] for b in out["analyses"][1]["buckets"]] == ["<10", "[10,30)", ">=30"]
         assert not any("top" in w for w in out["warnings"])
     finally:
         ANALYSES.pop("src-length", None)

@@ -34,8 +34,9 @@ def test_analyze_and_study_frames():
                         n_bootstrap=100, top=2)  # fmt: skip
     df = res.to_pandas()
     a = res.get("ref-length")
-    assert len(df) == len(a.buckets) * (2 + 1)
-    diff = df[df.row == "difference"].iloc[0]
+    assert len(df) == (len(a.buckets) + 1) * (2 + 1)  # the corpus section's one bucket first
+    assert list(df.kind.unique()) == ["corpus", "ref-length"]
+    diff = df[(df.row == "difference") & (df.kind == "ref-length")].iloc[0]
     assert diff.value == a.buckets[0].comparisons[0].delta
     items = res.to_pandas(items=True)
     assert len(items) == 4 and set(items.columns) >= {"ngram", "ratio", "count_a", "count_b"}

@@ -71,14 +71,14 @@ def test_json_layout(small):
     d = json.loads(mtsig.report.render.render(res, "json"))
     assert set(d) >= {"settings", "analyses"}
     kinds = [a["kind"] for a in d["analyses"]]
-    assert kinds == ["ref-length", "word-frequency", "ngrams", "examples"]
-    b = d["analyses"][0]["buckets"][1]
+    assert kinds == ["corpus", "ref-length", "word-frequency", "ngrams", "examples"]
+    b = d["analyses"][1]["buckets"][1]
     assert set(b) >= {"label", "lower", "upper", "n_segments", "systems", "comparisons"}
     assert set(b["systems"]["JD"]) >= {"score", "ci"}
     assert set(b["comparisons"][0]) >= {"a", "b", "delta", "delta_ci", "test", "p_value", "p_adjusted", "significant"}
-    w = d["analyses"][1]["buckets"][3]
+    w = d["analyses"][2]["buckets"][3]
     assert w["n_words"] > 0 and {"precision", "recall", "precision_ci", "recall_ci"} <= set(w["systems"]["JD"])
-    assert len(d["analyses"][2]["items"]) == 6 and len(d["analyses"][3]["items"]) == 6
+    assert len(d["analyses"][3]["items"]) == 6 and len(d["analyses"][4]["items"]) == 6
     assert d["settings"]["seed"] == 12345 and d["settings"]["correction"] == "holm"
 
 
@@ -210,7 +210,7 @@ def test_every_format_and_escaping(tmp_path, fmt, capsys):
     assert rc == 0 and out
     if fmt == "json":
         d = json.loads(out)
-        assert [x["kind"] for x in d["analyses"]][:3] == ["ref-length", "length-diff", "sentence-score"]
+        assert [x["kind"] for x in d["analyses"]][:4] == ["corpus", "ref-length", "length-diff", "sentence-score"]
     if fmt == "latex":
         assert "A~x^2" not in out and r"A\textasciitilde{}x\textasciicircum{}2" in out and r"B\{1\}" in out
     if fmt == "text":
@@ -239,7 +239,7 @@ def test_cli_stats_file_needs_texts_for_words(tmp_path, small, capsys):
     # what needs no words runs from statistics alone
     assert main(["analyze", "--stats", str(tmp_path / "s.npz"), "--n-resamples", "100", "-f", "json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert [a["kind"] for a in d["analyses"]] == ["sentence-score"]
+    assert [a["kind"] for a in d["analyses"]] == ["corpus", "sentence-score"]
 
 
 def _ngram_matches_by_counting(ref, outs, max_order):

@@ -51,7 +51,7 @@ def test_report_with_every_analysis_in_headless_chromium(wmt, tmp_path):
                "-q"])  # fmt: skip
     assert rc == 0
     d = json.loads(js.read_text())
-    assert [a["kind"] for a in d["analyses"]] == [b.split("=")[0] for b in by]
+    assert [a["kind"] for a in d["analyses"]] == ["corpus", *(b.split("=")[0] for b in by)]
     keep = os.environ.get("MTSIG_SCREENSHOTS")
     shot = Path(keep) / "analysis.png" if keep else tmp_path / "analysis.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +65,7 @@ def test_report_with_every_analysis_in_headless_chromium(wmt, tmp_path):
         page.on("request", lambda r: requests.append(r.url))
         page.goto(report.as_uri())
         page.wait_for_load_state("load")
-        table = "#a0-ref-length-differences"
+        table = "#a1-ref-length-differences"
         page.click(f"{table} thead th:nth-child(8)")  # p adj.
         cells = page.eval_on_selector_all(f"{table} tbody td:nth-child(8)", "els => els.map(e => e.dataset.value)")
         sections = page.eval_on_selector_all("h2[id]", "els => els.map(e => e.id)")
@@ -77,7 +77,7 @@ def test_report_with_every_analysis_in_headless_chromium(wmt, tmp_path):
     assert requests == [report.as_uri()]
     numbers = [float(x) for x in cells if x]
     assert len(numbers) == 6 * 7 and numbers == sorted(numbers)
-    assert len(sections) == len(by) and figures == 7  # every bucket analysis has its figure
+    assert len(sections) == len(by) + 1 and figures == 8  # every bucket analysis (the corpus too) has its figure
     assert marks > 0  # the examples' words missing from the reference are highlighted
     assert shot.stat().st_size > 50_000
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from mtsig.analysis.buckets import DEFAULT_CUTOFFS
 from mtsig.analysis.items import examples, ngrams
-from mtsig.analysis.partition import documents, labels, ref_length
+from mtsig.analysis.partition import corpus, documents, labels, ref_length
 from mtsig.analysis.registry import AnalysisEntry, register_analysis
 from mtsig.analysis.shares import length_diff, sentence_score
 from mtsig.analysis.word_accuracy import word_frequency, word_labels
 
 for _e in (
+    AnalysisEntry("corpus", corpus, "corpus scores with intervals and each pair's test (shown first)",
+                  needs_texts=False),
     AnalysisEntry("ref-length", ref_length, "scores by reference length (words)",
                   cutoffs=DEFAULT_CUTOFFS["ref-length"]),
     AnalysisEntry("length-diff", length_diff, "segments by output length minus reference length", batched=True,

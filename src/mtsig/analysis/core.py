@@ -27,7 +27,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 from mtsig.analysis.context import MIN_BUCKET, AnalysisContext, Later
-from mtsig.analysis.options import AnalyzeOptions, default_specs, unused_settings
+from mtsig.analysis.options import AnalysisSpec, AnalyzeOptions, default_specs, unused_settings
 from mtsig.analysis.registry import ANALYSES
 from mtsig.analysis.result import Analysis, AnalyzeResult, AnalyzeSettings
 from mtsig.engine import DEFAULT_BOOTSTRAP, comparison_pairs
@@ -162,6 +162,8 @@ def analyze_table(
     pairs = comparison_pairs(table, opts.baseline)
     ctx = AnalysisContext(table, opts, resampling, pairs)
     specs = opts.by or default_specs(table)
+    if not any(s.kind == "corpus" for s in specs):  # the corpus scores and tests come first, always
+        specs = (AnalysisSpec("corpus"), *specs)
     ctx.warnings.extend(unused_settings(opts, specs))
     parts = _run_analyses(ctx, specs, fork and resampling.progress is None)
     analyses: list[Analysis] = []

@@ -131,3 +131,12 @@ def documents(ctx: AnalysisContext, arg) -> list[Analysis]:
     groups, order = _label_groups(ctx.table.units["document"])
     note = "one bucket per document (in test-set order); each bucket's scores are the metric on its segments alone"
     return partition_analysis(ctx, "documents", groups, order, [(None, None)] * len(order), note)
+
+
+def corpus(ctx: AnalysisContext, arg) -> list[Analysis]:
+    """Every segment as one bucket: each system's corpus score with its interval and each pair's difference with
+    its corrected p-value, what ``compare`` reports (compare-mt's first section, with significance)."""
+    groups = np.zeros(ctx.table.n_segments, dtype=np.int64)
+    note = "every segment: each system's corpus score with its interval, each pair's difference with its " \
+           "p-value adjusted over the pairs"  # fmt: skip
+    return partition_analysis(ctx, "corpus", groups, ["all segments"], [(None, None)], note)

@@ -45,7 +45,8 @@ def scores_table(a: Analysis, systems: tuple[str, ...], with_ci: bool = True) ->
         if len(head) == len(systems) + 2:
             first.append(str(b.n_words if size == "words" else b.n_segments))
         rows.append(first + [_system_cell(a, b, n, with_ci) for n in systems])
-    return Table(head, rows, title=f"{a.kind}: {a.metric} by bucket")
+    title = f"corpus: {a.metric}" if a.kind == "corpus" else f"{a.kind}: {a.metric} by bucket"
+    return Table(head, rows, title=title)
 
 
 def _pair_cell(a: Analysis, c, too_small: bool) -> str:
@@ -67,7 +68,7 @@ def differences_table(a: Analysis) -> Table | None:
     for b in a.buckets:
         by_pair = {(c.a, c.b): c for c in b.comparisons}
         rows.append([b.label, *(_pair_cell(a, by_pair[p], b.too_small) if p in by_pair else "-" for p in pairs)])
-    return Table(head, rows, title=f"{a.kind}: differences (Δ, adjusted p-value; * significant, · too small)")
+    return Table(head, rows, title=f"{a.kind}: Δ (adjusted p)")
 
 
 def items_table(a: Analysis) -> Table:
@@ -85,9 +86,10 @@ def items_table(a: Analysis) -> Table:
 def _settings_line(res: AnalyzeResult) -> str:
     s = res.settings
     n = s.n_resamples if s.n_resamples is not None else "automatic"
+    words = f", words: {s.tokenize}" if s.tokenize else ""
     return (f"mtsig analyze: test {s.test} ({n} resamples), {s.correction} over every bucket and pair of an "
             f"analysis, alpha {s.alpha}, {s.confidence:.0%} intervals from {s.n_bootstrap} bootstrap "
-            f"resamples, seed {s.seed}, {s.n_segments} segments")  # fmt: skip
+            f"resamples, seed {s.seed}, {s.n_segments} segments{words}")  # fmt: skip
 
 
 def _example_lines(a: Analysis) -> list[str]:
@@ -101,9 +103,14 @@ def _example_lines(a: Analysis) -> list[str]:
     return out
 
 
+#: what the marks of the differences tables mean (said once, after the settings)
+LEGEND = "Δ (adjusted p): * significant after the correction; · a bucket too small to reach significance"
+
+
 def _text(res: AnalyzeResult, width: int | None) -> str:
     out = TextOut(width)
     out.line(_settings_line(res))
+    out.line(LEGEND)
     for a in res.analyses:
         out.line()
         if a.buckets:
@@ -146,7 +153,7 @@ def _csv(res: AnalyzeResult) -> str:
 
 
 def _markdown(res: AnalyzeResult) -> str:
-    out = [f"**{_md(_settings_line(res))}**", ""]
+    out = [f"**{_md(_settings_line(res))}**", "", _md(LEGEND), ""]
     for a in res.analyses:
         tables = [scores_table(a, res.systems), differences_table(a)] if a.buckets else [items_table(a)]
         for t in tables:
@@ -160,13 +167,23 @@ def _markdown(res: AnalyzeResult) -> str:
 
 def _latex(res: AnalyzeResult) -> str:
     parts = []
+    conf = f"{res.settings.confidence:.0%}"
     for a in res.analyses:
-        tables = [scores_table(a, res.systems), differences_table(a)] if a.buckets else [items_table(a)]
-        for t in tables:
+        if a.buckets:
+            what = "scores" if a.buckets[0].n_words is None and a.buckets[0].n_segments is not None else "values"
+            tables = [(scores_table(a, res.systems), f"each system's {what} with its {conf} bootstrap interval"),
+                      (differences_table(a), "each pair's difference B - A with its p-value adjusted over every "
+                       "bucket and pair of the analysis (* significant; · a bucket too small to reach "
+                       "significance)")]  # fmt: skip
+        else:
+            tables = [(items_table(a), "")]
+        for t, what in tables:
             if t is None:
                 continue
             esc = Table([_tex(h) for h in t.header], [[_tex(x) for x in r] for r in t.rows])
-            parts.append(latex(esc, "l" + "r" * (len(t.header) - 1), _tex(f"{t.title}. {a.note}")))
+            note = a.note[:1].upper() + a.note[1:]
+            caption = f"{t.title}: {what}. {note}" if what else f"{t.title}. {note}"
+            parts.append(latex(esc, "l" + "r" * (len(t.header) - 1), _tex(caption)))
     return "".join(parts)
 
 
