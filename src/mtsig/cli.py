@@ -221,7 +221,9 @@ def _score_args(p: argparse.ArgumentParser) -> None:
         help="percentile (default), t, bca, studentized (the bootstrap-t: for few units, documents)",
     )
     c.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (1000)")
-    c.add_argument("--confidence", type=float, default=0.95, help="confidence level (0.95)")
+    c.add_argument("--confidence", type=float, default=None,
+                   help="confidence level (0.95); giving one asks for the intervals (sacreBLEU's --confidence alone "
+                   "is --ci)")  # fmt: skip
     c.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _unit_flag(c)
     s = p.add_argument_group("what to print")
@@ -768,7 +770,8 @@ def _table(a: argparse.Namespace):
     if not a.refs and not a.test_set:
         raise InputError("no reference given: use -r REF [REF ...] (or -t TESTSET -l SRC-TGT)")
     if not a.systems:
-        raise InputError("no system given: use -s SYS [SYS ...]")
+        piped = "" if sys.stdin.isatty() else " (standard input is -s -)"
+        raise InputError(f"no system given: use -s SYS [SYS ...]{piped}")
     return compute(a.refs, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
 
 
@@ -797,7 +800,8 @@ def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.api import score
     from mtsig.report.render import render
 
-    res = score(stats=table, ci=a.ci, ci_method=a.ci_method, confidence=a.confidence, n_bootstrap=a.n_bootstrap,
+    ci, confidence = a.ci or a.confidence is not None, a.confidence if a.confidence is not None else 0.95
+    res = score(stats=table, ci=ci, ci_method=a.ci_method, confidence=confidence, n_bootstrap=a.n_bootstrap,
                 seed=a.seed, resample_unit=a.resample_unit, sentence_level=a.sentence_level, progress=prog)  # fmt: skip
     res = _with_width(res, a)
     _figures(a, res)
@@ -1048,11 +1052,33 @@ def _parse_with_plugins(argv: list[str]) -> tuple[_Parser, argparse.Namespace]:
     return ap, a
 
 
+def _sacrebleu_habits(argv: list[str]) -> list[str] | int:
+    """sacreBLEU's flags read as sacreBLEU means them (:mod:`mtsig.sacrebleu_flags`), and its positional form
+    (``mtsig REF -i SYS``) answered with mtsig's; an int is the exit status of a one-line error."""
+    from mtsig.errors import InputError
+    from mtsig.sacrebleu_flags import translate
+
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS and os.path.isfile(argv[0]):
+        print(f"mtsig: error: mtsig takes a command first: `mtsig score -r {argv[0]} -s SYSTEM ...` (sacreBLEU's "
+              "`sacrebleu REF -i SYSTEM`); `mtsig --help` lists the commands", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        return translate(argv)
+    except InputError as exc:
+        print(f"mtsig: error: {exc}", file=sys.stderr)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv == ["--version"]:  # answered before anything else is imported (numpy, the metrics)
-        print(f"mtsig {__version__}")
+    if argv == ["--version"] or (argv[:1] and argv[0] in ("score", "compare", "analyze") and
+                                 ("--version" in argv or "-V" in argv)):  # fmt: skip
+        print(f"mtsig {__version__}")  # answered before anything else is imported (numpy, the metrics)
         return 0
+    early = _sacrebleu_habits(argv)
+    if isinstance(early, int):
+        return early
+    argv = early
     from mtsig.plugins import load_plugins
 
     warnings.showwarning = _show_warning
