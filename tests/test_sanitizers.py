@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the fuzzing and hostile-offset tests of each compiled part (the parity tests run unsanitized in the suite)
-SUBSET = "fuzz or hostile or offset or bounds or compiled"
+SUBSET = "fuzz or offset or hostile"
 
 
 def _has_sanitizers(cc: str) -> bool:
