@@ -349,12 +349,12 @@ _OWN["analyze"] = _keywords(analyze)
 
 
 def _document_entry_points() -> None:
-    from mtsig.analysis import AnalyzeOptions
+    from mtsig.analyze_docs import DOCS as ANALYZE  # the analyses themselves are imported by analyze() alone
 
     document(compute, _docs(LoadOptions))
     document(score, _docs(ScoreOptions, LoadOptions, n_bootstrap=_DOCS["n_bootstrap_score"]))
     document(compare, _docs(CompareOptions, LoadOptions))
-    document(analyze, _docs(AnalyzeOptions, CompareOptions, LoadOptions, test=_DOCS["test_analyze"]))
+    document(analyze, {**_docs(CompareOptions, LoadOptions), **ANALYZE})
 
 
 _document_entry_points()

@@ -24,7 +24,6 @@ This module runs them: the analyses that share one comparison first, that compar
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 from mtsig.analysis.context import MIN_BUCKET, AnalysisContext, Later
 from mtsig.analysis.options import AnalysisSpec, AnalyzeOptions, default_specs, unused_settings
@@ -110,6 +109,8 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
     metrics into the shared comparison are prepared first; the comparison then runs beside the others (each
     bucket's own comparison, n-grams, examples), on a second thread (NumPy releases the GIL in its heavy loops) or
     in a forked process (``fork``); every number is the same in either order."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from threadpoolctl import threadpool_limits
 
     parts: dict[int, list[Analysis] | Later] = {}

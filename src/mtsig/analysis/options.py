@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from mtsig.analysis.buckets import Cutoffs
 from mtsig.analysis.registry import ANALYSES, with_cutoffs
+from mtsig.analyze_docs import DOCS
 from mtsig.docfields import setting
 from mtsig.engine import CompareOptions
 from mtsig.errors import InputError
@@ -34,42 +35,24 @@ class AnalysisSpec(NamedTuple):
 
 @dataclass(frozen=True, kw_only=True)
 class AnalyzeOptions:
-    """What ``analyze`` runs (validated once)."""
+    """What ``analyze`` runs (validated once); each setting's description is in :data:`mtsig.analyze_docs.DOCS`."""
 
-    by: tuple[AnalysisSpec, ...] = setting(
-        (),
-        "Analyses (``mtsig analyze --help`` lists them): ``ref-length``, ``length-diff``, ``sentence-score``, "
-        "``labels=FILE``, ``documents``, ``word-frequency``, ``word-labels=FILE``, ``ngrams``, ``examples`` "
-        "(default: the ones that need no extra file).",
-    )
-    test: str = setting("ar", "The test of every bucket (``ar`` default; any test of ``compare``).")
-    baseline: str | None = setting(None, "Each system against this one (default: all pairs).")
-    correction: str = setting(
-        "holm",
-        "The p-value adjustment over every bucket and pair of an analysis (``holm`` default, ``bonferroni``, "
-        "``sidak``, ``bh``, ``none``).",
-    )
-    alpha: float = setting(0.05, "The level of the decisions (0.05).")
-    alternative: str = setting("two-sided", "As in :func:`mtsig.compare`.")
-    confidence: float = setting(0.95, "The level of every interval (0.95).")
-    n_bootstrap: int | None = setting(None, "Bootstrap resamples behind the intervals (1000).")
-    cutoffs: Mapping[str, tuple[float, ...]] = setting(
-        doc='Bucket boundaries per analysis (``{"ref-length": [10, 20, 30]}``; compare-mt\'s defaults otherwise).',
-        factory=dict,
-    )
-    top: int = setting(10, "N-grams and example segments per pair and direction (10).")
-    ngram_alpha: float = setting(1.0, "The smoothing of the n-gram ratio (1).")
-    ngram_order: int = setting(4, "The highest n-gram order (4).")
-    freq_corpus: str | None = setting(
-        None, "A file whose word frequencies bucket the words (default: the reference's)."
-    )
-    out_labels: Mapping[str, str] = setting(
-        doc="With ``word-labels``: each system's file of output word labels ``{name: path}``.", factory=dict
-    )
-    source: str | None = setting(
-        None, "A file of source segments shown with the examples (WMT XML input brings its own)."
-    )
-    resample_unit: str = setting("segment", "What every bucket's tests and intervals resample, as in compare.")
+    by: tuple[AnalysisSpec, ...] = setting((), DOCS["by"])
+    test: str = setting("ar", DOCS["test"])
+    baseline: str | None = setting(None, DOCS["baseline"])
+    correction: str = setting("holm", DOCS["correction"])
+    alpha: float = setting(0.05, DOCS["alpha"])
+    alternative: str = setting("two-sided", DOCS["alternative"])
+    confidence: float = setting(0.95, DOCS["confidence"])
+    n_bootstrap: int | None = setting(None, DOCS["n_bootstrap"])
+    cutoffs: Mapping[str, tuple[float, ...]] = setting(doc=DOCS["cutoffs"], factory=dict)
+    top: int = setting(10, DOCS["top"])
+    ngram_alpha: float = setting(1.0, DOCS["ngram_alpha"])
+    ngram_order: int = setting(4, DOCS["ngram_order"])
+    freq_corpus: str | None = setting(None, DOCS["freq_corpus"])
+    out_labels: Mapping[str, str] = setting(doc=DOCS["out_labels"], factory=dict)
+    source: str | None = setting(None, DOCS["source"])
+    resample_unit: str = setting("segment", DOCS["resample_unit"])
 
     def __post_init__(self):
         by = tuple(AnalysisSpec.parse(b) if isinstance(b, str) else b for b in self.by)
