@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: the columns of :meth:`HumanResult.to_pandas`
+SYSTEM_COLUMNS = ("name", "score", "ci_low", "ci_high", "n_segments", "wins", "cluster", "rank_low", "rank_high")
+
 
 @dataclass(frozen=True, kw_only=True)
 class HumanSystem:
@@ -104,14 +107,22 @@ class HumanResult:
         if comparisons:
             rows = [c.to_dict() for c in self.comparisons]
             return frame(rows, list(HumanComparison.__dataclass_fields__))
+        return frame(self.system_rows(), list(SYSTEM_COLUMNS))
+
+    def system_rows(self) -> list[dict[str, Any]]:
+        """The rows of :meth:`to_pandas` (one per system, best first)."""
         rows = []
         for s in self.systems:
             d = s.to_dict()
             lo, hi = d.pop("ci") or (None, None)
             r0, r1 = d.pop("rank_range")
             rows.append({**d, "ci_low": lo, "ci_high": hi, "rank_low": r0, "rank_high": r1})
-        cols = ["name", "score", "ci_low", "ci_high", "n_segments", "wins", "cluster", "rank_low", "rank_high"]
-        return frame(rows, cols)
+        return rows
+
+    def _repr_html_(self) -> str:
+        from mtsig.report.notebook import human_html
+
+        return human_html(self)
 
     def __repr__(self) -> str:
         top = ", ".join(f"{s.name} {s.score:.3f}" for s in self.systems[:3])

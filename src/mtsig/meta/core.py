@@ -306,6 +306,32 @@ class MetaResult:
                 "clusters_corrected": [list(c) for c in self.clusters_corrected], "settings": dict(self.settings),
                 "notes": list(self.notes)}  # fmt: skip
 
+    def metric_rows(self) -> list[dict[str, Any]]:
+        """One row per metric: each statistic's value and interval, the clusters."""
+        rows = []
+        for m in self.metrics:
+            row: dict[str, Any] = {"metric": m.name}
+            for stat, v in m.values.items():
+                iv = m.ci.get(stat)
+                row.update({stat: v, f"{stat}_ci_low": iv[0] if iv else None, f"{stat}_ci_high": iv[1] if iv else None})
+            rows.append({**row, "cluster": m.cluster, "cluster_corrected": m.cluster_corrected})
+        return rows
+
+    def to_pandas(self, comparisons: bool = False):
+        """One row per metric (or per pair of metrics, with ``comparisons=True``); needs pandas."""
+        from mtsig.frames import frame
+
+        if comparisons:
+            rows = [c.to_dict() for c in self.comparisons]
+            return frame(rows, list(rows[0]) if rows else ["a", "b"])
+        rows = self.metric_rows()
+        return frame(rows, list(dict.fromkeys(k for r in rows for k in r)))
+
+    def _repr_html_(self) -> str:
+        from mtsig.report.notebook import meta_html
+
+        return meta_html(self)
+
     def __repr__(self) -> str:
         best = ", ".join(f"{m.name} {m.values.get(self.statistic)}" for m in self.metrics[:3])
         return f"<MetaResult {self.level}, {self.statistic}: {best}>"

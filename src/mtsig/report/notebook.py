@@ -53,3 +53,32 @@ def analyze_html(res) -> str:
 
     decimals = {a.metric: a.decimals for a in res.analyses}
     return html_table(analyze_rows(res), ANALYZE_COLUMNS, decimals)
+
+
+def human_html(res) -> str:
+    from mtsig.humaneval.result import SYSTEM_COLUMNS
+
+    return html_table(res.system_rows(), list(SYSTEM_COLUMNS))
+
+
+def meta_html(res) -> str:
+    rows = res.metric_rows()
+    return html_table(rows, list(dict.fromkeys(k for r in rows for k in r)))
+
+
+def study_html(res) -> str:
+    """Each table of a study under its title (the frames of ``to_pandas()``), each column with its decimals."""
+    parts = []
+    for t in res.tables:
+        decs = list(t.decimals or []) + [None] * len(t.header)
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in t.header)
+        body = "".join(
+            "<tr>"
+            + "".join(f"<td>{_cell(str(c), v, 4 if d is None else d)}</td>" for c, v, d in zip(t.header, r, decs))
+            + "</tr>"
+            for r in t.rows
+        )
+        parts.append(
+            f"<h4>{html.escape(t.title)}</h4><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        )
+    return "".join(parts)

@@ -42,6 +42,11 @@ class StudyResult:
 
         return {t.title: frame([dict(zip(t.header, r)) for r in t.rows], list(t.header)) for t in self.tables}
 
+    def _repr_html_(self) -> str:
+        from mtsig.report.notebook import study_html
+
+        return study_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "study": self.study,

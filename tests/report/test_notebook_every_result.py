@@ -1,0 +1,47 @@
+"""Every result type displays in a notebook as its ``to_pandas()``: the same rows and columns, numbers rounded for
+reading and exact in each cell's title (issue 41)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import mtsig
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+REFS, SYSTEMS = [str(EX / "ref.A.en")], {"base": str(EX / "base.en"), "new": str(EX / "new.en")}
+
+
+def _shape(html: str) -> tuple[int, list[str]]:
+    head = re.findall(r"<th>(.*?)</th>", html.split("</thead>")[0])
+    return html.count("<tr>") - 1, head
+
+
+def test_score_compare_analyze_show_their_frames():
+    pytest.importorskip("pandas")
+    for res in (mtsig.score(REFS, SYSTEMS, ci=True, n_bootstrap=100), mtsig.compare(REFS, SYSTEMS, n_resamples=200),
+                mtsig.analyze(REFS, SYSTEMS, by=["ref-length"], n_resamples=200, n_bootstrap=50)):  # fmt: skip
+        df, html = res.to_pandas(), res._repr_html_()
+        rows, cols = _shape(html)
+        assert rows == len(df) and cols == list(df.columns), type(res).__name__
+        assert "e-05" not in re.sub(r'title="[^"]*"', "", html)  # p-values read 0.0001-style, exact in the title
+
+
+def test_human_meta_and_study_results_display_their_frames(tmp_path):
+    pytest.importorskip("pandas")
+    tsv = tmp_path / "h.tsv"
+    rows = ["system\tsegment\tscore"] + [f"{s}\t{i}\t{(i * 7 + k * 13) % 100}" for k, s in enumerate("ABC")
+                                        for i in range(30)]  # fmt: skip
+    tsv.write_text("\n".join(rows) + "\n")
+    human = mtsig.human(str(tsv), n_resamples=200)
+    rows_html, cols = _shape(human._repr_html_())
+    df = human.to_pandas()
+    assert rows_html == len(df) == 3 and cols == list(df.columns)
+    from mtsig.studies.design import design_from
+    from mtsig.studies.registry import get_study, run_study
+
+    study = run_study("levels", mtsig.compute(REFS, SYSTEMS), design_from(get_study("levels").design, {}))
+    html = study._repr_html_()
+    assert html.count("<h4>") == len(study.to_pandas()) == len(study.tables)
