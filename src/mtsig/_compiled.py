@@ -1,6 +1,6 @@
 """The compiled parts (C extensions built by ``setup.py``; optional: each has a NumPy/Python reference that gives
-the same numbers). An install without a C compiler succeeds and silently loses them, so a missing one is said at
-run time, once, in one line: the results are the same, only slower."""
+the same numbers). An install without a C compiler succeeds and silently loses them, so the missing ones are said
+at run time, once per process, in one line naming them all: the results are the same, only slower."""
 
 from __future__ import annotations
 
@@ -15,23 +15,39 @@ WHAT = {
     "_plan": "resampling plans",
     "_meteor": "METEOR's alignment search",
 }
-_said: set[str] = set()
+_said: list[bool] = []
+
+
+def missing() -> list[str]:
+    """The compiled parts this install lacks."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(f"mtsig.{name}") is None
+        except ImportError:
+            return True
+
+    return [name for name in WHAT if absent(name)]
 
 
 def load(name: str) -> ModuleType | None:
-    """``mtsig.<name>``, or None with a one-line warning (once per part and process) when it was not built."""
+    """``mtsig.<name>``, or None. The first part found missing is said once per process, in one line naming every
+    missing part (no source line: the warning is about the install, not about a line of code)."""
     try:
         return importlib.import_module(f"mtsig.{name}")
     except ImportError:
-        if name not in _said:
-            _said.add(name)
+        if not _said:
+            _said.append(True)
             from mtsig.errors import MtsigWarning
 
-            warnings.warn(
-                f"the compiled part mtsig.{name} is missing (mtsig was installed without a C compiler): "
-                f"{WHAT.get(name, name)} runs in Python, with the same results but slower; install a C compiler "
-                "and reinstall mtsig to get it",
+            parts = missing() or [name]
+            slower = "; ".join(WHAT.get(p, p) for p in parts)
+            warnings.warn_explicit(
+                f"mtsig was installed without its compiled parts ({', '.join('mtsig.' + p for p in parts)}): the "
+                f"results are the same, slower ({slower}); install a C compiler and reinstall mtsig to get them",
                 MtsigWarning,
-                stacklevel=2,
+                filename="mtsig",
+                lineno=0,
             )
         return None

@@ -22,7 +22,6 @@ long segments (see the README).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -197,14 +196,11 @@ class TER(Metric):
         elif self.config["ter_tercom"]:  # pragma: no cover
             from mtsig.metrics.tercom import tercom_edits
 
-            warnings.warn("mtsig._ter is not compiled: TER uses tercom's search in Python (slow)", stacklevel=2)
             for k, (_, _, rtoks) in enumerate(refs):
                 edits[k] = [tercom_edits(t, rtoks[i]) for i, t in keys]
         else:  # pragma: no cover
-            from sacrebleu.metrics.lib_ter import translation_edit_rate
-
-            warnings.warn("mtsig._ter is not compiled: TER uses sacreBLEU's Python search (slow)", stacklevel=2)
             import sacrebleu.metrics.lib_ter as lib_ter
+            from sacrebleu.metrics.lib_ter import translation_edit_rate
 
             saved = lib_ter._MAX_SHIFT_CANDIDATES
             lib_ter._MAX_SHIFT_CANDIDATES = SACREBLEU_CANDIDATES  # its module constant
