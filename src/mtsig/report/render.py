@@ -18,6 +18,7 @@ import numpy as np
 from mtsig.errors import unknown_name
 from mtsig.registry import Registry
 from mtsig.report.table import (
+    DEFAULT_WIDTH,
     Table,
     TextOut,
     console,
@@ -25,6 +26,7 @@ from mtsig.report.table import (
     format_p,
     latex,
     markdown,
+    natural_width,
     print_rich,
     printable,
     shown,
@@ -345,6 +347,34 @@ def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes:
     return "\n".join(out) + "\n"
 
 
+def _compare_narrow(res: CompareResult, m: str, table: Table, width: int) -> tuple[str, list[Table]]:
+    """The comparisons of ``m`` for a terminal narrower than their table: a line naming the metric, the test (the
+    same on every row) and the signature; each system's score once (a small table); then per pair the difference,
+    its interval, the adjusted p-value and the mark, the system names shortened to fit (whole in the scores
+    table). The unadjusted p-values are in the wide table and the JSON."""
+    col = {h: i for i, h in enumerate(table.header)}
+    keep = [h for h in table.header if h not in ("score A", "score B", "test", "p")]
+    scores: dict[str, str] = {}
+    for r in table.rows:
+        scores.setdefault(r[col["A"]], r[col["score A"]])
+        scores.setdefault(r[col["B"]], r[col["score B"]])
+    header = ["agree" if h == "humans agree" else h for h in keep]
+    others = sum(max(len(h), *(len(r[col[k]]) for r in table.rows)) + 3 for h, k in zip(header, keep)
+                 if k not in ("A", "B"))  # fmt: skip
+    room = max(6, (width - others - 5) // 2)
+
+    def short(name: str) -> str:
+        return name if len(name) <= room else name[: room - 1] + "…"
+
+    rows = [[short(r[col["A"]]) if h == "A" else short(r[col["B"]]) if h == "B" else r[col[h]] for h in keep]
+            for r in table.rows]  # fmt: skip
+    align = [table.align[col[h]] for h in keep] if table.align else []
+    tests = ", ".join(sorted({r[col["test"]] for r in table.rows}))
+    line = f"{m.upper()} {_arrow_of(res, m)}, {tests} ({res.settings.signatures.get(m, '')})"
+    return line, [Table(["system", m], [[n, v] for n, v in scores.items()], ["left", "right"]),
+                  Table(header, rows, align)]  # fmt: skip
+
+
 def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str], width) -> str:
     out = TextOut(width)
     if runs is not None:
@@ -352,7 +382,14 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
         out.line(runs[1])
         out.line()
     for m in res.metrics:
-        out.table(_compare_text_table(res, m))
+        table = _compare_text_table(res, m)
+        if width is not None and width < DEFAULT_WIDTH and natural_width(shown(table)) > width:
+            line, tables = _compare_narrow(res, m, table, width)
+            out.line(line)
+            for t in tables:
+                out.table(t)
+        else:
+            out.table(table)
         if res.clusters.get(m):
             ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
             out.line(f"clusters (best first, by {res.settings.cluster_test}): {ranks}")

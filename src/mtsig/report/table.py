@@ -165,6 +165,34 @@ def shown(t: Table) -> Table:
     return Table([printable(h) for h in t.header], [[printable(c) for c in r] for r in t.rows], t.align, title)
 
 
+def compacted(t: Table) -> tuple[Table, list[str]]:
+    """``t`` narrower for a terminal too narrow for it, every number kept: a column with one value in every row
+    is said once above the table (returned as a note) instead of on every row, and an interval after a value
+    (``33.70 [32.81, 34.65]``) goes to a second line of its row."""
+    keep, notes = list(range(len(t.header))), []
+    if len(t.rows) > 1:
+        for i in range(1, len(t.header)):
+            values = {r[i] for r in t.rows}
+            if len(values) == 1 and next(iter(values)).strip():
+                keep.remove(i)
+                notes.append(f"{t.header[i]}: {t.rows[0][i]} (every row)")
+    header = [t.header[i] for i in keep]
+    align = [t.align[i] for i in keep] if t.align else []
+    rows: list[list[str]] = []
+    for r in t.rows:
+        first, second = [], []
+        for i in keep:
+            value, sep, interval = r[i].partition(" [")
+            if sep and interval.endswith("]") and value.strip():
+                first.append(value)
+                second.append("[" + interval)
+            else:
+                first.append(r[i])
+                second.append("")
+        rows += [first, second] if any(second) else [first]
+    return Table(header, rows, align, t.title), notes
+
+
 class TextOut:
     """Text written as the console of :func:`console` prints it (tables by :func:`print_rich`, lines as
     ``print(Text(line), soft_wrap=True)``), without importing Rich (a tenth of a second at start-up) when no
@@ -177,8 +205,13 @@ class TextOut:
     def table(self, t: Table) -> None:
         t = shown(t)
         if self.width < DEFAULT_WIDTH and natural_width(t) > self.width:
-            self.parts.append(records(t, self.width))
-            return
+            compact, notes = compacted(t)
+            if natural_width(compact) > self.width:
+                self.parts.append(records(t, self.width))
+                return
+            for note in notes:
+                self.line(note)
+            t = compact
         text = plain_table(t, self.width)
         self.parts.append(text if text is not None else self._rich(lambda con: print_rich(con, t)))
 
