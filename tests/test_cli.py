@@ -488,3 +488,16 @@ def test_score_only_and_sentence_level_as_sacrebleu_has_them(tmp_path, capsys):
         assert mark in capsys.readouterr().out
     assert main(["score", "-r", str(ref), "-s", f"a={a}", "-b", "-f", "json"]) == 2
     assert "--score-only prints bare numbers" in capsys.readouterr().err
+
+
+def test_width_rounds_scores_in_csv_and_json_but_never_p_values(capsys):
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    base = ["-r", str(ex / "ref.A.en"), "-s", f"a={ex / 'base.en'}", f"b={ex / 'new.en'}"]
+    assert main(["score", *base, "-w", "3", "-f", "csv", "--ci", "--n-bootstrap", "100"]) == 0
+    rows = [r.split(",") for r in capsys.readouterr().out.splitlines()[1:]]
+    assert all(len(r[2].split(".")[1]) == 3 and len(r[3].split(".")[1]) == 3 for r in rows)
+    assert main(["compare", *base, "-w", "1", "-f", "json", "--n-resamples", "300"]) == 0
+    c = json.loads(capsys.readouterr().out)["comparisons"][0]
+    assert c["delta"] == round(c["delta"], 1) and c["p_value"] != round(c["p_value"], 1)
+    assert main(["compare", *base, "-f", "json", "--n-resamples", "300"]) == 0  # without -w: every digit
+    assert json.loads(capsys.readouterr().out)["comparisons"][0]["delta"] != round(c["delta"], 1)

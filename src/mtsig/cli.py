@@ -813,7 +813,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
         lines = [f"{s.scores[m].score:.{res.decimals.get(m, 2)}f}" for s in res.systems for m in res.metrics]
         _write("".join(x + "\n" for x in lines), a.output)
         return
-    _write(render(res, a.format, _layout_width(a)), a.output)
+    _write(_rounded(render(res, a.format, _layout_width(a)), a), a.output)
 
 
 def _compare(a: argparse.Namespace, table, prog) -> None:
@@ -837,7 +837,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 
         files = write_rankings(table, a.baseline, a.rank_dir)
         print(f"wrote {len(files)} ranking file(s) to {a.rank_dir}", file=sys.stderr)
-    _write(render(res, a.format, _layout_width(a)), a.output)
+    _write(_rounded(render(res, a.format, _layout_width(a)), a), a.output)
 
 
 def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
@@ -899,7 +899,63 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
         if not 0 <= a.width <= 12:
             raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
         res = replace(res, analyses=tuple(replace(x, decimals=a.width) for x in res.analyses))
-    _write(render(res, a.format, _layout_width(a)), a.output)
+    _write(_rounded(render(res, a.format, _layout_width(a)), a), a.output)
+
+
+#: the fields of score and compare output that ``-w`` rounds in CSV and JSON (scores and their intervals; never
+#: p-values, counts or settings)
+_ROUNDED = {"score", "ci", "ci_low", "ci_high", "s_sel", "s_test", "runs", "mean", "median_run", "score_a", "score_b",
+            "delta", "delta_ci", "delta_ci_low", "delta_ci_high", "dev_runs", "s_dev", "value"}  # fmt: skip
+
+
+def _rounded(text: str, a: argparse.Namespace) -> str:
+    """``-w N`` in CSV and JSON as in text: scores, differences and their intervals to N decimals (sacreBLEU's
+    ``-w`` rounds its JSON too); p-values keep every digit."""
+    if getattr(a, "width", None) is None or a.format not in ("csv", "json"):
+        return text
+    w = a.width
+
+    def r(x):
+        if isinstance(x, float):
+            return round(x, w)
+        if isinstance(x, list):
+            return [r(v) for v in x]
+        return x
+
+    if a.format == "json":
+        import json
+
+        def walk(o):
+            if isinstance(o, dict):
+                return {k: r(v) if k in _ROUNDED and not isinstance(v, dict) else walk(v) for k, v in o.items()}
+            if isinstance(o, list):
+                return [walk(v) for v in o]
+            return o
+
+        second = text.split("\n", 2)[1] if text.count("\n") > 1 else ""
+        indent = len(second) - len(second.lstrip(" ")) or None
+        return json.dumps(walk(json.loads(text)), indent=indent, ensure_ascii=False) + "\n"
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text)))
+    head = rows[0] if rows else []
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        if row is head or len(row) != len(head) or row == head:
+            writer.writerow(row)
+            continue
+        writer.writerow([f"{float(x):.{w}f}" if h in _ROUNDED and _is_float(x) else x for h, x in zip(head, row)])
+    return out.getvalue()
+
+
+def _is_float(x: str) -> bool:
+    try:
+        float(x)
+    except ValueError:
+        return False
+    return bool(x) and x.lower() not in ("nan", "inf", "-inf")
 
 
 def _with_width(res, a: argparse.Namespace):
