@@ -2,4 +2,5 @@
 
 from mtsig.cli import run
 
-run()
+if __name__ == "__main__":  # imported (documentation tools inspect every module): nothing runs
+    run()

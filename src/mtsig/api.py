@@ -188,6 +188,19 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     """Corpus scores of every system under every metric, with bootstrap intervals when ``ci=True``.
 
     {parameters}
+
+    Returns
+    -------
+    ScoreResult
+        ``score(system, metric)`` one number; ``to_dict()`` is the JSON of ``mtsig score``.
+
+    Examples
+    --------
+    >>> import mtsig
+    >>> refs = [["the cat sat on the mat today", "a dog ran in the park at noon"]]
+    >>> res = mtsig.score(refs, {"A": ["the cat sat on a mat today", "a dog ran in a park at noon"]}, ["bleu", "chrf"])
+    >>> round(res.score("A", "bleu"), 2), round(res.score("A", "chrf"), 2)
+    (49.62, 72.27)
     """
     check_option_names(metric_options, _OWN["score"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
@@ -237,8 +250,20 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
 
     {parameters}
 
-    Returns a :class:`~mtsig.results.CompareResult`: ``to_dict()`` is the JSON of ``mtsig compare``, and
-    ``get(a, b, metric=..., test=...)`` one comparison.
+    Returns
+    -------
+    CompareResult
+        ``to_dict()`` is the JSON of ``mtsig compare``; ``get(a, b, metric=..., test=...)`` one comparison.
+
+    Examples
+    --------
+    >>> import mtsig
+    >>> ref = [f"sentence {i} about the cat on the mat" for i in range(50)]
+    >>> a = [f"sentence {i} about a cat on the mat" for i in range(50)]
+    >>> b = [f"sentence {i} about the cat on the mat" if i % 4 else f"sentence {i} on a mat" for i in range(50)]
+    >>> c = mtsig.compare([ref], {"A": a, "B": b}, ["bleu"], seed=1).get("A", "B", metric="bleu")
+    >>> round(c.result.delta, 2), c.significant, c.result.p_value < 0.001
+    (29.93, True, True)
     """
     check_option_names(metric_options, _OWN["compare"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
@@ -293,8 +318,20 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
 
     {parameters}
 
-    Returns an :class:`~mtsig.analysis.AnalyzeResult`: ``to_dict()`` is the JSON of ``mtsig analyze``,
-    ``get(kind)`` one analysis.
+    Returns
+    -------
+    AnalyzeResult
+        ``to_dict()`` is the JSON of ``mtsig analyze``; ``get(kind)`` one analysis.
+
+    Examples
+    --------
+    >>> import mtsig
+    >>> ref = [f"sentence {i} about the cat on the mat" for i in range(50)]
+    >>> a = [f"sentence {i} about a cat on the mat" for i in range(50)]
+    >>> b = [f"sentence {i} about the cat on the mat" if i % 4 else f"sentence {i} on a mat" for i in range(50)]
+    >>> res = mtsig.analyze([ref], {"A": a, "B": b}, by=["ref-length"], seed=1)
+    >>> [x.kind for x in res.analyses]
+    ['corpus', 'ref-length']
     """
     from mtsig.analysis import AnalyzeOptions, analyze_table
 

@@ -58,7 +58,7 @@ def parameters(fn: Callable, docs: Mapping[str, str], *, skip: tuple[str, ...] =
             groups.append(([name], doc))
     lines = ["Parameters", "----------"]
     for names, doc in groups:
-        lines.append(", ".join(names) + ":")
+        lines.append(", ".join(names))
         lines += textwrap.wrap(doc, 112, initial_indent="    ", subsequent_indent="    ")
     return "\n".join(lines)
 
