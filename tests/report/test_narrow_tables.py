@@ -18,7 +18,7 @@ def _systems() -> dict[str, list[str]]:
     new = (EX / "new.en").read_text(encoding="utf-8").splitlines()
     mixed = [b if i % 2 else n for i, (b, n) in enumerate(zip(base, new))]
     other = [n if i % 3 else b for i, (b, n) in enumerate(zip(base, new))]
-    return {"JDExploreAcademy-long-name": base, "new": new, "Online-B-mixed": mixed, "PROMT": other}
+    return {"JDExploreAcademy": base, "new": new, "Online-B-mixed": mixed, "PROMT": other}
 
 
 def _cells(line: str) -> int:
@@ -40,8 +40,9 @@ def test_compare_of_four_systems_is_a_table_at_80_columns():
     text = render(res, "text", 80)
     assert "•" not in text and "approx. randomization" in text.split("┃")[0]  # the test said once, above
     assert all(_cells(x) <= 80 for x in text.splitlines()), [x for x in text.splitlines() if len(x) > 80]
-    assert "JDExploreAcademy-long-name" in text  # whole in the scores table
+    assert "JDExploreAcademy" in text and "…" not in text  # no name cut
     for c in res.comparisons:
         assert f"{c.p_adjusted:.4f}" in text
+    assert "┃" in text.split("clusters")[0]  # a table, not records
     wide = render(res, "text", None)
     assert "approx. randomization" in wide.splitlines()[3]  # the wide table keeps every column

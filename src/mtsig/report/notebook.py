@@ -55,12 +55,6 @@ def analyze_html(res) -> str:
     return html_table(analyze_rows(res), ANALYZE_COLUMNS, decimals)
 
 
-def human_html(res) -> str:
-    from mtsig.humaneval.result import SYSTEM_COLUMNS
-
-    return html_table(res.system_rows(), list(SYSTEM_COLUMNS))
-
-
 def meta_html(res) -> str:
     rows = res.metric_rows()
     return html_table(rows, list(dict.fromkeys(k for r in rows for k in r)))

@@ -347,28 +347,24 @@ def _compare_markdown(res: CompareResult, runs: tuple[Table, str] | None, notes:
     return "\n".join(out) + "\n"
 
 
-def _compare_narrow(res: CompareResult, m: str, table: Table, width: int) -> tuple[str, list[Table]]:
-    """The comparisons of ``m`` for a terminal narrower than their table: a line naming the metric, the test (the
-    same on every row) and the signature; each system's score once (a small table); then per pair the difference,
-    its interval, the adjusted p-value and the mark, the system names shortened to fit (whole in the scores
-    table). The unadjusted p-values are in the wide table and the JSON."""
+def _compare_narrow(res: CompareResult, m: str, table: Table) -> tuple[str, list[Table]]:
+    """The comparisons of ``m`` for a terminal narrower than their table, every number kept and no name cut: a
+    line naming the metric, the test (the same on every row) and the signature; each system's score once (a small
+    table); then each pair on two lines (A, then → B) with the difference, its interval, the p-value and the
+    adjusted one (``*``: significant)."""
     col = {h: i for i, h in enumerate(table.header)}
-    keep = [h for h in table.header if h not in ("score A", "score B", "test", "p")]
     scores: dict[str, str] = {}
     for r in table.rows:
         scores.setdefault(r[col["A"]], r[col["score A"]])
         scores.setdefault(r[col["B"]], r[col["score B"]])
-    header = ["agree" if h == "humans agree" else h for h in keep]
-    others = sum(max(len(h), *(len(r[col[k]]) for r in table.rows)) + 3 for h, k in zip(header, keep)
-                 if k not in ("A", "B"))  # fmt: skip
-    room = max(6, (width - others - 5) // 2)
-
-    def short(name: str) -> str:
-        return name if len(name) <= room else name[: room - 1] + "…"
-
-    rows = [[short(r[col["A"]]) if h == "A" else short(r[col["B"]]) if h == "B" else r[col[h]] for h in keep]
-            for r in table.rows]  # fmt: skip
-    align = [table.align[col[h]] for h in keep] if table.align else []
+    corrected = next(h for h in table.header if h.startswith("p ("))
+    agree = "humans agree" in col
+    header = ["A / B", "Δ B−A", table.header[col["Δ B−A"] + 1], "p", corrected] + (["agree"] if agree else [])
+    rows = []
+    for r in table.rows:
+        first = [r[col["A"]], r[col["Δ B−A"]], r[col["Δ B−A"] + 1], r[col["p"]], r[col[corrected]] + r[col["sig."]]]
+        rows += [first + ([r[col["humans agree"]]] if agree else []), ["→ " + r[col["B"]]] + [""] * (len(header) - 1)]
+    align = ["left", *(["right"] * (len(header) - 1))]
     tests = ", ".join(sorted({r[col["test"]] for r in table.rows}))
     line = f"{m.upper()} {_arrow_of(res, m)}, {tests} ({res.settings.signatures.get(m, '')})"
     return line, [Table(["system", m], [[n, v] for n, v in scores.items()], ["left", "right"]),
@@ -383,13 +379,14 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
         out.line()
     for m in res.metrics:
         table = _compare_text_table(res, m)
-        if width is not None and width < DEFAULT_WIDTH and natural_width(shown(table)) > width:
-            line, tables = _compare_narrow(res, m, table, width)
+        narrow = width is not None and width < DEFAULT_WIDTH and natural_width(shown(table)) > width
+        line, tables = _compare_narrow(res, m, table) if narrow else ("", [table])
+        if narrow and max(natural_width(shown(t)) for t in tables) > width:  # still too wide: the records
+            line, tables = "", [table]
+        if line:
             out.line(line)
-            for t in tables:
-                out.table(t)
-        else:
-            out.table(table)
+        for t in tables:
+            out.table(t)
         if res.clusters.get(m):
             ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
             out.line(f"clusters (best first, by {res.settings.cluster_test}): {ranks}")
