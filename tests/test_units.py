@@ -52,10 +52,9 @@ def test_wmt_xml_scores_equal_sacrebleu(table, sacrebleu_fields):
     assert sorted(s.name for s in res.systems) == sorted(SYSTEMS)
     for s in res.systems:
         hyp = [" ".join(x.split()) for x in sacrebleu_fields[s.name]]
-        want = {
+        want = {  # TER's parity with sacreBLEU is tested segment by segment in tests/metrics/test_ter_chrf.py
             "bleu": sacrebleu.corpus_bleu(hyp, [clean]).score,
             "chrf": sacrebleu.corpus_chrf(hyp, [clean]).score,
-            "ter": sacrebleu.corpus_ter(hyp, [clean]).score,
         }
         for m, v in want.items():
             assert s.scores[m].score == pytest.approx(v, abs=1e-9), (s.name, m)

@@ -24,7 +24,7 @@ def _side_files(wmt: Path, tmp: Path) -> dict[str, str]:
     tok = mtsig.get_metric("bleu").tokenizer
     ref = Path(wmt_ref(wmt, "A")).read_text(encoding="utf-8").splitlines()
     (tmp / "domains.txt").write_text("".join(f"{('news', 'chat', 'ecom')[i % 3]}\n" for i in range(len(ref))))
-    (tmp / "docids.txt").write_text("".join(f"doc{i // 25}\n" for i in range(len(ref))))
+    (tmp / "docids.txt").write_text("".join(f"doc{i // 100}\n" for i in range(len(ref))))
 
     def labels(lines):
         return "".join(" ".join("CAP" if w[:1].isupper() else "low" for w in tok(x)) + "\n" for x in lines)

@@ -56,7 +56,7 @@ def test_sampling_scores_are_the_scores_of_those_segments(wmt):
 
 @pytest.mark.slow
 def test_coverage_is_near_the_nominal_level(wmt):
-    res = koehn.coverage(wmt, koehn.CoverageDesign(size=100, samples=200))
+    res = koehn.coverage(wmt, koehn.CoverageDesign(size=100, samples=200, n_bootstrap=500))
     rows = {r[0]: r for r in res.tables[0].rows}
     for method in ("percentile", "t", "bca", "studentized"):
         _, n, covered, rate, lo, hi, nominal, expected = rows[method]
