@@ -97,8 +97,7 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
     {parameters}
     """
     check_option_names(metric_options, _OWN["compute"])
-    load = LoadOptions(allow_empty_refs=allow_empty_refs, jobs=jobs, dev_refs=dev_refs, dev_systems=dev_systems,
-                       docids=docids, ref_translator=ref_translator, test_set=test_set, langpair=langpair)  # fmt: skip
+    load = _load(locals())
     return _compute(refs, systems, metrics, load, metric_options)
 
 
@@ -131,6 +130,17 @@ def _table(refs, systems, metrics, stats, load: LoadOptions, metric_options: dic
     if (refs is None and not load.test_set) or systems is None:
         raise InputError("give references and systems (or a statistics file)")
     return _compute(refs, systems, metrics, load, metric_options)
+
+
+def _load(given: Mapping[str, Any]) -> LoadOptions:
+    """The loading settings among an entry point's keywords (its ``locals()``), by name."""
+    return LoadOptions(**{k: given[k] for k in LoadOptions.names() if k in given})
+
+
+def _resampling(count, seed, progress, chunk_bytes, what: str | None = None) -> Resampling:
+    """The resampling settings of an entry point (``what``: the keyword that names the count, for its errors)."""
+    extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
+    return Resampling.of(count, seed, *((what,) if what else ()), progress=progress, **extra)
 
 
 def _alias(name: str, value: Any, alias: str, alias_value: Any, default: Any) -> Any:
@@ -206,10 +216,8 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
     opts = ScoreOptions(ci=ci, ci_method=ci_method, confidence=confidence, keep_distributions=keep_distributions,
                         resample_unit=resample_unit, sentence_level=sentence_level)  # fmt: skip
-    extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
-    resampling = Resampling.of(n_bootstrap, _seed(seed, rng), "n_bootstrap", progress=progress, **extra)
-    load = LoadOptions(allow_empty_refs=allow_empty_refs, jobs=jobs, dev_refs=dev_refs, dev_systems=dev_systems,
-                       docids=docids, ref_translator=ref_translator, test_set=test_set, langpair=langpair)  # fmt: skip
+    resampling = _resampling(n_bootstrap, _seed(seed, rng), progress, chunk_bytes, "n_bootstrap")
+    load = _load(locals())
     return score_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling)
 
 
@@ -271,10 +279,8 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     opts = CompareOptions(tests=tests, baseline=baseline, correction=correction, alpha=alpha, alternative=alternative,
                           confidence=confidence, n_bootstrap=n_bootstrap, keep_distributions=keep_distributions,
                           system_ci=system_ci, resample_unit=resample_unit, paired_runs=paired_runs)  # fmt: skip
-    extra = {"chunk_bytes": chunk_bytes} if chunk_bytes is not None else {}
-    resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress, **extra)
-    load = LoadOptions(allow_empty_refs=allow_empty_refs, jobs=jobs, dev_refs=dev_refs, dev_systems=dev_systems,
-                       docids=docids, ref_translator=ref_translator, test_set=test_set, langpair=langpair)  # fmt: skip
+    resampling = _resampling(n_resamples, _seed(seed, rng), progress, chunk_bytes)
+    load = _load(locals())
     return compare_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling)
 
 
@@ -342,9 +348,8 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
                           cutoffs={k: tuple(v) for k, v in (cutoffs or {}).items()}, top=top, ngram_alpha=ngram_alpha,
                           ngram_order=ngram_order, freq_corpus=freq_corpus, out_labels=dict(out_labels or {}),
                           source=source, resample_unit=resample_unit)  # fmt: skip
-    resampling = Resampling.of(n_resamples, _seed(seed, rng), progress=progress)
-    load = LoadOptions(allow_empty_refs=allow_empty_refs, jobs=jobs, docids=docids, ref_translator=ref_translator,
-                       test_set=test_set, langpair=langpair)  # fmt: skip
+    resampling = _resampling(n_resamples, _seed(seed, rng), progress, None)
+    load = _load(locals())
     return analyze_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling, fork=fork)
 
 
