@@ -12,7 +12,7 @@ import numpy as np
 
 from mtsig.analysis.buckets import Cutoffs
 from mtsig.analysis.registry import ANALYSES
-from mtsig.analysis.result import Analysis, BucketComparison
+from mtsig.analysis.result import Analysis, Bucket, BucketComparison
 from mtsig.engine import CompareOptions, auto_resamples, compare_table
 from mtsig.engine import threshold as corrected_threshold
 from mtsig.errors import InputError
@@ -212,6 +212,26 @@ def tested_pairs(ctx: AnalysisContext, res, metric: str) -> list[dict]:
         }  # fmt: skip
         for a, b in ctx.pairs
     ]
+
+
+def batched_buckets(  # noqa: PLR0913 - what one analysis' buckets are made of
+    ctx: AnalysisContext,
+    systems_of: list,
+    raw: list,
+    labels: list[str],
+    bounds: list,
+    tested: list[int],
+    k: int,
+    n_words: list[int] | None = None,
+) -> tuple[Bucket, ...]:
+    """The buckets of an analysis tested in the shared comparison (over all segments): the pairs of every bucket
+    adjusted together, a bucket flagged too small when it is untested or no outcome could pass the threshold."""
+    comps = adjust_analysis(ctx, raw)
+    return tuple(
+        Bucket(labels[b], *bounds[b], None, n_words[b] if n_words else None, systems_of[b], comps[b],
+               too_small=b not in tested or too_small(ctx.table.n_segments, k, ctx))
+        for b in range(len(labels))
+    )  # fmt: skip
 
 
 def bucket_pairs(ctx: AnalysisContext, res, metric: str, tested: bool, scores: dict) -> list[dict]:

@@ -12,14 +12,13 @@ from mtsig.analysis.context import (
     MIN_BUCKET,
     AnalysisContext,
     Later,
-    adjust_analysis,
     as_count,
+    batched_buckets,
     bucket_pairs,
     finite_or_none,
-    too_small,
 )
 from mtsig.analysis.derived import BucketShare
-from mtsig.analysis.result import Analysis, Bucket, BucketScore
+from mtsig.analysis.result import Analysis, BucketScore
 from mtsig.table import StatsTable
 
 
@@ -71,19 +70,7 @@ def _share_result(ctx, kind, metric_label, groups, cut, note, counts, tested, k,
             scores[n] = BucketScore(share, ci, as_count(counts[n][b]), extra)
         systems_of.append(scores)
         raw.append(bucket_pairs(ctx, res, f"{key}b{b}", b in tested, scores))
-    comps = adjust_analysis(ctx, raw)
-    buckets = tuple(
-        Bucket(
-            labels[b],
-            *cut.bounds(b),
-            None,
-            None,
-            systems_of[b],
-            comps[b],
-            too_small=b not in tested or too_small(table.n_segments, k, ctx),
-        )  # fmt: skip
-        for b in range(nb)
-    )
+    buckets = batched_buckets(ctx, systems_of, raw, labels, [cut.bounds(b) for b in range(nb)], tested, k)
     n_res = ctx.batch.n_resamples if key is not None else None
     return Analysis(kind, metric_label, buckets, note=note, decimals=1, direction="higher", n_resamples=n_res)
 

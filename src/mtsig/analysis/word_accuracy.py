@@ -12,14 +12,13 @@ from mtsig.analysis.context import (
     MIN_BUCKET,
     AnalysisContext,
     Later,
-    adjust_analysis,
     as_count,
+    batched_buckets,
     bucket_pairs,
     derived_table,
-    too_small,
 )
 from mtsig.analysis.derived import WordAccuracy
-from mtsig.analysis.result import Analysis, Bucket, BucketScore
+from mtsig.analysis.result import Analysis, BucketScore
 from mtsig.engine import DEFAULT_BOOTSTRAP, ScoreOptions, score_table
 from mtsig.errors import InputError
 from mtsig.stats.paired import PAIRED_TESTS
@@ -69,7 +68,6 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
 
 
 def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) -> Analysis:  # noqa: PLR0913
-    table = ctx.table
     nb = len(labels)
     res = ctx.batch.result if key is not None else None
     raw, systems_of = [], []
@@ -91,19 +89,7 @@ def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) 
             scores[n] = BucketScore(f, ci, None, extra)
         systems_of.append(scores)
         raw.append(bucket_pairs(ctx, res, f"{key}b{b}", b in tested, scores))
-    comps = adjust_analysis(ctx, raw)
-    buckets = tuple(
-        Bucket(
-            labels[b],
-            *bounds[b],
-            None,
-            n_ref[b],
-            systems_of[b],
-            comps[b],
-            too_small=b not in tested or too_small(table.n_segments, k, ctx),
-        )  # fmt: skip
-        for b in range(nb)
-    )
+    buckets = batched_buckets(ctx, systems_of, raw, labels, bounds, tested, k, n_ref)
     n_res = ctx.batch.n_resamples if key is not None else None
     return Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher", n_resamples=n_res)
 
