@@ -260,8 +260,9 @@ def _ngram_matches_by_counting(ref, outs, max_order):
 
 def test_ngram_match_table_equals_plain_counting():
     """The vectorized table (codes order by order, only positions whose n-gram the reference has) against plain
-    counting, on random small corpora with repeated words, empty segments and segments shorter than the order;
-    rows come in the order of their words' ids, order by order."""
+    counting, on random small corpora with repeated words, empty segments and segments shorter than the order,
+    counted in chunks of random size (the chunks' tables merged); rows come in the order of their words' ids, order
+    by order."""
     from mtsig.analysis.words import Coder, ngram_match_table
 
     rng = np.random.default_rng(5)
@@ -275,7 +276,9 @@ def test_ngram_match_table_equals_plain_counting():
         outs = [[seg() for _ in range(S)] for _ in range(int(rng.integers(1, 4)))]
         k = int(rng.integers(1, 6))
         coder = Coder()
-        words, grams, counts = ngram_match_table(coder, ref, outs, k)
+        coded = [coder.code_tokens(t) for t in [ref, *outs]]
+        chunk = int(rng.integers(1, S + 2))
+        words, grams, counts = ngram_match_table(coder, coded[0], coded[1:], k, chunk=chunk)
         got = {tuple(words[i] for i in row if i >= 0): list(c) for row, c in zip(grams.tolist(), counts.tolist())}
         assert got == _ngram_matches_by_counting(ref, outs, k)
         assert len(got) == len(grams)  # each n-gram once
@@ -348,3 +351,30 @@ def test_cli_output_is_the_same_with_one_process_or_two(tmp_path, small, capsys)
         assert main(["analyze", "-r", str(r), "-s", *files, "--n-resamples", "200", "-f", "json", "-j", jobs]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and json.loads(outs[0])["analyses"]
+
+
+def test_word_counts_by_frequency_do_not_depend_on_the_chunk():
+    """Counted a few segments at a time or all at once: the same per-segment counts, and every one equal to
+    counting the words of each segment by hand."""
+    from collections import Counter
+
+    from mtsig.analysis.words import Coder, word_counts_by_frequency
+
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        V, S = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+        ref = [[f"w{x}" for x in rng.integers(0, V, int(rng.integers(0, 7)))] for _ in range(S)]
+        out = [[f"w{x}" for x in rng.integers(0, V + 1, int(rng.integers(0, 7)))] for _ in range(S)]
+        coder = Coder()
+        r, o = coder.code_tokens(ref), coder.code_tokens(out)
+        bucket = rng.integers(0, 3, len(coder.vocab))
+        whole = word_counts_by_frequency(r, o, bucket, 3)
+        assert np.array_equal(whole, word_counts_by_frequency(r, o, bucket, 3, chunk=int(rng.integers(1, S + 1))))
+        for i in range(S):
+            rc, oc = Counter(ref[i]), Counter(out[i])
+            for b in range(3):
+                ws = [w for w in coder.vocab if bucket[coder.vocab[w]] == b]
+                assert whole[i, b, 2] == sum(rc[w] for w in ws)
+                assert whole[i, b, 0] == sum(min(rc[w], oc[w]) for w in ws)
+                unmatched = sum(max(oc[w] - rc[w], 0) for w in ws)
+                assert whole[i, b, 1] == sum(min(rc[w], oc[w]) for w in ws) + unmatched

@@ -102,6 +102,17 @@ class AnalysisContext:
         s = next(x for x in systems if x.name == name)
         return [self.tokenizer().tokenize_all(r) for r in s.runs]
 
+    def ref_coded(self, what: str):
+        """The first reference as word ids (:class:`~mtsig.analysis.words.Coded`), tokenized as the metrics are."""
+        refs, _ = self.needs_texts(what)
+        return self.coder().code_text(refs[0], self.tokenizer())
+
+    def sys_coded(self, what: str, name: str) -> list:
+        """Each run of system ``name`` as word ids."""
+        _, systems = self.needs_texts(what)
+        s = next(x for x in systems if x.name == name)
+        return [self.coder().code_text(r, self.tokenizer()) for r in s.runs]
+
     def coder(self):
         """One vocabulary of word ids for every word analysis (each text coded once)."""
         from mtsig.analysis.words import Coder

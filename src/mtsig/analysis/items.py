@@ -13,10 +13,10 @@ from mtsig.errors import InputError
 def ngrams(ctx: AnalysisContext, arg) -> list[Analysis]:
     from mtsig.analysis.words import ngram_match_table, salient_ngrams
 
-    ref = ctx.ref_tokens("ngrams")
+    ref = ctx.ref_coded("ngrams")
     o = ctx.opts
     coder = ctx.coder()
-    outs = [ctx.sys_tokens("ngrams", n)[0] for n in ctx.names]
+    outs = [ctx.sys_coded("ngrams", n)[0] for n in ctx.names]
     words, grams, counts = ngram_match_table(coder, ref, outs, o.ngram_order)
     word_rank = coder.rank()
 

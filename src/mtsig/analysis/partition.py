@@ -89,7 +89,7 @@ def _unit_counts(ctx: AnalysisContext, groups: np.ndarray, nb: int) -> list[int]
 
 def ref_length(ctx: AnalysisContext, arg) -> list[Analysis]:
     cut = ctx.cutoffs("ref-length")
-    lengths = np.array([len(t) for t in ctx.ref_tokens("ref-length")])
+    lengths = ctx.ref_coded("ref-length").lens
     groups = cut.assign(lengths)
     labels = cut.labels()
     note = "reference length in words (the first reference, tokenized as the metrics are); each bucket's scores " \

@@ -90,11 +90,8 @@ def _own_bucket_scores(table: StatsTable, name: str, mask: np.ndarray) -> dict[s
 
 def length_diff(ctx: AnalysisContext, arg) -> list[Analysis]:
     cut = ctx.cutoffs("length-diff")
-    ref = np.array([len(t) for t in ctx.ref_tokens("length-diff")])
-    groups = {
-        n: np.stack([cut.assign(np.array([len(t) for t in run]) - ref) for run in ctx.sys_tokens("length-diff", n)])
-        for n in ctx.names
-    }
+    ref = ctx.ref_coded("length-diff").lens
+    groups = {n: np.stack([cut.assign(run.lens - ref) for run in ctx.sys_coded("length-diff", n)]) for n in ctx.names}
     note = "output length minus reference length, in words; each system's share (%) of segments per bucket " \
            "(its count beside it), compared segment by segment between systems"  # fmt: skip
     return share_analysis(ctx, "length-diff", "share of segments (%)", groups, cut, note)

@@ -94,14 +94,9 @@ def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) 
     return Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher", n_resamples=n_res)
 
 
-def _runs_counts(ctx: AnalysisContext, what: str, count) -> dict[str, np.ndarray]:
-    return {n: np.stack([count(run) for run in ctx.sys_tokens(what, n)]) for n in ctx.names}
-
-
 def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
     from mtsig.analysis.words import frequency_counts, word_counts_by_frequency
 
-    ref = ctx.ref_tokens("word-frequency")
     if ctx.opts.freq_corpus:
         from mtsig.io.load import load_references
         from mtsig.io.text import read_text
@@ -110,20 +105,19 @@ def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
             raise InputError(f"the frequency corpus {ctx.opts.freq_corpus} (freq_corpus) is empty: no words to count",
                              param="freq_corpus")  # fmt: skip
         corpus = load_references([ctx.opts.freq_corpus], allow_empty=True)[0]
-        freq, source = frequency_counts(ctx.tokenizer().tokenize_all(corpus)), ctx.opts.freq_corpus
+        freq, source = frequency_counts(corpus, ctx.tokenizer()), ctx.opts.freq_corpus
     else:
         freq, source = None, "the reference"
     cut = ctx.cutoffs("word-frequency")
     coder = ctx.coder()
-    runs = {n: ctx.sys_tokens("word-frequency", n) for n in ctx.names}
-    for t in [ref, *(r for rs in runs.values() for r in rs)]:
-        coder.code(t)  # every word gets its id first: the buckets are computed once for the vocabulary
+    ref = ctx.ref_coded("word-frequency")  # every word gets its id first: the buckets are computed once
+    runs = {n: ctx.sys_coded("word-frequency", n) for n in ctx.names}
     if freq is None:  # the reference's own counts, by word id (0 for words only the outputs have)
-        counts = np.bincount(coder.code(ref)[0], minlength=len(coder.vocab)).astype(np.float64)
+        counts = np.bincount(ref.ids, minlength=len(coder.vocab)).astype(np.float64)
     else:
         counts = np.fromiter((freq.get(w, 0) for w in coder.vocab), dtype=np.float64, count=len(coder.vocab))
     bucket = cut.assign(counts)
-    X = {n: np.stack([word_counts_by_frequency(coder, ref, r, bucket, cut.n) for r in rs]) for n, rs in runs.items()}
+    X = {n: np.stack([word_counts_by_frequency(ref, r, bucket, cut.n) for r in rs]) for n, rs in runs.items()}
     note = f"words by their frequency in {source}; precision, recall and F-measure of the words each output " \
            "matches in the reference (compare-mt's word accuracy), intervals and tests over segments"  # fmt: skip
     return word_analysis(ctx, "word-frequency", X, cut.labels(), [cut.bounds(i) for i in range(cut.n)], note)

@@ -17,51 +17,78 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from mtsig.errors import InputError
 
+#: segments tokenized, coded and counted at a time: memory for tokens and per-chunk tables stays bounded
+CHUNK = 50_000
 
-def frequency_counts(token_lists: Sequence[Sequence[str]]) -> Counter:
-    """How often each word occurs in a tokenized corpus."""
+
+def frequency_counts(segments, tokenizer, chunk: int = CHUNK) -> Counter:
+    """How often each word occurs in a corpus (a :class:`~mtsig.io.segments.Segments`), tokenized ``chunk``
+    segments at a time."""
     c: Counter = Counter()
-    for t in token_lists:
-        c.update(t)
+    for i in range(0, len(segments), chunk):
+        for t in tokenizer.tokenize_all(segments.slice(i, i + chunk)):
+            c.update(t)
     return c
 
 
+class Coded(NamedTuple):
+    """A text as word ids: ``ids`` (int32, every segment's words one after another) and ``lens`` (the number of
+    words of each segment)."""
+
+    ids: np.ndarray
+    lens: np.ndarray
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.lens)
+
+    def segments(self) -> np.ndarray:
+        """The segment of each id (int64)."""
+        return np.repeat(np.arange(len(self.lens), dtype=np.int64), self.lens)
+
+    def rows(self, start: int, stop: int) -> Coded:
+        """Segments ``start:stop`` (views)."""
+        ends = np.cumsum(self.lens[:stop])
+        lo = int(ends[start - 1]) if start > 0 else 0
+        hi = int(ends[-1]) if stop > 0 else 0
+        return Coded(self.ids[lo:hi], self.lens[start:stop])
+
+
 class Coder:
-    """Words as integer ids, one vocabulary for the reference and every output (compiled coding when built);
-    each token list is coded once: ``(ids, segment of each id)``."""
+    """Words as integer ids, one vocabulary for the reference and every output (compiled coding when built).
+    A text is tokenized and coded :data:`CHUNK` segments at a time and kept as ids only (:class:`Coded`), so
+    memory grows with the number of words, not with their Python strings; each text is coded once."""
 
     def __init__(self):
         self.vocab: dict[str, int] = {}
-        self._memo: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
-        self._keys: dict[int, tuple] = {}
+        self._memo: dict[int, tuple[Any, Coded]] = {}
 
-    def code(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+    def code_tokens(self, token_lists: Sequence[Sequence[str]]) -> Coded:
         from mtsig.tokenize import code_words
 
-        hit = self._memo.get(id(token_lists))
-        if hit is not None and hit[0] is token_lists:
-            return hit[1], hit[2]
         ids, lens = code_words(list(token_lists), self.vocab, True)
-        seg = np.repeat(np.arange(len(lens)), lens)
-        self._memo[id(token_lists)] = (token_lists, ids, seg)
-        return ids, seg
+        return Coded(ids.astype(np.int32) if len(self.vocab) < 2**31 else ids, lens)
 
-    def segment_word_counts(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct ``segment * V + word id`` keys of a coded text and how often each occurs (``V``: the
-        vocabulary's size now; kept until the vocabulary grows)."""
-        ids, seg = self.code(token_lists)
-        V = max(len(self.vocab), 1)
-        memo = self._keys.get(id(token_lists))
-        if memo is None or memo[0] is not token_lists or memo[1] != V:
-            memo = (token_lists, V, *np.unique(seg * V + ids, return_counts=True))
-            self._keys[id(token_lists)] = memo
-        return memo[2], memo[3]
+    def code_text(self, segments, tokenizer, chunk: int = CHUNK) -> Coded:
+        """The ids of ``segments`` (a :class:`~mtsig.io.segments.Segments`) as ``tokenizer`` splits them."""
+        hit = self._memo.get(id(segments))
+        if hit is not None and hit[0] is segments:
+            return hit[1]
+        whole = segments.peek(("tokens", tokenizer.key))  # tokenized already (a small text): coded at once
+        if whole is not None:
+            parts = [self.code_tokens(whole)]
+        else:
+            parts = [self.code_tokens(tokenizer.tokenize_all(segments.slice(i, i + chunk)))
+                     for i in range(0, max(len(segments), 1), chunk)]  # fmt: skip
+        coded = Coded(np.concatenate([p.ids for p in parts]), np.concatenate([p.lens for p in parts]))
+        self._memo[id(segments)] = (segments, coded)
+        return coded
 
     @property
     def words(self) -> list[str]:
@@ -83,23 +110,23 @@ def _clipped(rk: np.ndarray, rc: np.ndarray, ok: np.ndarray, oc: np.ndarray) -> 
     return ok[hit], np.minimum(oc[hit], rc[i_ref[hit]])
 
 
-def word_counts_by_frequency(
-    coder: Coder, ref: Sequence[Sequence[str]], out: Sequence[Sequence[str]], bucket: np.ndarray, n_buckets: int
-) -> np.ndarray:
+def word_counts_by_frequency(ref: Coded, out: Coded, bucket: np.ndarray, n_buckets: int, chunk: int = CHUNK):
     """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``;
-    ``bucket``: the bucket of each word id of ``coder`` (the texts coded already). Vectorized: per-segment word
-    counts are counts of ``segment * V + word id``."""
-    N = len(ref)
-    coded = [coder.code(ref), coder.code(out)]
-    V = max(len(coder.vocab), 1)
+    ``bucket``: the bucket of each word id (both texts coded with one vocabulary). Vectorized, ``chunk`` segments
+    at a time: per-segment word counts are counts of ``segment * V + word id``."""
+    N = ref.n_segments
+    V = max(len(bucket), 1)
     X = np.zeros((N, n_buckets, 3), dtype=np.float64)
-    cells = N * n_buckets
-    for col, (ids, seg) in zip((2, 1), coded):  # counts per (segment, bucket): whole numbers, exact
-        X[:, :, col] = np.bincount(seg * n_buckets + bucket[ids], minlength=cells).reshape(N, n_buckets)
-    k, matched = _clipped(
-        *coder.segment_word_counts(ref), *np.unique(coded[1][1] * V + coded[1][0], return_counts=True)
-    )
-    X[:, :, 0] = np.bincount(k // V * n_buckets + bucket[k % V], weights=matched, minlength=cells).reshape(N, n_buckets)
+    for lo in range(0, N, chunk):
+        r, o = ref.rows(lo, min(N, lo + chunk)), out.rows(lo, min(N, lo + chunk))
+        n, cells = r.n_segments, r.n_segments * n_buckets
+        rseg, oseg = r.segments(), o.segments()
+        for col, (ids, seg) in ((2, (r.ids, rseg)), (1, (o.ids, oseg))):  # counts per (segment, bucket): exact
+            X[lo : lo + n, :, col] = np.bincount(seg * n_buckets + bucket[ids], minlength=cells).reshape(n, n_buckets)
+        k, matched = _clipped(*np.unique(rseg * V + r.ids, return_counts=True),
+                              *np.unique(oseg * V + o.ids, return_counts=True))  # fmt: skip
+        X[lo : lo + n, :, 0] = np.bincount(k // V * n_buckets + bucket[k % V], weights=matched,
+                                           minlength=cells).reshape(n, n_buckets)  # fmt: skip
     return X
 
 
@@ -152,12 +179,54 @@ def read_word_labels(path: str, tokens: Sequence[Sequence[str]], what: str) -> l
 
 
 def ngram_match_table(
-    coder: Coder, ref: Sequence[Sequence[str]], outs: Sequence[Sequence[Sequence[str]]], max_order: int = 4
+    coder: Coder, ref: Coded, outs: Sequence[Coded], max_order: int = 4, chunk: int = CHUNK
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Per n-gram (orders 1..max_order) that some output matches, how often each output matches it in the
     reference (clipped per segment, as BLEU clips). Returns the vocabulary, the n-grams as rows of word ids
     padded with -1 (``(G, max_order)``, in the order of their words' ids, order by order) and the
     ``(G, outputs)`` counts.
+
+    Counted ``chunk`` segments at a time (:func:`_chunk_matches`); the tables of the chunks are merged by
+    n-gram as they come, so memory grows with the number of distinct matched n-grams, not with the corpus."""
+    if ref.n_segments == 0:
+        return coder.words, np.zeros((0, max_order), dtype=np.int64), np.zeros((0, len(outs)), dtype=np.int64)
+    merged: tuple[np.ndarray, np.ndarray] | None = None
+    pending: list[tuple[np.ndarray, np.ndarray]] = []
+    N = ref.n_segments
+    for lo in range(0, N, chunk):
+        hi = min(N, lo + chunk)
+        pending.append(_chunk_matches(ref.rows(lo, hi), [o.rows(lo, hi) for o in outs], max(len(coder.vocab), 1),
+                                      max_order))  # fmt: skip
+        if sum(len(g) for g, _ in pending) > max(len(merged[0]) if merged else 0, 1_000_000):
+            merged = _merge_tables(([merged] if merged else []) + pending)
+            pending = []
+    merged = _merge_tables(([merged] if merged else []) + pending, sort_all=True)
+    return coder.words, merged[0].astype(np.int64), merged[1]
+
+
+def _merge_tables(tables: list[tuple[np.ndarray, np.ndarray]], sort_all: bool = False):
+    """One table of n-grams (rows of word ids, -1 padded) and counts from several: equal rows summed; rows in
+    the order of their order (number of words), then of their words' ids."""
+    if not tables:
+        return np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0), dtype=np.int64)
+    if len(tables) == 1 and not sort_all:
+        return tables[0]
+    grams = np.concatenate([g for g, _ in tables])
+    counts = np.concatenate([c for _, c in tables])
+    if len(grams) == 0:
+        return grams, counts
+    order = (grams >= 0).sum(axis=1)
+    idx = np.lexsort((*(grams[:, j] for j in range(grams.shape[1] - 1, -1, -1)), order))
+    grams, counts = grams[idx], counts[idx]
+    new = np.ones(len(grams), dtype=bool)
+    new[1:] = (grams[1:] != grams[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    return grams[starts], np.add.reduceat(counts, starts, axis=0)
+
+
+def _chunk_matches(ref: Coded, outs: Sequence[Coded], V: int, max_order: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ngram_match_table` of some segments: the matched n-grams as rows of word ids (int32, -1 padded) and
+    their ``(G, outputs)`` counts.
 
     Vectorized: every n-gram gets one integer code, built order by order with ``np.unique`` from the code of its
     first n - 1 words and its last word, and per-segment counts are counts of ``segment * G + code``. Only
@@ -165,18 +234,16 @@ def ngram_match_table(
     has, and the next order starts only where both of its (n - 1)-grams were kept (every part of a reference
     n-gram is in the reference too)."""
     corpora = [ref, *outs]
-    coded = [coder.code(c) for c in corpora]
-    V = max(len(coder.vocab), 1)
-    ids = np.concatenate([c[0] for c in coded])
-    local = np.concatenate([c[1] for c in coded])  # each position's segment within its corpus
-    n = len(ref)
-    seg = local + np.repeat(np.arange(len(corpora)) * n, [len(c[0]) for c in coded])  # apart per corpus
-    n_ref = len(coded[0][0])
-    bounds = np.cumsum([0, *(len(c[0]) for c in coded)])
+    ids = np.concatenate([c.ids for c in corpora]).astype(np.int64)
+    local = np.concatenate([c.segments() for c in corpora])  # each position's segment within its corpus
+    n = ref.n_segments
+    seg = local + np.repeat(np.arange(len(corpora)) * n, [len(c.ids) for c in corpora])  # apart per corpus
+    n_ref = len(ref.ids)
+    bounds = np.cumsum([0, *(len(c.ids) for c in corpora)])
     kept, first, orders = _reference_ngrams(ids, seg, n_ref, V, max_order)
     G = sum(len(f) for f in first)
     if G == 0:  # no words at all
-        return coder.words, np.zeros((0, max_order), dtype=np.int64), np.zeros((0, len(outs)), dtype=np.int64)
+        return np.zeros((0, max_order), dtype=np.int32), np.zeros((0, len(outs)), dtype=np.int64)
     first_all = np.concatenate(first)
     order_all = np.concatenate(orders)
     keys = []
@@ -188,11 +255,11 @@ def ngram_match_table(
         keys.append(np.concatenate(parts))
     matched = _clipped_matches(keys, G)
     keep = np.flatnonzero(matched.sum(axis=1) > 0)
-    grams = np.full((len(keep), max_order), -1, dtype=np.int64)
+    grams = np.full((len(keep), max_order), -1, dtype=np.int32)
     for j in range(max_order):
         has = order_all[keep] > j
         grams[has, j] = ids[first_all[keep][has] + j]
-    return coder.words, grams, matched[keep]
+    return grams, matched[keep]
 
 
 def _reference_ngrams(ids: np.ndarray, seg: np.ndarray, n_ref: int, V: int, max_order: int):
