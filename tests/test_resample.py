@@ -208,3 +208,27 @@ def test_stream_keys_are_distinct_and_every_use_is_in_the_table():
     bare = re.compile(r"stream_rng\([^,()]+,\s*\d|stream=\(\s*\d|_KEY\s*=\s*\{")
     offenders = [f"{p.name}:{m.group(0)}" for p in src.rglob("*.py") for m in bare.finditer(p.read_text())]
     assert offenders == []
+
+
+def test_repeated_columns_are_multiplied_once_with_the_same_products(monkeypatch):
+    """Columns repeated within and across arrays (float64, int and float32 arrays), fractional and NaN columns:
+    every array's products equal its own W @ A, with the checks done a few rows at a time."""
+    import mtsig.resample as rs
+
+    monkeypatch.setattr(rs, "_CHECK_ROWS", 7)
+    rng = np.random.default_rng(3)
+    N = 300
+    base = rng.integers(0, 40, size=(N, 4)).astype(np.float64)
+    cases = [
+        [base, base[:, [2, 0]].copy(), base.astype(np.int64), np.hstack([base, base[:, :1]])],  # whole numbers
+        [base, base + 0.25, base.astype(np.float32)],  # a fractional array: every column where it stands
+        [base, np.where(base > 30, np.nan, base)],  # NaN: not whole
+        [base * 2**16, base],  # past float32's exact range under randomization
+    ]
+    for arrays in cases:
+        for kind in ("bootstrap", "randomization"):
+            plan = Plan(kind, N, 40, 5)
+            got = [np.concatenate(parts) for parts in zip(*resampled_totals(plan, arrays))]
+            for a, g in zip(arrays, got):
+                want = np.concatenate([W @ a.astype(np.float64) for W in plan.chunks(np.float64)])
+                np.testing.assert_array_equal(g, want)

@@ -41,7 +41,7 @@ from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_e
 from mtsig.stats.paired import DEFAULT_BOOTSTRAP, PAIRED_TESTS, get_test
 from mtsig.stats.pvalues import ALTERNATIVES, alternative_for, check_alternative
 from mtsig.stats.runs import median_run, s_sel, sample_std
-from mtsig.table import StatsTable
+from mtsig.table import StatsTable, pooled_runs
 from mtsig.units import by_unit, check_unit
 
 
@@ -399,7 +399,7 @@ def _duplicate_runs(table: StatsTable, names: list[str]):
 
 def _pooled(table: StatsTable, mname: str, name: str) -> np.ndarray:
     """A system's statistics with its runs pooled (summed per segment; Clark et al., section 4.2)."""
-    return table.stats[mname][name].sum(axis=0)
+    return pooled_runs(table.stats[mname][name])
 
 
 def _test_result(test: str, pair: tuple[str, str], ctx: MetricContext) -> TestResult:

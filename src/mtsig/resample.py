@@ -395,38 +395,92 @@ class PermutationPlan:
             yield out
 
 
+#: rows of a statistics array checked at a time (whole numbers, bounds): the checks need no copy of the array
+_CHECK_ROWS = 65536
+
+
+def _row_blocks(S: np.ndarray, cols: list[int] | None) -> Iterator[np.ndarray]:
+    """``S`` (or its columns ``cols``) a block of :data:`_CHECK_ROWS` rows at a time."""
+    for i in range(0, S.shape[0], _CHECK_ROWS):
+        block = S[i : i + _CHECK_ROWS]
+        yield block if cols is None else block[:, cols]
+
+
+def whole_numbers(S: np.ndarray, cols: list[int] | None = None) -> bool:
+    """Whether every entry of ``S`` (or of its columns ``cols``) is a whole number (NaN and infinities are not),
+    checked a block of rows at a time."""
+    return all(np.array_equal(block, np.round(block)) for block in _row_blocks(S, cols))
+
+
+def _float32_bound(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> float:
+    """The largest partial sum ``W @ S`` (or ``W @ S[:, cols]``) can reach for whole-number statistics (see
+    :func:`float32_is_exact`), a block of rows at a time."""
+    if plan.kind == "bootstrap":  # weights are counts summing to N
+        top = max((float(np.abs(b).max(initial=0)) for b in _row_blocks(S, cols)), default=0.0)
+        return plan.n_segments * top
+    sums = np.zeros(S.shape[1] if cols is None else len(cols))  # 0/1 weights: at most a column's sum of magnitudes
+    for block in _row_blocks(S, cols):
+        sums += np.abs(block).sum(axis=0)
+    return float(sums.max(initial=0))
+
+
 def float32_is_exact(plan: Plan, S: np.ndarray) -> bool:
     """True when float32 products ``W @ S`` are exact: integer statistics whose largest possible partial sum
     stays below 2**24 (BLEU and length counts on ordinary test sets; never NIST's fractional weights)."""
-    if not np.array_equal(S, np.round(S)):
-        return False
-    a = np.abs(S)
-    if plan.kind == "bootstrap":  # weights are counts summing to N
-        bound = plan.n_segments * a.max(initial=0)
-    else:  # 0/1 weights
-        bound = a.sum(axis=0).max(initial=0)
-    return bool(bound < 2**24)
+    return whole_numbers(S) and _float32_bound(plan, S) < 2**24
 
 
-def _distinct_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """The first of each set of bit-identical rows, and for every row the position of its own among them."""
-    bits = rows.view(np.int64)
-    with np.errstate(all="ignore"):  # NaN or infinite entries: their fingerprints are only compared bit for bit
-        fingerprint = rows @ np.linspace(1.0, 2.0, rows.shape[1])
-    keep: list[int] = []
-    col_of = np.empty(len(rows), dtype=np.int64)
+def _as_float64(column: np.ndarray) -> np.ndarray:
+    return column if column.dtype == np.float64 else column.astype(np.float64)
+
+
+def _distinct_columns(arrays: list[np.ndarray]) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The ``(array, column)`` of the first of each set of bit-identical columns of ``arrays`` (as float64), and
+    for every column, in order, the position of its own among them. Columns are compared bit for bit among those
+    with the same fingerprint (one product with a fixed vector); no copy of the arrays is made."""
+    N = arrays[0].shape[0]
+    probe = np.linspace(1.0, 2.0, N)
+    keep: list[tuple[int, int]] = []
+    col_of: list[int] = []
     seen: dict[int, list[int]] = {}
-    for j, f in enumerate(fingerprint.view(np.int64).tolist()):
-        same = seen.setdefault(f, [])
-        for k in same:
-            if np.array_equal(bits[keep[k]], bits[j]):
-                col_of[j] = k
-                break
-        else:
-            same.append(len(keep))
-            col_of[j] = len(keep)
-            keep.append(j)
-    return keep, col_of
+    for ai, a in enumerate(arrays):
+        with np.errstate(all="ignore"):  # NaN or infinite entries: their fingerprints are only compared bit for bit
+            fingerprint = np.asarray(a.T @ probe, dtype=np.float64)
+        for j, f in enumerate(fingerprint.view(np.int64).tolist()):
+            same = seen.setdefault(f, [])
+            column = _as_float64(a[:, j]).view(np.int64)
+            for k in same:
+                bi, bj = keep[k]
+                if np.array_equal(_as_float64(arrays[bi][:, bj]).view(np.int64), column):
+                    col_of.append(k)
+                    break
+            else:
+                same.append(len(keep))
+                col_of.append(len(keep))
+                keep.append((ai, j))
+    return keep, np.asarray(col_of, dtype=np.int64)
+
+
+def _columns_of(arrays: list[np.ndarray], keep: list[tuple[int, int]]) -> list[tuple[np.ndarray, list[int]]]:
+    """Per array, its columns among ``keep`` as ``(array, [column ...])`` (in ``keep``'s order)."""
+    by_array: dict[int, list[int]] = {}
+    for ai, j in keep:
+        by_array.setdefault(ai, []).append(j)
+    return [(arrays[ai], cols) for ai, cols in by_array.items()]
+
+
+def _gathered(arrays: list[np.ndarray], keep: list[tuple[int, int]], dtype) -> np.ndarray:
+    """``(N, len(keep))`` in ``dtype``: the columns ``keep`` side by side, copied once."""
+    S = np.empty((arrays[0].shape[0], len(keep)), dtype=dtype)
+    at = 0
+    while at < len(keep):  # runs of consecutive columns of one array are copied as one block
+        ai, j = keep[at]
+        end = at + 1
+        while end < len(keep) and keep[end] == (ai, j + end - at):
+            end += 1
+        S[:, at:end] = arrays[ai][:, j : j + end - at]
+        at = end
+    return S
 
 
 def resampled_columns(
@@ -443,20 +497,18 @@ def resampled_columns(
     # whole-number columns that repeat (an array given twice, a count every metric and system shares, the
     # reference words of every system) are multiplied once: the products are exact integers, so no order of
     # summation can change a digit (and a repeated column changes neither the integers nor the float32 bound).
-    # Repeats are found bit for bit, among the columns with the same fingerprint (one product with a fixed
-    # vector), and the checks then run on the distinct columns alone (the same values, the same answers)
-    cols = np.empty((sum(a.shape[1] for a in arrays), plan.width))  # one row per column
-    at = 0
-    for a in arrays:  # array by array: a transpose that stays in cache (6x faster than hstack, then .T)
-        cols[at : at + a.shape[1]] = a.T
-        at += a.shape[1]
-    keep, col_of = _distinct_rows(cols)
-    distinct = cols[keep] if len(keep) < len(cols) else cols
-    integral = bool(np.array_equal(distinct, np.round(distinct)))
+    # Repeats are found bit for bit, among the columns with the same fingerprint, and the checks then run on the
+    # distinct columns alone (the same values, the same answers). The distinct columns are copied once, straight
+    # into the layout and type of the product (no intermediate copy of every column: memory at a million segments)
+    keep, col_of = _distinct_columns(arrays)
+    parts = _columns_of(arrays, keep)
+    integral = all(whole_numbers(a, cols) for a, cols in parts)
     if not integral:  # fractional statistics: every column multiplied where it stands
-        distinct, col_of = cols, np.arange(cols.shape[0])
-    dtype = np.float32 if integral and float32_is_exact(plan, distinct.T) else np.float64
-    S = np.ascontiguousarray(distinct.T, dtype=dtype)
+        keep = [(ai, j) for ai, a in enumerate(arrays) for j in range(a.shape[1])]
+        col_of = np.arange(len(keep))
+    exact32 = integral and max((_float32_bound(plan, a, cols) for a, cols in parts), default=0.0) < 2**24
+    dtype = np.float32 if exact32 else np.float64
+    S = _gathered(arrays, keep, dtype)
     index = np.split(col_of, np.cumsum([a.shape[1] for a in arrays])[:-1])
     grouped = plan.group_totals(S)
     products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))

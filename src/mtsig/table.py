@@ -276,3 +276,13 @@ class StatsTable:
             self.unit_names,
             self.n_segments_total,
         )
+
+
+def pooled_runs(stats: np.ndarray) -> np.ndarray:
+    """``(runs, N, d)`` statistics with the runs pooled, ``(N, d)`` (summed segment by segment; Clark et al.,
+    section 4.2): a read-only view of the only run when there is one (no copy: memory at a million segments)."""
+    if stats.shape[0] != 1:
+        return stats.sum(axis=0)
+    view = stats[0].view()
+    view.flags.writeable = False
+    return view

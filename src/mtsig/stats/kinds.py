@@ -22,9 +22,10 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.registry import Registry
-from mtsig.resample import Resampling
+from mtsig.resample import Resampling, whole_numbers
 from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratified_ar_many
 from mtsig.stats.intervals import Interval, interval
+from mtsig.table import pooled_runs
 
 #: fewer segments than this give no bootstrap interval or bootstrap test (the resamples are too few to mean
 #: anything: with one segment every resample is the test set itself)
@@ -118,7 +119,7 @@ class MetricContext(NamedTuple):
 
     def stats(self, name: str) -> np.ndarray:
         """A system's statistics under this metric with its runs pooled (summed per segment)."""
-        return self.table.stats[self.metric][name].sum(axis=0)
+        return pooled_runs(self.table.stats[self.metric][name])
 
 
 class Counted(NamedTuple):
@@ -358,8 +359,8 @@ def _ar_integer_metrics(table, plan: ComparisonPlan, opts, r: Resampling) -> dic
     names = sorted({x for p in single for x in p}, key=table.system_names.index)
     items = {}
     for mname, metric in table.metrics.items():
-        stats = {n: table.stats[mname][n].sum(axis=0) for n in names}
-        if all(np.array_equal(a, np.round(a)) for a in stats.values()):
+        stats = {n: pooled_runs(table.stats[mname][n]) for n in names}
+        if all(whole_numbers(a) for a in stats.values()):
             items[mname] = (metric, stats, alternative_for(metric, opts.alternative))
     if len(items) < 2:
         return None
