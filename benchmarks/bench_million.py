@@ -8,7 +8,7 @@ shared by k processes counts 1/k in each, so shared copy-on-write pages are not 
 the sum of resident set sizes for comparison.
 
     python benchmarks/bench_million.py [--segments 1000000] [--metrics bleu nist ter chrf] [--jobs 2]
-        [--command score|compare|analyze] [--by ANALYSIS ...] [--input text|xml]
+        [--command score|compare|analyze] [--by ANALYSIS ...] [--input text|xml] [--n-resamples R]
 
 ``--command compare`` runs the default test (approximate randomization, Holm) on the two systems; ``--command
 analyze`` every analysis that needs no extra file (or ``--by``'s). ``--input xml`` writes the corpus as one WMT XML
@@ -142,6 +142,9 @@ def main() -> None:
     ap.add_argument("--command", choices=["score", "compare", "analyze"], default="score")
     ap.add_argument("--by", nargs="+", default=None, help="analyze: the analyses (default: analyze's default)")
     ap.add_argument("--input", choices=["text", "xml"], default="text")
+    ap.add_argument("--n-resamples", type=int, default=None,
+                    help="compare/analyze: the test's resamples (default: mtsig's); memory does not depend on it "
+                         "(weights are drawn in chunks of a fixed size), only the time")  # fmt: skip
     a = ap.parse_args()
     need_data()
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,10 +159,13 @@ def main() -> None:
         cmd = [sys.executable, "-m", "mtsig", a.command, *inputs, "-m", *a.metrics, "--jobs", str(a.jobs), "-q"]
         if a.by:
             cmd += ["--by", *a.by]
+        if a.n_resamples:
+            cmd += ["--n-resamples", str(a.n_resamples)]
         wall, s, out = measure(cmd)
     print(out[-2000:])
     print(f"mtsig {a.command}: {a.segments:,} segments x 2 systems x {len(a.metrics)} metrics "
-          f"({' '.join(a.metrics)}), --jobs {a.jobs}, {a.input} input" + (f", --by {' '.join(a.by)}" if a.by else ""))
+          f"({' '.join(a.metrics)}), --jobs {a.jobs}, {a.input} input" + (f", --by {' '.join(a.by)}" if a.by else "")
+          + (f", --n-resamples {a.n_resamples}" if a.n_resamples else ""))
     print(f"wall {wall:.1f} s; peak memory of all processes together: PSS {s.peak_pss / 2**20:.2f} GiB "
           f"(RSS summed {s.peak_rss / 2**20:.2f} GiB; up to {s.peak_procs} processes)")  # fmt: skip
 

@@ -188,6 +188,15 @@ def _compute_options(a: argparse.Namespace) -> dict:
     }
 
 
+_PLOT_WIDTH_HELP = (
+    "the figure's width: column (3.3 in), double (6.9 in) or inches (default: column for one panel, double for several)"
+)
+
+
+def _plot_width(o) -> None:
+    o.add_argument("--plot-width", default=None, metavar="W", help=_PLOT_WIDTH_HELP)
+
+
 def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None, plot: bool = True) -> None:
     formats = formats or _format_names()
     o = p.add_argument_group("output")
@@ -202,8 +211,10 @@ def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None, 
             "--plot",
             default=None,
             metavar="FILE",
-            help="also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]')",
+            help="also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]'); analyze "
+            "writes one figure per analysis, FILE's name with -ANALYSIS-METRIC added",
         )
+        _plot_width(o)
         o.add_argument("--html", default=None, metavar="FILE",
                        help="also write a self-contained HTML report (tables, figures, settings, command)")  # fmt: skip
 
@@ -359,6 +370,7 @@ def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
         o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
         o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
         o.add_argument("--plot", default=None, metavar="FILE", help="also draw the study's figure (.png, .svg, .pdf)")
+        _plot_width(o)
         p.studies[name] = q
 
 
@@ -407,7 +419,7 @@ def _study(a: argparse.Namespace, table) -> None:
         from mtsig.report.plots import save
         from mtsig.studies.registry import plot_study
 
-        save(plot_study(res), a.plot)
+        save(plot_study(res, _width(a)), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
@@ -448,6 +460,7 @@ def _human_args(p: argparse.ArgumentParser) -> None:
     _output(p, plot=False)
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw the ranking, one column wide (.png, .svg, .pdf; the plot extra)")  # fmt: skip
+    _plot_width(p)
     p.add_argument("--html", default=None, metavar="FILE",
                    help="also write a self-contained HTML report (ranking figure as inline SVG, tables)")  # fmt: skip
 
@@ -470,7 +483,7 @@ def _human(a: argparse.Namespace, prog) -> None:
         from mtsig.report.paper import plot_human
         from mtsig.report.plots import save
 
-        save(plot_human(res), a.plot)
+        save(plot_human(res, _width(a) or 3.3), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
@@ -507,6 +520,7 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     _output(p, plot=False)
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw each metric's agreement and interval, one column (.png, .svg, .pdf)")  # fmt: skip
+    _plot_width(p)
 
 
 def _meta(a: argparse.Namespace) -> None:
@@ -525,7 +539,7 @@ def _meta(a: argparse.Namespace) -> None:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save
 
-        save(plot_meta(res), a.plot)
+        save(plot_meta(res, _width(a) or 3.3), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
@@ -879,10 +893,11 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
                   out_labels=_keyed(a.out_labels, "--out-labels"), source=a.source, resample_unit=a.resample_unit,
                   progress=prog, fork=fork)  # fmt: skip
     if a.plot:
-        from mtsig.report.analyze_plots import plot_analyze
-        from mtsig.report.plots import save
+        from mtsig.report.analyze_plots import save_figures
 
-        save(plot_analyze(res), a.plot)
+        written = save_figures(res, a.plot, _width(a))
+        if not a.quiet:
+            print(f"mtsig: {len(written)} figure(s): {', '.join(written)}", file=sys.stderr)
     if a.html:
         import shlex
 
@@ -971,6 +986,14 @@ def _with_width(res, a: argparse.Namespace):
     return replace(res, decimals={m: a.width for m in res.decimals})
 
 
+def _width(a: argparse.Namespace) -> float | None:
+    """``--plot-width`` in inches (None: each figure's default)."""
+    from mtsig.report.style import width_inches
+
+    w = getattr(a, "plot_width", None)
+    return None if w is None else width_inches(w)
+
+
 def _figures(a: argparse.Namespace, res) -> None:
     """``--plot`` and ``--html``: drawn from the result, before the tables are written."""
     from mtsig.results import CompareResult
@@ -978,7 +1001,7 @@ def _figures(a: argparse.Namespace, res) -> None:
     if a.plot:
         from mtsig.report import plots
 
-        fig = plots.plot_compare(res) if isinstance(res, CompareResult) else plots.plot_score(res)
+        fig = (plots.plot_compare if isinstance(res, CompareResult) else plots.plot_score)(res, _width(a))
         plots.save(fig, a.plot)
     if a.html:
         import shlex

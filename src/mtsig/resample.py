@@ -420,7 +420,7 @@ def _float32_bound(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> 
         return plan.n_segments * top
     sums = np.zeros(S.shape[1] if cols is None else len(cols))  # 0/1 weights: at most a column's sum of magnitudes
     for block in _row_blocks(S, cols):
-        sums += np.abs(block).sum(axis=0)
+        sums += np.abs(block).sum(axis=0, dtype=np.float64)
     return float(sums.max(initial=0))
 
 
@@ -444,8 +444,11 @@ def _distinct_columns(arrays: list[np.ndarray]) -> tuple[list[tuple[int, int]], 
     col_of: list[int] = []
     seen: dict[int, list[int]] = {}
     for ai, a in enumerate(arrays):
+        fingerprint = np.zeros(a.shape[1])
         with np.errstate(all="ignore"):  # NaN or infinite entries: their fingerprints are only compared bit for bit
-            fingerprint = np.asarray(a.T @ probe, dtype=np.float64)
+            for i, block in enumerate(_row_blocks(a, None)):  # by blocks of rows: no copy of a strided array
+                start = i * _CHECK_ROWS
+                fingerprint += block.T @ probe[start : start + block.shape[0]]
         for j, f in enumerate(fingerprint.view(np.int64).tolist()):
             same = seen.setdefault(f, [])
             column = _as_float64(a[:, j]).view(np.int64)

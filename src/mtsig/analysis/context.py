@@ -257,3 +257,18 @@ def finite_or_none(x) -> float | None:
 
 def as_count(x: float) -> float | int:
     return int(x) if float(x).is_integer() else float(x)
+
+
+def compact_counts(X: np.ndarray) -> np.ndarray:
+    """Statistics of whole, non-negative counts (last axis: the statistics) in float32 when the total of each
+    statistic over all of ``X`` stays below 2**24: every sum of any of them is then exact in float32, in any order,
+    so no number changes and the array takes half the memory (word counts of a million segments). Otherwise
+    ``X`` unchanged."""
+    if X.dtype != np.float64 or X.size == 0:
+        return X
+    flat = X.reshape(-1, X.shape[-1])
+    from mtsig.resample import whole_numbers
+
+    if not whole_numbers(flat) or not bool((flat >= 0).all()) or float(flat.sum(axis=0).max()) >= 2**24:
+        return X
+    return flat.astype(np.float32).reshape(X.shape)

@@ -15,6 +15,7 @@ from mtsig.analysis.context import (
     as_count,
     batched_buckets,
     bucket_pairs,
+    compact_counts,
     derived_table,
 )
 from mtsig.analysis.derived import WordAccuracy
@@ -38,7 +39,8 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
     nb = len(labels)
     first = X[ctx.names[0]][0]
     n_ref = [int(first[:, b, 2].sum()) for b in range(nb)]
-    words = [max(float(X[n][:, :, b, :2].sum(axis=1).mean(axis=0).max()) for n in ctx.names) for b in range(nb)]
+    words = [max(float(X[n][:, :, b, :2].sum(axis=1, dtype=np.float64).mean(axis=0).max()) for n in ctx.names)
+             for b in range(nb)]  # fmt: skip
     tested = [b for b in range(nb) if max(n_ref[b], words[b]) >= MIN_BUCKET]
     k = len(tested) * len(ctx.pairs)
     key = None
@@ -117,7 +119,8 @@ def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
     else:
         counts = np.fromiter((freq.get(w, 0) for w in coder.vocab), dtype=np.float64, count=len(coder.vocab))
     bucket = cut.assign(counts)
-    X = {n: np.stack([word_counts_by_frequency(ref, r, bucket, cut.n) for r in rs]) for n, rs in runs.items()}
+    X = {n: compact_counts(np.stack([word_counts_by_frequency(ref, r, bucket, cut.n) for r in rs]))
+         for n, rs in runs.items()}  # fmt: skip
     note = f"words by their frequency in {source}; precision, recall and F-measure of the words each output " \
            "matches in the reference (compare-mt's word accuracy), intervals and tests over segments"  # fmt: skip
     return word_analysis(ctx, "word-frequency", X, cut.labels(), [cut.bounds(i) for i in range(cut.n)], note)
@@ -147,7 +150,7 @@ def word_labels(ctx: AnalysisContext, arg) -> list[Analysis]:
     order = list(dict.fromkeys([x for ls in ref_labels for x in ls] + [x for _, lo in outs.values() for ls in lo
                                                                        for x in ls]))  # fmt: skip
     index = {v: i for i, v in enumerate(order)}
-    X = {n: word_counts_by_label(ref, ref_labels, o, lo, index)[None] for n, (o, lo) in outs.items()}
+    X = {n: compact_counts(word_counts_by_label(ref, ref_labels, o, lo, index)[None]) for n, (o, lo) in outs.items()}
     note = f"words by their label ({arg}; output words: --out-labels); precision, recall and F-measure of matched " \
            "words, intervals and tests over segments"  # fmt: skip
     return word_analysis(ctx, "word-labels", X, order, [(None, None)] * len(order), note)

@@ -25,6 +25,8 @@ from mtsig.errors import InputError
 
 #: segments tokenized, coded and counted at a time: memory for tokens and per-chunk tables stays bounded
 CHUNK = 50_000
+#: segments per chunk of the n-gram table: its per-position arrays (three texts, all orders) are the largest
+NGRAM_CHUNK = 10_000
 
 
 def frequency_counts(segments, tokenizer, chunk: int = CHUNK) -> Counter:
@@ -179,7 +181,7 @@ def read_word_labels(path: str, tokens: Sequence[Sequence[str]], what: str) -> l
 
 
 def ngram_match_table(
-    coder: Coder, ref: Coded, outs: Sequence[Coded], max_order: int = 4, chunk: int = CHUNK
+    coder: Coder, ref: Coded, outs: Sequence[Coded], max_order: int = 4, chunk: int = NGRAM_CHUNK
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Per n-gram (orders 1..max_order) that some output matches, how often each output matches it in the
     reference (clipped per segment, as BLEU clips). Returns the vocabulary, the n-grams as rows of word ids

@@ -5,13 +5,7 @@ print in grey), intervals, clusters drawn as alternating bands, and editable tex
 from __future__ import annotations
 
 from mtsig.report.plots import _figure_class, _gid
-
-#: Okabe & Ito's palette (colour-blind safe), and markers that tell the clusters apart in grey
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-COLUMN, DOUBLE = 3.3, 6.9
-RC = {"font.size": 7.5, "axes.labelsize": 7.5, "xtick.labelsize": 7, "ytick.labelsize": 7, "legend.fontsize": 7,
-      "svg.fonttype": "none", "pdf.fonttype": 42, "axes.spines.top": False, "axes.spines.right": False}  # fmt: skip
+from mtsig.report.style import COLUMN, DOUBLE, MARKERS, PALETTE, rc  # noqa: F401 - DOUBLE: the other width
 
 
 def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
@@ -21,7 +15,7 @@ def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
     xlabel, title, kind, labels = text["xlabel"], text["title"], text["kind"], text.get("labels")
 
     Figure = _figure_class()
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(rc()):
         fig = Figure(figsize=(width, 0.55 + 0.19 * len(names)), layout="constrained")
         ax = fig.subplots()
         cluster_of = {n: k for k, c in enumerate(clusters) for n in c}

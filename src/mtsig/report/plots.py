@@ -21,11 +21,11 @@ from urllib.parse import quote, unquote
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.report.style import COLUMN, DOUBLE, direction_text, display_name, paper_figure, rc
 from mtsig.report.table import format_p
 from mtsig.results import CompareResult, ScoreResult
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
-_BETTER = {"higher": "higher is better", "lower": "lower is better"}
 
 
 def _figure_class():
@@ -46,15 +46,18 @@ def svg_marks(svg: str) -> list[list[str]]:
 
 
 def _title(metric: str, direction: str) -> str:
-    return f"{metric.upper()} ({_BETTER.get(direction) or 'best ' + direction.replace('closest to', 'at')})"
+    return f"{display_name(metric)} ({direction_text(direction)})"
 
 
 # ------------------------------------------------------------------------------------------------ scores
-def plot_score(res: ScoreResult):
-    """Each system's score per metric: a point with its interval (``--ci``), or the runs and their mean ± s_sel."""
+@paper_figure
+def plot_score(res: ScoreResult, width: float | None = None):
+    """Each system's score per metric: a point with its interval (``--ci``), or the runs and their mean ± s_sel;
+    one column wide for one metric, two for more (``width`` in inches)."""
     Figure = _figure_class()
     metrics, names = res.metrics, [s.name for s in res.systems]
-    fig = Figure(figsize=(max(3.2 * len(metrics), 4.0), 0.9 + 0.32 * len(names)), layout="constrained")
+    width = width or (COLUMN if len(metrics) == 1 else DOUBLE)
+    fig = Figure(figsize=(width, 0.9 + 0.22 * len(names)), layout="constrained")
     axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
     y = np.arange(len(names))[::-1]
     for ax, m in zip(axes, metrics):
@@ -73,23 +76,25 @@ def plot_score(res: ScoreResult):
                 eb[0].set_gid(_gid("score", m, s.name, sc.score, sc.ci.low, sc.ci.high))
             else:
                 ax.plot([sc.score], [yi], "o", color="C0", ms=5, gid=_gid("score", m, s.name, sc.score))
-        ax.set_title(_title(m, res.directions.get(m, "higher")), fontsize=10)
+        ax.set_title(_title(m, res.directions.get(m, "higher")))
+        ax.set_xlabel(f"{display_name(m)} score")
         ax.grid(axis="x", color="0.9")
-        ax.tick_params(labelsize=8)
     axes[0].set_yticks(y, names)
     st = res.settings
     method = getattr(st, "ci_method", None)  # a comparison's settings have none: its scores have no interval
     if any(sc.runs is not None for s in res.systems for sc in s.scores.values()):
-        fig.suptitle("runs (grey) and their mean ± s_sel", fontsize=8, color="0.35")
+        fig.suptitle("runs (grey) and their mean ± s_sel")
     elif method is not None:
         note = f"{st.confidence:.0%} {method} bootstrap intervals, {st.n_bootstrap} resamples, seed {st.seed}"
-        fig.suptitle(note, fontsize=8, color="0.35")
+        fig.suptitle(note)
     return fig
 
 
 # ------------------------------------------------------------------------------------------------ comparisons
-def plot_compare(res: CompareResult):
-    """Forest plot (baseline), p-value matrix (all pairs of 3+ systems) or distribution (one pair)."""
+@paper_figure
+def plot_compare(res: CompareResult, width: float | None = None):
+    """Forest plot (baseline), p-value matrix (all pairs of 3+ systems) or distribution (one pair); one column
+    wide for one metric, two for more (``width`` in inches; the matrix takes the room its names need)."""
     Figure = _figure_class()
     if not res.comparisons:
         raise InputError("nothing to plot: no comparison")
@@ -100,19 +105,27 @@ def plot_compare(res: CompareResult):
     if not one_pair and res.settings.baseline is None:
         fig = _matrix_figure(Figure, res, metrics, rows)
         note = _compare_note(res, test, "matrix").replace("; ", ";\n")
-        fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, fontsize=7, color="0.35", va="top")
+        fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, va="top")
         return fig
+    width = width or (COLUMN if len(metrics) == 1 else DOUBLE)
     if one_pair and any(_distribution(r[0]) is not None for r in rows.values()):
-        kind, size = "distribution", (max(3.6 * len(metrics), 4.5), 3.2)
+        kind, size = "distribution", (width, 2.4)
     else:
         n = max(len(r) for r in rows.values())
-        kind, size = "forest", (max(3.6 * len(metrics), 4.5), 1.2 + 0.32 * n)
+        kind, size = "forest", (width, 1.1 + 0.24 * n)
     fig = Figure(figsize=size, layout="constrained")
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, m in zip(axes, metrics):
         (_distribution_axis if kind == "distribution" else _forest_axis)(ax, res, m, rows[m])
-    fig.suptitle(_compare_note(res, test, kind), fontsize=8, color="0.35")
+    fig.suptitle(_wrapped(_compare_note(res, test, kind), size[0]))
     return fig
+
+
+def _wrapped(text: str, width: float) -> str:
+    """``text`` broken into lines that fit ``width`` inches at 7.5 pt (about 0.055 in a character)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, max(30, int(width / 0.055))))
 
 
 def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict):
@@ -141,8 +154,7 @@ def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict):
     cax = fig.add_axes(((W - right + 0.25) / W, (H - top - min(side, H - top - 0.3)) / H, 0.15 / W,
                         min(side, H - top - 0.3) / H))  # fmt: skip
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap="viridis"), cax=cax)
-    bar.set_label("adjusted p-value", fontsize=8)
-    bar.ax.tick_params(labelsize=7)
+    bar.set_label("adjusted p-value")
     bar.ax.minorticks_off()
     return fig
 
@@ -179,10 +191,10 @@ def _distribution_axis(ax, res: CompareResult, m: str, rows) -> None:
         if ext.size:
             ax.hist(ext, bins=np.histogram_bin_edges(dist, 60), color="C3", alpha=0.8)
     ax.axvline(r.delta, color="C0", lw=1.5, gid=_gid("observed", m, r.a, r.b, r.delta, r.p_value))
-    label = "null distribution (shuffled / centred)" if null else "bootstrap distribution of Δ"
-    ax.set_title(f"{m.upper()}: {r.b} − {r.a} = {r.delta:.3g}, p = {format_p(r.p_value)}", fontsize=9)
-    ax.set_xlabel(label, fontsize=8)
-    ax.tick_params(labelsize=8)
+    label = "Δ under the null (shuffled or centred)" if null else "bootstrap distribution of Δ"
+    ax.set_title(f"{display_name(m)}: {r.b} − {r.a} = {r.delta:.3g}, p = {format_p(r.p_value)}")
+    ax.set_xlabel(f"{label}, {display_name(m)} points")
+    ax.set_ylabel("resamples")
 
 
 def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
@@ -195,11 +207,11 @@ def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
                          mfc="C0" if c.significant else "white")  # fmt: skip
         eb[0].set_gid(_gid("delta", m, r.a, r.b, r.delta, low, high, c.p_adjusted, int(c.significant)))
         ax.annotate(f"p adj. {format_p(c.p_adjusted)}", (high, yi), xytext=(4, 0), textcoords="offset points",
-                    va="center", fontsize=7, color="0.3")  # fmt: skip
+                    va="center")  # fmt: skip
     ax.axvline(0, color="0.4", lw=0.8)
-    ax.set_yticks(y, [f"{c.result.b} − {c.result.a}" for c in rows], fontsize=8)
-    ax.set_title(_title(m, res.directions.get(m, "higher")), fontsize=10)
-    ax.tick_params(axis="x", labelsize=8)
+    ax.set_yticks(y, [f"{c.result.b} − {c.result.a}" for c in rows])
+    ax.set_title(_title(m, res.directions.get(m, "higher")))
+    ax.set_xlabel(f"Δ {display_name(m)} (points)")
     ax.grid(axis="x", color="0.9")
     lo, hi = ax.get_xlim()
     ax.set_xlim(lo, hi + 0.4 * (hi - lo))  # room for the p-values right of the intervals
@@ -227,9 +239,9 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows, norm) -> None:
     for b in bounds:
         ax.axhline(b - 0.5, color="C3", lw=1.5)
         ax.axvline(b - 0.5, color="C3", lw=1.5)
-    ax.set_xticks(range(n), order, rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(range(n), order, fontsize=7)
-    ax.set_title(_title(m, direction) + ", best first", fontsize=10)
+    ax.set_xticks(range(n), order, rotation=60, ha="right")
+    ax.set_yticks(range(n), order)
+    ax.set_title(_title(m, direction) + ", best first")
 
 
 def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray) -> None:
@@ -274,8 +286,10 @@ def save(fig, path: str) -> None:
     import matplotlib
 
     try:
-        with matplotlib.rc_context({"svg.hashsalt": "mtsig"}):
-            fig.savefig(path, format=ext, dpi=150, metadata=_metadata(ext))
+        # the paper style again while drawing: colours named C0, C1 ... are looked up then (the Okabe-Ito palette);
+        # text stays text (editable)
+        with matplotlib.rc_context({**rc(), "svg.hashsalt": "mtsig"}):
+            fig.savefig(path, format=ext, dpi=300 if ext == "png" else 150, metadata=_metadata(ext))
     except OSError as exc:
         raise InputError(f"--plot {path}: cannot write ({exc.strerror or exc})", param="plot") from None
 
@@ -290,6 +304,6 @@ def svg_text(fig) -> str:
     import matplotlib
 
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "mtsig", "svg.fonttype": "none"}):
+    with matplotlib.rc_context({**rc(), "svg.hashsalt": "mtsig"}):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     return buf.getvalue()

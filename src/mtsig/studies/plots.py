@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mtsig.report.style import HATCHES, display_name
 from mtsig.report.table import format_p
 from mtsig.studies.result import StudyResult
 
@@ -24,13 +25,13 @@ def draw_sampling(fig, res: StudyResult) -> None:
         ax1.axhline(v["full"], color=f"C{k}", lw=0.8, ls="--")
     ax1.set(xlabel="sample", ylabel=res.settings["metric"], title="per-sample scores (dashed: full set)")
     _integer_axis(ax1.xaxis)
-    ax1.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # below the data
+    ax1.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # below the data
     for k, v in enumerate(res.data["differences"].values()):
         ax2.plot([k - 0.15] * len(v["blocks"]), v["blocks"], "o", color="C0", ms=3, label="blocks" if k == 0 else None)
         ax2.plot([k + 0.15] * len(v["broad"]), v["broad"], "x", color="C1", ms=4, label="broad" if k == 0 else None)
         ax2.plot([k - 0.3, k + 0.3], [v["full"]] * 2, color="k", lw=1)
     pairs = list(res.data["differences"])
-    ax2.set_xticks(range(len(pairs)), pairs, rotation=30, ha="right", fontsize=6)
+    ax2.set_xticks(range(len(pairs)), pairs, rotation=30, ha="right", fontsize=7)
     ax2.axhline(0, color="grey", lw=0.6)
     ax2.set(ylabel="Δ (B - A)", title="per-sample differences (bar: full set)")
     ax2.legend(fontsize=7, loc="best")
@@ -59,7 +60,7 @@ def draw_testsize(fig, res: StudyResult) -> None:
             ax.plot(p[:, 0], p[:, 2], "x:", color=f"C{k % 10}")
     ax.set(xlabel="sample size (segments)", ylabel="conclusions %", ylim=(-2, 102),
            title=f"{res.settings['test']} at α = {res.settings['alpha']:g}: correct (o) and wrong (x)")  # fmt: skip
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside the data
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside the data
 
 
 def draw_levels(fig, res: StudyResult) -> None:
@@ -69,7 +70,7 @@ def draw_levels(fig, res: StudyResult) -> None:
     correct = [b[2] if b[2] is not None else 0.0 for b in bins]
     ax.bar(range(len(bins)), correct, color="C0")
     for k, b in enumerate(bins):
-        ax.text(k, correct[k] + 1, f"n={b[1]}", ha="center", fontsize=6)
+        ax.text(k, correct[k] + 1, f"n={b[1]}", ha="center", fontsize=7)
     ax.set_xticks(range(len(bins)), labels, rotation=30, ha="right", fontsize=7)
     ax.set(ylabel="correct conclusions %", ylim=(0, 110), title="conclusions by the significance level they reach")
 
@@ -83,7 +84,7 @@ def draw_type1(fig, res: StudyResult) -> None:
     ax1.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
     ax1.set(xlabel="p-value", ylabel="share of null pairs with a smaller p-value", xlim=(0, 1), ylim=(0, 1),
             title="P-P plot under exact nulls (dashed: calibrated)")  # fmt: skip
-    ax1.legend(fontsize=6)
+    ax1.legend(fontsize=7)
     rates = [r for r in res.data["rates"] if abs(r[1] - 0.05) < 1e-12] or res.data["rates"]
     alpha = rates[0][1]
     y = np.arange(len(rates))
@@ -141,7 +142,7 @@ def draw_runs(fig, res: StudyResult) -> None:
         ax1.hist(v, bins=edges, alpha=0.55, color=f"C{k}", label=name, edgecolor=f"C{k}", linewidth=1)
     ax1.set(xlabel=f"{res.settings['metric']} of one run", ylabel="runs", title="run scores (Fig. 1)")
     _integer_axis(ax1.yaxis)
-    ax1.legend(fontsize=6, loc="best")
+    ax1.legend(fontsize=7, loc="best")
     label, per_n = next(iter(res.data["deltas"].items()))
     ns = list(per_n)
     ax2.boxplot([per_n[n] for n in ns], tick_labels=ns)
@@ -155,7 +156,7 @@ def draw_runs(fig, res: StudyResult) -> None:
     ax3.set(yscale="log", xlabel="runs per system", ylabel="stratified AR p (95% interval, median)",
             title="p-values by runs (Table 2)")  # fmt: skip
     _integer_axis(ax3.xaxis)
-    ax3.legend(fontsize=6, loc="best")
+    ax3.legend(fontsize=7, loc="best")
 
 
 def draw_power(fig, res: StudyResult) -> None:
@@ -163,15 +164,28 @@ def draw_power(fig, res: StudyResult) -> None:
     for k, (test, pts) in enumerate(res.data["curves"].items()):
         p = np.asarray(pts, dtype=float)
         ax1.plot(p[:, 0], p[:, 1], "o-", color=f"C{k}", label=test)
-    ax1.axhline(100 * res.settings["power"], color="grey", lw=0.8, ls="--")
-    ax1.set(xscale="log", xlabel="test-set size (segments)", ylabel="power %", ylim=(-2, 102),
-            title=f"power to find the pilot's Δ = {res.data['pilot']:.2f}")  # fmt: skip
+    ax1.axhline(100 * res.settings["power"], color="0.4", lw=0.8, ls="--")
+    metric = display_name(str(res.settings.get("metric", "")))
+    ax1.set(xscale="log", xlabel="test-set size (segments)", ylabel="power (%)", ylim=(-2, 102),
+            title=f"(a) power to find the pilot's Δ = {res.data['pilot']:.2f} {metric}")  # fmt: skip
     ax1.legend(fontsize=7)
     p = np.asarray(res.data["detectable"], dtype=float)
-    ax2.plot(p[:, 0], p[:, 1], "o-", color="C0")
-    ax2.axhline(abs(res.data["target"]), color="C3", lw=0.8, ls="--")
-    ax2.set(xscale="log", yscale="log", xlabel="test-set size (segments)", ylabel="detectable |Δ|",
-            title="smallest detectable difference (red: target)")  # fmt: skip
+    ax2.plot(p[:, 0], p[:, 1], "o-", color="0.1", ms=3)
+    ax2.axhline(abs(res.data["target"]), color="0.4", lw=0.8, ls="--")
+    ax2.set(xscale="log", yscale="log", xlabel="test-set size (segments)", ylabel=f"detectable |Δ| ({metric} points)",
+            title="(b) smallest detectable |Δ| (dashed: the target)")  # fmt: skip
+    for ax in (ax1, ax2):
+        _plain_log_ticks(ax.xaxis)
+    _plain_log_ticks(ax2.yaxis)
+
+
+def _plain_log_ticks(axis) -> None:
+    """Ticks of a log axis written as plain numbers (500, 1000, 0.5), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def draw_units(fig, res: StudyResult) -> None:
@@ -187,7 +201,8 @@ def draw_units(fig, res: StudyResult) -> None:
         x = np.arange(len(pts)) + (k - (len(alphas) - 1) / 2) * width
         y = np.array([r[3] for r in pts])
         err = np.array([[r[3] - r[4] for r in pts], [r[5] - r[3] for r in pts]])
-        ax1.bar(x, y, width * 0.9, color=f"C{k}", alpha=0.75, label=f"α = {al:g}")
+        ax1.bar(x, y, width * 0.9, color=f"C{k}", hatch=HATCHES[k % len(HATCHES)], edgecolor="white", lw=0.3,
+                label=f"α = {al:g}")  # fmt: skip
         ax1.errorbar(x, y, yerr=err, fmt="none", color="k", lw=0.8, capsize=2)
         ax1.hlines([100 * al] * len(x), x - width / 2, x + width / 2, color=f"C{k}", lw=2, linestyles="--")
     ax1.set_xticks(range(len(labels)), labels, rotation=20, ha="right", fontsize=7)
@@ -202,5 +217,5 @@ def draw_units(fig, res: StudyResult) -> None:
     nominal = 100 * float(res.design.get("confidence", 0.95))
     ax2.axhline(nominal, color="k", lw=1, ls="--")
     ax2.set_xticks(x, [c[0] for c in cov])
-    ax2.set_ylim(min(50.0, float(y.min()) - 5), 100)
+    ax2.set_ylim(0, 102)  # from 0: bar heights compare as lengths
     ax2.set(ylabel="coverage % (95% CI)", title=f"(b) intervals (dashed: {nominal:g}%)")

@@ -102,14 +102,21 @@ def run_study(
     return replace(res, settings=settings, notes=(*res.notes, note))
 
 
-def plot_study(res: StudyResult):
-    """The figure of a study's result (matplotlib ``Figure``), drawn by the study's registered figure function."""
+def plot_study(res: StudyResult, width: float | None = None):
+    """The figure of a study's result (matplotlib ``Figure``), drawn by the study's registered figure function in the
+    paper style: ``width`` inches wide (default: two columns, 6.9 in, for a study of two panels; one, 3.3 in,
+    otherwise)."""
+    import matplotlib
+
     from mtsig.report.plots import _figure_class
+    from mtsig.report.style import COLUMN, DOUBLE, rc
 
     study = get_study(res.study)
     Figure = _figure_class()
-    fig = Figure(figsize=(11 if study.wide else 7, 4.2), layout="constrained")
-    study.draw(fig, res)
+    width = width or (DOUBLE if study.wide else COLUMN)
+    with matplotlib.rc_context(rc()):
+        fig = Figure(figsize=(width, 2.7 if width < 5 else 3.0), layout="constrained")
+        study.draw(fig, res)
     return fig
 
 

@@ -1,0 +1,82 @@
+"""The look of every mtsig figure, made for a paper: one column (3.3 in) or two (6.9 in) wide, text of 7 pt or
+more, the Okabe-Ito colour-blind-safe palette as matplotlib's colour cycle (``C0``, ``C1`` ... are its colours),
+hatches and markers that tell series apart in grey, and text kept as text in SVG and PDF (editable, searchable).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+#: Okabe & Ito's palette (colour-blind safe), and markers and hatches that tell series apart in grey
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+HATCHES = ("", "////", "....", "\\\\\\\\", "xxxx", "----", "oo", "++")
+#: figure widths in inches: one column and the full text width of a two-column paper (ACL, IEEE, ACM)
+COLUMN, DOUBLE = 3.3, 6.9
+WIDTHS = {"column": COLUMN, "double": DOUBLE}
+#: text sizes (pt): nothing smaller than 7 at the printed size
+SMALL, NORMAL = 7.0, 7.5
+#: saving: text stays text (SVG ``<text>``, PDF TrueType), so that a figure can be edited and searched
+TEXT_AS_TEXT = {"svg.fonttype": "none", "pdf.fonttype": 42, "ps.fonttype": 42}
+
+
+def rc() -> dict[str, Any]:
+    from cycler import cycler
+
+    return {"font.size": NORMAL, "axes.titlesize": NORMAL, "axes.labelsize": NORMAL, "xtick.labelsize": SMALL,
+            "ytick.labelsize": SMALL, "legend.fontsize": SMALL, "figure.titlesize": NORMAL,
+            "axes.prop_cycle": cycler(color=PALETTE), "axes.spines.top": False, "axes.spines.right": False,
+            "axes.linewidth": 0.6, "xtick.major.width": 0.6, "ytick.major.width": 0.6, "lines.linewidth": 1.0,
+            "hatch.linewidth": 0.6, "legend.frameon": False, **TEXT_AS_TEXT}  # fmt: skip
+
+
+def paper_figure(draw: Callable) -> Callable:
+    """Run a figure function under the paper style (every artist it creates takes its sizes and colours)."""
+
+    @functools.wraps(draw)
+    def wrapped(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context(rc()):
+            return draw(*args, **kwargs)
+
+    return wrapped
+
+
+def width_inches(width: str | float | None, default: float = COLUMN) -> float:
+    """``column``, ``double`` or a width in inches (2-20)."""
+    from mtsig.errors import InputError
+
+    if width is None:
+        return default
+    if isinstance(width, str) and width in WIDTHS:
+        return WIDTHS[width]
+    try:
+        w = float(width)
+    except ValueError:
+        raise InputError(
+            f"--plot-width {width}: give column, double or a width in inches", param="plot_width"
+        ) from None
+    if not 2.0 <= w <= 20.0:
+        raise InputError(f"--plot-width {width}: a figure between 2 and 20 inches wide", param="plot_width")
+    return w
+
+
+#: how each built-in metric is written in a paper
+_NAMES = {"bleu": "BLEU", "mbleu": "Modified BLEU", "length": "length ratio", "chrf": "chrF", "chrf++": "chrF++",
+          "ter": "TER", "nist": "NIST", "meteor": "METEOR", "depf": "DepF", "seg": "segment score"}  # fmt: skip
+
+
+def display_name(metric: str) -> str:
+    """A metric's name as papers write it (``chrf`` → chrF); names of other metrics as given."""
+    return _NAMES.get(metric.lower(), metric)
+
+
+def direction_text(direction: str) -> str:
+    if direction == "higher":
+        return "higher is better"
+    if direction == "lower":
+        return "lower is better"
+    return "best " + direction.replace("closest to", "at")
