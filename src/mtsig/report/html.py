@@ -169,7 +169,7 @@ def figure_or_note(draw, caption: str) -> str:
     above it carry every number."""
     if not have_matplotlib():
         return (f'<p class="note">Figure "{_e(caption)}" left out: it needs matplotlib (pip install '
-                "'mtsig[plot]'); the table above has every number it would show.</p>")  # fmt: skip
+                "'mtsig[plot]'); its table has every number it would show.</p>")  # fmt: skip
     return _figure(draw(), caption)
 
 
