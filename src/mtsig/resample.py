@@ -412,16 +412,22 @@ def whole_numbers(S: np.ndarray, cols: list[int] | None = None) -> bool:
     return all(np.array_equal(block, np.round(block)) for block in _row_blocks(S, cols))
 
 
-def _float32_bound(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> float:
-    """The largest partial sum ``W @ S`` (or ``W @ S[:, cols]``) can reach for whole-number statistics (see
-    :func:`float32_is_exact`), a block of rows at a time."""
-    if plan.kind == "bootstrap":  # weights are counts summing to N
-        top = max((float(np.abs(b).max(initial=0)) for b in _row_blocks(S, cols)), default=0.0)
-        return plan.n_segments * top
-    sums = np.zeros(S.shape[1] if cols is None else len(cols))  # 0/1 weights: at most a column's sum of magnitudes
+def _column_bounds(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> np.ndarray:
+    """Per column of ``S`` (or of ``S[:, cols]``), the largest partial sum ``W @ S`` can reach for whole-number
+    statistics (see :func:`float32_is_exact`), a block of rows at a time."""
+    width = S.shape[1] if cols is None else len(cols)
+    out = np.zeros(width)
     for block in _row_blocks(S, cols):
-        sums += np.abs(block).sum(axis=0, dtype=np.float64)
-    return float(sums.max(initial=0))
+        if plan.kind == "bootstrap":  # weights are counts summing to N: N times the largest magnitude
+            out = np.maximum(out, np.abs(block).max(axis=0, initial=0))
+        else:  # 0/1 weights: at most a column's sum of magnitudes
+            out += np.abs(block).sum(axis=0, dtype=np.float64)
+    return out * plan.n_segments if plan.kind == "bootstrap" else out
+
+
+def _float32_bound(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> float:
+    """The largest partial sum ``W @ S`` (or ``W @ S[:, cols]``) can reach for whole-number statistics."""
+    return float(_column_bounds(plan, S, cols).max(initial=0))
 
 
 def float32_is_exact(plan: Plan, S: np.ndarray) -> bool:
@@ -486,6 +492,32 @@ def _gathered(arrays: list[np.ndarray], keep: list[tuple[int, int]], dtype) -> n
     return S
 
 
+def _keep_order(keep: list[tuple[int, int]], parts: list[tuple[np.ndarray, list[int]]]) -> np.ndarray:
+    """The positions in ``keep`` order of columns listed part by part (as :func:`_columns_of` groups them)."""
+    listed: dict[tuple[int, int], int] = {}
+    at = 0
+    by_array: dict[int, list[int]] = {}
+    for ai, j in keep:
+        by_array.setdefault(ai, []).append(j)
+    for ai, cols in by_array.items():
+        for j in cols:
+            listed[(ai, j)] = at
+            at += 1
+    return np.array([listed[k] for k in keep], dtype=np.int64)
+
+
+def _split_products(plan: Plan, arrays: list[np.ndarray], keep: list[tuple[int, int]], exact: np.ndarray):
+    """``W @ S`` (float64) of the distinct columns ``keep``, the ``exact`` ones multiplied in float32."""
+    at32, at64 = np.flatnonzero(exact), np.flatnonzero(~exact)
+    S32 = _gathered(arrays, [keep[i] for i in at32], np.float32)
+    S64 = _gathered(arrays, [keep[i] for i in at64], np.float64)
+    for W in plan._reused_chunks(np.float64):
+        P = np.empty((W.shape[0], len(keep)))
+        P[:, at32] = W.astype(np.float32) @ S32
+        P[:, at64] = W @ S64
+        yield P
+
+
 def resampled_columns(
     plan: Plan, arrays: list[np.ndarray], progress: Callable[[int], None] | None = None
 ) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
@@ -509,12 +541,21 @@ def resampled_columns(
     if not integral:  # fractional statistics: every column multiplied where it stands
         keep = [(ai, j) for ai, a in enumerate(arrays) for j in range(a.shape[1])]
         col_of = np.arange(len(keep))
-    exact32 = integral and max((_float32_bound(plan, a, cols) for a, cols in parts), default=0.0) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    S = _gathered(arrays, keep, dtype)
     index = np.split(col_of, np.cumsum([a.shape[1] for a in arrays])[:-1])
-    grouped = plan.group_totals(S)
-    products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
+    if integral and parts:  # per distinct column (in keep's order): exact in float32?
+        exact = np.concatenate([_column_bounds(plan, a, cols) for a, cols in parts])[_keep_order(keep, parts)] < 2**24
+    else:
+        exact = np.zeros(len(keep), dtype=bool) if not integral else np.ones(0, dtype=bool)
+    if integral and plan.groups is None and exact.any() and not exact.all():
+        # some columns exact in float32, some not (counts of a million segments beside 0/1 shares): each kind
+        # copied in its own type and multiplied apart (every product an exact integer either way, so the numbers
+        # are those of one float64 product; the float32 copy takes half the memory)
+        products = _split_products(plan, arrays, keep, exact)
+    else:
+        dtype = np.float32 if integral and exact.all() else np.float64
+        S = _gathered(arrays, keep, dtype)
+        grouped = plan.group_totals(S)
+        products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
     for P in products:
         if progress is not None:
             progress(P.shape[0])

@@ -378,3 +378,22 @@ def test_word_counts_by_frequency_do_not_depend_on_the_chunk():
                 assert whole[i, b, 0] == sum(min(rc[w], oc[w]) for w in ws)
                 unmatched = sum(max(oc[w] - rc[w], 0) for w in ws)
                 assert whole[i, b, 1] == sum(min(rc[w], oc[w]) for w in ws) + unmatched
+
+
+def test_one_after_another_equals_the_thread(small, monkeypatch):
+    """A large table's analyses run one after another (the shared comparison last, the texts' word ids let go
+    before it): the very same result as with the comparison on a second thread."""
+    import mtsig.analysis.core as core
+    from mtsig.analysis import AnalysisSpec, AnalyzeOptions, analyze_table
+    from mtsig.resample import Resampling
+
+    ref, systems = small
+    table = mtsig.compute([ref], systems, ["bleu", "chrf"])
+    by = ("ref-length", "length-diff", "sentence-score", "word-frequency", "ngrams", "examples")
+    opts = AnalyzeOptions(by=tuple(AnalysisSpec.parse(x) for x in by))
+    thread = analyze_table(table, opts, Resampling(n_resamples=300), fork=False)
+    ran = []
+    monkeypatch.setattr(core, "SEQUENTIAL_SEGMENTS", 1)
+    monkeypatch.setattr(core, "_run_one_by_one", lambda *a, f=core._run_one_by_one: ran.append(1) or f(*a))
+    assert analyze_table(table, opts, Resampling(n_resamples=300), fork=False).to_dict() == thread.to_dict()
+    assert ran == [1]

@@ -104,6 +104,33 @@ def _fork_batch(ctx: AnalysisContext) -> _ForkedBatch | None:
     return _ForkedBatch(ctx, pid, read)
 
 
+#: from this many segments on, the analyses run one after another (the shared comparison too): the peak memory is
+#: then that of the largest step, not of two at once (a million segments in under 2 GB); every number is the same
+SEQUENTIAL_SEGMENTS = 200_000
+
+
+def _run_one_by_one(ctx: AnalysisContext, specs, parts: dict) -> dict:
+    """The analyses that are not batched, then those that are (their statistics made only now), the work beside
+    the batch, then the batch itself, one after another; the word ids of the texts are let go before the batch (no
+    analysis reads them after). Warnings come in the order the threaded run gives them (batched analyses first)."""
+    start = len(ctx.warnings)
+    for i, spec in enumerate(specs):
+        if not ANALYSES[spec.kind].batched:
+            parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+    later = ctx.warnings[start:]
+    del ctx.warnings[start:]
+    for i, spec in enumerate(specs):
+        if ANALYSES[spec.kind].batched:
+            parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+    ctx.warnings.extend(w for w in later if w not in ctx.warnings)
+    for p in parts.values():
+        if isinstance(p, Later) and p.work is not None:
+            p.work()
+    ctx.forget_words()
+    ctx.batch.run(ctx)
+    return parts
+
+
 def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Analysis] | Later]:
     """Each spec's analyses, or its :class:`Later` once the shared comparison has run. The analyses that put their
     metrics into the shared comparison are prepared first; the comparison then runs beside the others (each
@@ -114,6 +141,8 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
     from threadpoolctl import threadpool_limits
 
     parts: dict[int, list[Analysis] | Later] = {}
+    if ctx.table.n_segments >= SEQUENTIAL_SEGMENTS:
+        return _run_one_by_one(ctx, specs, parts)
     for i, spec in enumerate(specs):
         if ANALYSES[spec.kind].batched:
             parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)

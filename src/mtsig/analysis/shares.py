@@ -43,14 +43,14 @@ def share_analysis(
         metrics = {f"b{b}": BucketShare() for b in tested}
         # each system's [in bucket b, 1] columns, every tested bucket's in one array (runs x segments x buckets + 1)
         # with the column of ones last: bucket i's statistics are the view of columns i and T (no copy per bucket)
-        # in float32 while every total (at most the runs' segments) stays below 2**24: sums of 0/1 are then exact
+        # as int8 (0/1: NumPy sums them in int64, exactly; every metric casts its totals to float64)
         T = len(tested)
         both = {}
         for n, g in groups.items():
-            both[n] = np.empty((*g.shape, T + 1), dtype=np.float32 if g.size < 2**24 else np.float64)
+            both[n] = np.empty((*g.shape, T + 1), dtype=np.int8)
             for i, b in enumerate(tested):
                 both[n][..., i] = g == b
-            both[n][..., T] = 1.0
+            both[n][..., T] = 1
         stats = {f"b{b}": {n: both[n][..., i :: T - i] for n in groups} for i, b in enumerate(tested)}
         key = ctx.batch.add(metrics, stats, k)
     return Later(lambda: [_share_result(ctx, kind, metric_label, groups, cut, note, counts, tested, k, key)])

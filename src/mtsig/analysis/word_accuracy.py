@@ -119,7 +119,7 @@ def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
     else:
         counts = np.fromiter((freq.get(w, 0) for w in coder.vocab), dtype=np.float64, count=len(coder.vocab))
     bucket = cut.assign(counts)
-    X = {n: compact_counts(np.stack([word_counts_by_frequency(ref, r, bucket, cut.n) for r in rs]))
+    X = {n: np.stack([compact_counts(word_counts_by_frequency(ref, r, bucket, cut.n)) for r in rs])
          for n, rs in runs.items()}  # fmt: skip
     note = f"words by their frequency in {source}; precision, recall and F-measure of the words each output " \
            "matches in the reference (compare-mt's word accuracy), intervals and tests over segments"  # fmt: skip

@@ -113,12 +113,12 @@ def _clipped(rk: np.ndarray, rc: np.ndarray, ok: np.ndarray, oc: np.ndarray) -> 
 
 
 def word_counts_by_frequency(ref: Coded, out: Coded, bucket: np.ndarray, n_buckets: int, chunk: int = CHUNK):
-    """Per segment and bucket, ``[matched, output words, reference words]``: shape ``(N, n_buckets, 3)``;
+    """Per segment and bucket, ``[matched, output words, reference words]`` (int32): shape ``(N, n_buckets, 3)``;
     ``bucket``: the bucket of each word id (both texts coded with one vocabulary). Vectorized, ``chunk`` segments
     at a time: per-segment word counts are counts of ``segment * V + word id``."""
     N = ref.n_segments
     V = max(len(bucket), 1)
-    X = np.zeros((N, n_buckets, 3), dtype=np.float64)
+    X = np.zeros((N, n_buckets, 3), dtype=np.int32)  # whole numbers: int32 holds any segment's counts
     for lo in range(0, N, chunk):
         r, o = ref.rows(lo, min(N, lo + chunk)), out.rows(lo, min(N, lo + chunk))
         n, cells = r.n_segments, r.n_segments * n_buckets
@@ -261,7 +261,7 @@ def _chunk_matches(ref: Coded, outs: Sequence[Coded], V: int, max_order: int) ->
     for j in range(max_order):
         has = order_all[keep] > j
         grams[has, j] = ids[first_all[keep][has] + j]
-    return grams, matched[keep]
+    return grams, matched[keep].astype(np.int32)  # counts of one chunk's words: far below 2**31
 
 
 def _reference_ngrams(ids: np.ndarray, seg: np.ndarray, n_ref: int, V: int, max_order: int):
