@@ -189,37 +189,63 @@ def ngram_match_table(
     ``(G, outputs)`` counts.
 
     Counted ``chunk`` segments at a time (:func:`_chunk_matches`); the tables of the chunks are merged by
-    n-gram as they come, so memory grows with the number of distinct matched n-grams, not with the corpus."""
+    n-gram as they come, one table per order (each holding only its order's words), so memory grows with the
+    number of distinct matched n-grams, not with the corpus, and a merge sorts one order's rows at a time."""
     if ref.n_segments == 0:
         return coder.words, np.zeros((0, max_order), dtype=np.int64), np.zeros((0, len(outs)), dtype=np.int64)
-    merged: tuple[np.ndarray, np.ndarray] | None = None
-    pending: list[tuple[np.ndarray, np.ndarray]] = []
-    N = ref.n_segments
+    merged: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    pending: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {k: [] for k in range(1, max_order + 1)}
+    N, V = ref.n_segments, max(len(coder.vocab), 1)
     for lo in range(0, N, chunk):
         hi = min(N, lo + chunk)
-        pending.append(_chunk_matches(ref.rows(lo, hi), [o.rows(lo, hi) for o in outs], max(len(coder.vocab), 1),
-                                      max_order))  # fmt: skip
-        if sum(len(g) for g, _ in pending) > max(len(merged[0]) if merged else 0, 1_000_000):
-            merged = _merge_tables(([merged] if merged else []) + pending)
-            pending = []
-    merged = _merge_tables(([merged] if merged else []) + pending, sort_all=True)
-    return coder.words, merged[0].astype(np.int64), merged[1]
+        grams, counts = _chunk_matches(ref.rows(lo, hi), [o.rows(lo, hi) for o in outs], V, max_order)
+        order = (grams >= 0).sum(axis=1)
+        for k in pending:
+            sel = np.flatnonzero(order == k)
+            if len(sel):
+                pending[k].append((np.ascontiguousarray(grams[sel, :k]), counts[sel]))
+        del grams, counts, order
+        for k in pending:
+            if sum(len(g) for g, _ in pending[k]) > max(len(merged[k][0]) if k in merged else 0, 250_000):
+                merged[k] = _merge_tables(_take(merged, pending, k))
+    for k in pending:
+        merged[k] = _merge_tables(_take(merged, pending, k))
+    G = sum(len(g) for g, _ in merged.values())
+    out_grams = np.full((G, max_order), -1, dtype=np.int64)
+    out_counts = np.zeros((G, len(outs)), dtype=np.int32)
+    at = 0
+    for k in range(1, max_order + 1):  # order by order, each in the order of its words' ids
+        g, c = merged.pop(k)
+        if not len(g):
+            continue
+        out_grams[at : at + len(g), :k] = g
+        out_counts[at : at + len(g)] = c
+        at += len(g)
+    return coder.words, out_grams, out_counts
 
 
-def _merge_tables(tables: list[tuple[np.ndarray, np.ndarray]], sort_all: bool = False):
-    """One table of n-grams (rows of word ids, -1 padded) and counts from several: equal rows summed; rows in
-    the order of their order (number of words), then of their words' ids."""
+def _take(merged: dict, pending: dict, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Order ``k``'s merged table and pending chunk tables, handed over (nothing else keeps them)."""
+    tables = ([merged.pop(k)] if k in merged else []) + pending[k]
+    pending[k] = []
+    return tables
+
+
+def _merge_tables(tables: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """One table of n-grams of one order (rows of word ids) and counts from several, handed over in ``tables``
+    (emptied here, so that the pieces are freed before the sort): equal rows summed, rows in the order of their
+    words' ids."""
     if not tables:
-        return np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0), dtype=np.int64)
-    if len(tables) == 1 and not sort_all:
-        return tables[0]
+        return np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0), dtype=np.int32)
     grams = np.concatenate([g for g, _ in tables])
     counts = np.concatenate([c for _, c in tables])
+    tables.clear()
     if len(grams) == 0:
         return grams, counts
-    order = (grams >= 0).sum(axis=1)
-    idx = np.lexsort((*(grams[:, j] for j in range(grams.shape[1] - 1, -1, -1)), order))
-    grams, counts = grams[idx], counts[idx]
+    idx = np.lexsort(tuple(grams[:, j] for j in range(grams.shape[1] - 1, -1, -1)))
+    grams = grams[idx]
+    counts = counts[idx]
+    del idx
     new = np.ones(len(grams), dtype=bool)
     new[1:] = (grams[1:] != grams[:-1]).any(axis=1)
     starts = np.flatnonzero(new)
