@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtsig.report.style import HATCHES, display_name
+from mtsig.report.style import HATCHES, MARKERS, display_name
 from mtsig.report.table import format_p
 from mtsig.studies.result import StudyResult
 
@@ -55,9 +55,9 @@ def draw_testsize(fig, res: StudyResult) -> None:
     ax = fig.subplots()
     for k, (pair, pts) in enumerate(res.data["curves"].items()):
         p = np.asarray(pts, dtype=float)
-        ax.plot(p[:, 0], p[:, 1], "o-", color=f"C{k % 10}", label=pair)
+        ax.plot(p[:, 0], p[:, 1], "-", marker=MARKERS[k % len(MARKERS)], ms=4, color=f"C{k % 8}", label=pair)
         if p[:, 2].any():
-            ax.plot(p[:, 0], p[:, 2], "x:", color=f"C{k % 10}")
+            ax.plot(p[:, 0], p[:, 2], "x:", color=f"C{k % 8}")
     ax.set(xlabel="sample size (segments)", ylabel="conclusions %", ylim=(-2, 102),
            title=f"{res.settings['test']} at α = {res.settings['alpha']:g}: correct (o) and wrong (x)")  # fmt: skip
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside the data
@@ -163,7 +163,7 @@ def draw_power(fig, res: StudyResult) -> None:
     ax1, ax2 = fig.subplots(1, 2)
     for k, (test, pts) in enumerate(res.data["curves"].items()):
         p = np.asarray(pts, dtype=float)
-        ax1.plot(p[:, 0], p[:, 1], "o-", color=f"C{k}", label=test)
+        ax1.plot(p[:, 0], p[:, 1], "-", marker=MARKERS[k % len(MARKERS)], ms=4, color=f"C{k}", label=test)
     ax1.axhline(100 * res.settings["power"], color="0.4", lw=0.8, ls="--")
     metric = display_name(str(res.settings.get("metric", "")))
     ax1.set(xscale="log", xlabel="test-set size (segments)", ylabel="power (%)", ylim=(-2, 102),
