@@ -482,8 +482,9 @@ def _human(a: argparse.Namespace, prog) -> None:
     if a.plot:
         from mtsig.report.paper import plot_human
         from mtsig.report.plots import save
+        from mtsig.report.style import COLUMN
 
-        save(plot_human(res, _width(a) or 3.3), a.plot)
+        save(plot_human(res, _width(a) or COLUMN), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
@@ -538,8 +539,9 @@ def _meta(a: argparse.Namespace) -> None:
     if a.plot:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save
+        from mtsig.report.style import COLUMN
 
-        save(plot_meta(res, _width(a) or 3.3), a.plot)
+        save(plot_meta(res, _width(a) or COLUMN), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 

@@ -457,7 +457,7 @@ def _distinct_columns(arrays: list[np.ndarray]) -> tuple[list[tuple[int, int]], 
                 fingerprint += block.T @ probe[start : start + block.shape[0]]
         for j, f in enumerate(fingerprint.view(np.int64).tolist()):
             same = seen.setdefault(f, [])
-            column = _as_float64(a[:, j]).view(np.int64)
+            column = _as_float64(a[:, j]).view(np.int64) if same else None
             for k in same:
                 bi, bj = keep[k]
                 if np.array_equal(_as_float64(arrays[bi][:, bj]).view(np.int64), column):
@@ -470,12 +470,12 @@ def _distinct_columns(arrays: list[np.ndarray]) -> tuple[list[tuple[int, int]], 
     return keep, np.asarray(col_of, dtype=np.int64)
 
 
-def _columns_of(arrays: list[np.ndarray], keep: list[tuple[int, int]]) -> list[tuple[np.ndarray, list[int]]]:
-    """Per array, its columns among ``keep`` as ``(array, [column ...])`` (in ``keep``'s order)."""
+def _columns_of(keep: list[tuple[int, int]]) -> dict[int, list[int]]:
+    """Per array (by index), its columns among ``keep``, in ``keep``'s order."""
     by_array: dict[int, list[int]] = {}
     for ai, j in keep:
         by_array.setdefault(ai, []).append(j)
-    return [(arrays[ai], cols) for ai, cols in by_array.items()]
+    return by_array
 
 
 def _gathered(arrays: list[np.ndarray], keep: list[tuple[int, int]], dtype) -> np.ndarray:
@@ -490,20 +490,6 @@ def _gathered(arrays: list[np.ndarray], keep: list[tuple[int, int]], dtype) -> n
         S[:, at:end] = arrays[ai][:, j : j + end - at]
         at = end
     return S
-
-
-def _keep_order(keep: list[tuple[int, int]], parts: list[tuple[np.ndarray, list[int]]]) -> np.ndarray:
-    """The positions in ``keep`` order of columns listed part by part (as :func:`_columns_of` groups them)."""
-    listed: dict[tuple[int, int], int] = {}
-    at = 0
-    by_array: dict[int, list[int]] = {}
-    for ai, j in keep:
-        by_array.setdefault(ai, []).append(j)
-    for ai, cols in by_array.items():
-        for j in cols:
-            listed[(ai, j)] = at
-            at += 1
-    return np.array([listed[k] for k in keep], dtype=np.int64)
 
 
 def _split_products(plan: Plan, arrays: list[np.ndarray], keep: list[tuple[int, int]], exact: np.ndarray):
@@ -536,16 +522,17 @@ def resampled_columns(
     # distinct columns alone (the same values, the same answers). The distinct columns are copied once, straight
     # into the layout and type of the product (no intermediate copy of every column: memory at a million segments)
     keep, col_of = _distinct_columns(arrays)
-    parts = _columns_of(arrays, keep)
-    integral = all(whole_numbers(a, cols) for a, cols in parts)
+    parts = _columns_of(keep)
+    integral = all(whole_numbers(arrays[ai], cols) for ai, cols in parts.items())
     if not integral:  # fractional statistics: every column multiplied where it stands
         keep = [(ai, j) for ai, a in enumerate(arrays) for j in range(a.shape[1])]
         col_of = np.arange(len(keep))
     index = np.split(col_of, np.cumsum([a.shape[1] for a in arrays])[:-1])
-    if integral and parts:  # per distinct column (in keep's order): exact in float32?
-        exact = np.concatenate([_column_bounds(plan, a, cols) for a, cols in parts])[_keep_order(keep, parts)] < 2**24
+    if integral:  # per distinct column (in keep's order): exact in float32?
+        bound = {(ai, j): b for ai, cols in parts.items() for j, b in zip(cols, _column_bounds(plan, arrays[ai], cols))}
+        exact = np.array([bound[k] < 2**24 for k in keep], dtype=bool)
     else:
-        exact = np.zeros(len(keep), dtype=bool) if not integral else np.ones(0, dtype=bool)
+        exact = np.zeros(len(keep), dtype=bool)
     if integral and plan.groups is None and exact.any() and not exact.all():
         # some columns exact in float32, some not (counts of a million segments beside 0/1 shares): each kind
         # copied in its own type and multiplied apart (every product an exact integer either way, so the numbers

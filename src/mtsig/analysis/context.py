@@ -17,7 +17,7 @@ from mtsig.engine import CompareOptions, auto_resamples, compare_table
 from mtsig.engine import threshold as corrected_threshold
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
-from mtsig.resample import Resampling
+from mtsig.resample import Resampling, whole_numbers
 from mtsig.stats.multiple import adjust
 from mtsig.stats.paired import PAIRED_TESTS
 from mtsig.table import StatsTable, SystemInfo
@@ -271,8 +271,6 @@ def compact_counts(X: np.ndarray) -> np.ndarray:
     if X.size == 0 or not (X.dtype == np.float64 or np.issubdtype(X.dtype, np.integer)):
         return X
     flat = X.reshape(-1, X.shape[-1])
-    from mtsig.resample import whole_numbers
-
     if (X.dtype == np.float64 and not whole_numbers(flat)) or not bool((flat >= 0).all()):
         return X
     top = float(flat.max())

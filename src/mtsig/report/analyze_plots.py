@@ -18,7 +18,7 @@ import numpy as np
 from mtsig.analysis.result import Analysis, AnalyzeResult
 from mtsig.errors import InputError
 from mtsig.report.plots import _figure_class, _gid
-from mtsig.report.style import COLUMN, HATCHES, MARKERS, direction_text, display_name, paper_figure
+from mtsig.report.style import COLUMN, DOUBLE, HATCHES, MARKERS, direction_text, display_name, paper_figure, wrap_to
 
 #: more buckets than this are drawn as points (a bar per document cannot be read)
 MAX_BARS = 24
@@ -144,9 +144,7 @@ def plot_analysis(res: AnalyzeResult, a: Analysis, width: float | None = None):
 
 
 def _caption_below(fig, text: str, width: float) -> None:
-    import textwrap
-
-    fig.supxlabel("\n".join(textwrap.wrap(text, max(30, int(width / 0.05)))), fontsize=7, color="0.2", ha="center")
+    fig.supxlabel(wrap_to(text, width, per_char=0.05), fontsize=7, color="0.2", ha="center")
 
 
 @paper_figure
@@ -155,7 +153,7 @@ def plot_analyze(res: AnalyzeResult, width: float | None = None):
     default); for a paper, :func:`save_figures` writes one figure per analysis."""
     Figure = _figure_class()
     panels = _panels(res)
-    width = width or 6.9
+    width = width or DOUBLE
     fig = Figure(figsize=(width, 2.2 * len(panels) + 0.4), layout="constrained")
     axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, a in zip(axes, panels):

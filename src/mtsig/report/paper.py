@@ -5,7 +5,7 @@ print in grey), intervals, clusters drawn as alternating bands, and editable tex
 from __future__ import annotations
 
 from mtsig.report.plots import _figure_class, _gid
-from mtsig.report.style import COLUMN, DOUBLE, MARKERS, PALETTE, rc  # noqa: F401 - DOUBLE: the other width
+from mtsig.report.style import COLUMN, MARKERS, PALETTE, rc
 
 
 def _ranked_dots(names, values, cis, clusters, text: dict, width: float):

@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.report.style import COLUMN, DOUBLE, direction_text, display_name, paper_figure, rc
+from mtsig.report.style import COLUMN, DOUBLE, direction_text, display_name, paper_figure, rc, wrap_to
 from mtsig.report.table import format_p
 from mtsig.results import CompareResult, ScoreResult
 
@@ -117,15 +117,8 @@ def plot_compare(res: CompareResult, width: float | None = None):
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, m in zip(axes, metrics):
         (_distribution_axis if kind == "distribution" else _forest_axis)(ax, res, m, rows[m])
-    fig.suptitle(_wrapped(_compare_note(res, test, kind), size[0]))
+    fig.suptitle(wrap_to(_compare_note(res, test, kind), size[0]))
     return fig
-
-
-def _wrapped(text: str, width: float) -> str:
-    """``text`` broken into lines that fit ``width`` inches at 7.5 pt (about 0.055 in a character)."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, max(30, int(width / 0.055))))
 
 
 def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict):

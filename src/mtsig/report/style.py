@@ -74,6 +74,13 @@ def display_name(metric: str) -> str:
     return _NAMES.get(metric.lower(), metric)
 
 
+def wrap_to(text: str, inches: float, per_char: float = 0.055) -> str:
+    """``text`` broken into lines that fit ``inches`` (``per_char``: inches a character takes at 7-7.5 pt)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, max(30, int(inches / per_char))))
+
+
 def direction_text(direction: str) -> str:
     if direction == "higher":
         return "higher is better"
