@@ -131,15 +131,18 @@ def test_a_whitespace_reference_segment_is_kept_as_sacrebleu_keeps_it(tmp_path):
     assert table.n_segments == 2  # sacreBLEU keeps the segment (its raw text is not empty); it was dropped
 
 
-def test_markup_inside_a_segment_is_refused_and_a_comment_dropped(tmp_path):
+def test_markup_or_a_comment_inside_a_segment_is_refused(tmp_path):
     import mtsig
     from mtsig.errors import InputError
 
     x = _xml(tmp_path, _doc("d1", ["a <b>big</b> c"], {"S": ["a big c"]}))
     with pytest.raises(InputError, match=r"holds markup \(<b>\): sacreBLEU would read only the text before it"):
         mtsig.compute(x, [f"{x}:S"])
+    # round 5: a comment was dropped and the text around it joined (BLEU 64.50 where sacreBLEU, which cuts the
+    # segment at the comment, gives 64.31): neither reading is safe to guess
     x = _xml(tmp_path, _doc("d1", ["a <!-- note --> big c d e"], {"S": ["a big c d e"]}))
-    assert mtsig.score(x, [f"{x}:S"]).score("S", "bleu") == pytest.approx(100.0)
+    with pytest.raises(InputError, match=r"holds an XML comment .*sacreBLEU reads only the text before it \('a'\)"):
+        mtsig.score(x, [f"{x}:S"])
 
 
 def test_documents_without_a_domain_are_named_and_never_a_resampling_unit(tmp_path):

@@ -439,6 +439,10 @@ def _human_args(p: argparse.ArgumentParser) -> None:
                    help="MQM weights: severity<TAB>weight or severity<TAB>category<TAB>weight per line (default: "
                    "Major 5, Minor 1, Neutral 0, Non-translation 25, Minor Fluency/Punctuation 0.1)")  # fmt: skip
     g.add_argument("--da-score", default="z", choices=("z", "raw"), help="wmt-da-seg: the z (default) or raw score")
+    g.add_argument("--docs", default=None, metavar="FILE",
+                   help="the test set's documents (.docs: DOMAIN DOCID per line, as mt-metrics-eval and WMT24/25 "
+                   "ship them, or the WMT XML test set): documents and domains of the judged segments (WMT DA "
+                   "judgment files bring their documents themselves, from their HITs)")  # fmt: skip
     t = p.add_argument_group("ranking")
     listing = "; ".join(f"{n}: {e.help}" for n, e in PROTOCOLS.items())
     t.add_argument("--protocol", default="mtsig", metavar="P", help=f"how systems are ranked ({listing})")
@@ -452,8 +456,9 @@ def _human_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--n-bootstrap", type=int, default=2000,
                    help="joint bootstrap resamples behind the intervals and rank sets (2000)")  # fmt: skip
     t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    t.add_argument("--resample-unit", default="segment", choices=("segment", "document", "domain"),
-                   help="what resampling draws or swaps (document: MQM and TSV files with documents)")  # fmt: skip
+    t.add_argument("--resample-unit", default=None, choices=("segment", "document", "domain"),
+                   help="what resampling draws or swaps (default: documents wherever the judgments come in "
+                   "documents: WMT DA's HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
     t.add_argument("--min-common", type=int, default=10,
                    help="pairs judged on fewer common segments are not tested (10)")  # fmt: skip
     t.add_argument("--segments", action="store_true", help="also the per-segment scores used (JSON, CSV)")
@@ -470,7 +475,8 @@ def _human(a: argparse.Namespace, prog) -> None:
     from mtsig.report.render import render
 
     res = human(a.files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
-                mqm_weights=a.mqm_weights, da_score=a.da_score, test=a.test, correction=a.correction, alpha=a.alpha,
+                mqm_weights=a.mqm_weights, da_score=a.da_score, docs=a.docs, test=a.test, correction=a.correction,
+                alpha=a.alpha,
                 confidence=a.confidence, n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap, seed=a.seed,
                 resample_unit=a.resample_unit, min_common=a.min_common, segments=a.segments, progress=prog)  # fmt: skip
     if a.html:
@@ -485,7 +491,7 @@ def _human(a: argparse.Namespace, prog) -> None:
         from mtsig.report.style import COLUMN
 
         save(plot_human(res, _width(a) or COLUMN), a.plot)
-    _write(render(res, a.format, _layout_width(a)), a.output)
+    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
 
 
 def _meta_args(p: argparse.ArgumentParser) -> None:
@@ -495,7 +501,19 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
                    help="metric scores in mt-metrics-eval's layout: SYSTEM score per line (once per system: system "
                    "level; once per segment in test-set order: segment level)")  # fmt: skip
     p.add_argument("--lower-is-better", nargs="+", default=[], metavar="NAME",
-                   help="metric files whose lower scores are better (TER, MetricX): negated first")  # fmt: skip
+                   help="metric files whose lower scores are better (TER, MetricX as their tools print it): negated "
+                   "first")  # fmt: skip
+    from mtsig.io.human import INPUT_FORMATS
+
+    p.add_argument(
+        "--input-format",
+        default=None,
+        choices=INPUT_FORMATS,
+        help="how to read the human file (default: recognised from its first line; see mtsig human)",
+    )
+    p.add_argument("--docs", default=None, metavar="FILE",
+                   help="the test set's documents (.docs: DOMAIN DOCID per line, or the WMT XML test set): places "
+                   "WMT DA segment ids in the test set (segment level needs it)")  # fmt: skip
     own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
     own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
     own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)")
@@ -508,9 +526,15 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     t.add_argument("--average-by", default="item", choices=("none", "sys", "item"),
                    help="segment level: one correlation over all, per system or per item (default)")  # fmt: skip
     t.add_argument("--test", default=None, choices=("perm-both", "pairwise", "bootstrap"),
-                   help="bootstrap (over segments; the system-level default), perm-both, or pairwise (the "
-                   "segment-level acc23 default)")  # fmt: skip
-    t.add_argument("--n-resamples", type=int, default=1000, help="permutations of the tests (1000)")
+                   help="perm-both (the default at both levels), bootstrap (system level, over segments: "
+                   "conservative), or pairwise (segment-level acc23 at each metric's epsilon: too "
+                   "liberal)")  # fmt: skip
+    t.add_argument(
+        "--n-resamples",
+        type=int,
+        default=None,
+        help="permutations of the tests (default: at least 1000, enough for the corrected threshold)",
+    )
     t.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals (1000)")
     t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
@@ -532,17 +556,19 @@ def _meta(a: argparse.Namespace) -> None:
         from mtsig.errors import InputError
 
         raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
-    res = meta(a.human, a.metric, refs=a.refs, systems=a.systems, compute=a.metrics, level=a.level,
-               statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
-               n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
-               seed=a.seed, lower_is_better=a.lower_is_better)  # fmt: skip
+    with _progress_factory(not a.quiet) as prog:
+        res = meta(a.human, a.metric, refs=a.refs, systems=a.systems, compute=a.metrics, level=a.level,
+                   statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
+                   n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
+                   seed=a.seed, lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format,
+                   progress=prog)  # fmt: skip
     if a.plot:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save
         from mtsig.report.style import COLUMN
 
         save(plot_meta(res, _width(a) or COLUMN), a.plot)
-    _write(render(res, a.format, _layout_width(a)), a.output)
+    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
 
 
 def _thresholds_args(p: argparse.ArgumentParser) -> None:
@@ -559,18 +585,24 @@ def _thresholds_args(p: argparse.ArgumentParser) -> None:
 def _thresholds(a: argparse.Namespace) -> None:
     import json
 
+    from mtsig.checks import decimals
     from mtsig.report.table import Table, TextOut, csv_text, latex, markdown
     from mtsig.thresholds import scale_of, thresholds_table
 
     res = thresholds_table(a.metrics, a.accuracy, a.fits)
     accs = [f"{x:g}" for x in a.accuracy]
+    d = 3 if a.width is None else decimals(a.width)
+    if a.width is not None:
+        res["thresholds"] = {f: {k: None if x is None else round(x, d) for k, x in v.items()}
+                             for f, v in res["thresholds"].items()}  # fmt: skip
     if a.format == "json":
         _write(json.dumps(res, indent=1) + "\n", a.output)
         return
-    rows = [[f, *("-" if v[k] is None else f"{v[k]:.3f}" for k in accs)] for f, v in res["thresholds"].items()]
+    rows = [[f, *("-" if v[k] is None else f"{v[k]:.{d}f}" for k in accs)] for f, v in res["thresholds"].items()]
     head = ["metric (fit)", *(f"{k}%" for k in accs)]
     note = ("Δ a metric needs before that share of human judgments agrees with it (Kocmi et al. 2024, accuracy(Δ) = "
-            "a / (1 + exp(-b Δ))); - above the fit's ceiling a. Scale: " + "; ".join(
+            "a / (1 + exp(-b Δ))); - at or above the fit's ceiling a, or at or below a/2 (its accuracy at Δ = 0: no "
+            "positive difference gives it). Scale: " + "; ".join(
                 f"{f} {'as printed' if scale_of(f) == 1 else 'x 100'}" for f in res["thresholds"]))  # fmt: skip
     if a.format == "csv":
         _write(csv_text(head, rows), a.output)
@@ -922,7 +954,8 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
 #: the fields of score and compare output that ``-w`` rounds in CSV and JSON (scores and their intervals; never
 #: p-values, counts or settings)
 _ROUNDED = {"score", "ci", "ci_low", "ci_high", "s_sel", "s_test", "runs", "mean", "median_run", "score_a", "score_b",
-            "delta", "delta_ci", "delta_ci_low", "delta_ci_high", "dev_runs", "s_dev", "value"}  # fmt: skip
+            "delta", "delta_ci", "delta_ci_low", "delta_ci_high", "dev_runs", "s_dev", "value", "delta_common",
+            "pearson", "spearman", "kendall", "kendall_c", "tau23", "acc23", "pairwise_accuracy", "spa"}  # fmt: skip
 
 
 def _rounded(text: str, a: argparse.Namespace) -> str:
@@ -975,6 +1008,17 @@ def _is_float(x: str) -> bool:
     return bool(x) and x.lower() not in ("nan", "inf", "-inf")
 
 
+def _decimals(res, a: argparse.Namespace):
+    """``-w N`` for results with one number of decimals (human, meta): N decimals shown."""
+    if getattr(a, "width", None) is None:
+        return res
+    from dataclasses import replace
+
+    from mtsig.checks import decimals
+
+    return replace(res, decimals=decimals(a.width))
+
+
 def _with_width(res, a: argparse.Namespace):
     """``--width N``: every metric shown with N decimals (the numbers themselves unchanged)."""
     if getattr(a, "width", None) is None:
@@ -985,7 +1029,7 @@ def _with_width(res, a: argparse.Namespace):
 
     if not 0 <= a.width <= 12:
         raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
-    return replace(res, decimals={m: a.width for m in res.decimals})
+    return replace(res, decimals=dict.fromkeys(res.decimals, a.width))
 
 
 def _width(a: argparse.Namespace) -> float | None:

@@ -326,8 +326,8 @@ def _check_runs(multi: set[str], tests) -> None:
     if multi and not all(KINDS[PAIRED_TESTS[t].kind].runs for t in tests):
         raise InputError(
             f"system(s) {', '.join(sorted(multi))} have several optimizer runs: the tests for them are "
-            "'ar' (randomization of the pooled runs plus run-level variance) and 'stratified-ar' (Clark et al. "
-            "2011)",
+            "'ar' (randomization of the pooled runs plus run-level variance), 'stratified-ar' (Clark et al. "
+            "2011) and 'aso' (almost stochastic order over the runs)",
             param="test",
         )
 
@@ -494,6 +494,12 @@ def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndar
 
 
 def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:
+    from mtsig.thresholds import human_agreement
+
+    fit = ctx.table.metrics[ctx.metric].name
+    if results and results[0].p_value is None:  # ASO: ε_min, corrected inside its bound; better when ε_min < τ
+        return [Comparison(r, None, bool(r.statistic is not None and r.statistic < r.extra["tau"]),  # type: ignore[arg-type]
+                           human_agreement(fit, r.delta)) for r in results]  # fmt: skip
     if CORRECTIONS.get(opts.correction).joint_bootstrap:
         # step-down max-T over the joint bootstrap of every system (the comparison's shared bootstrap), never
         # below the test's own p-value (so a pair's adjusted p-value is at least its unadjusted one)
@@ -503,9 +509,6 @@ def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContex
         padj = np.maximum(maxt(D, obs, ctx.alternative)["step-down"], [r.p_value for r in results])
     else:
         padj = adjust([r.p_value for r in results], opts.correction)
-    from mtsig.thresholds import human_agreement
-
-    fit = ctx.table.metrics[ctx.metric].name
     return [Comparison(r, float(pa), bool(pa <= opts.alpha), human_agreement(fit, r.delta))
             for r, pa in zip(results, padj)]  # fmt: skip
 
@@ -547,14 +550,21 @@ def compare_table(
         adjusted = {t: _adjusted(r, opts, ctx) for t, r in rows.items()}
         for t in opts.tests:
             comparisons.extend(adjusted[t])
-        first = {frozenset(c.pair): c.significant for c in adjusted[opts.tests[0]]}  # clusters: the first test
+        ctest = _cluster_test(opts)
+        first = {frozenset(c.pair): c.significant for c in adjusted[ctest]} if ctest else {}  # the first p-value test
         # a metric best at a target value (length) gets none: its tests compare values, not distances to the target
-        clusterable = cluster and metric.target is None
+        clusterable = cluster and metric.target is None and ctest is not None
         cl[mname] = clusters(ctx.score, first, metric.higher_is_better) if clusterable else None
     settings = _compare_settings(seg_table, opts, plan, resampling, table)
     return CompareResult(
         settings, scores.systems, tuple(comparisons), cl, scores.directions, scores.decimals, plan.warnings
     )
+
+
+def _cluster_test(opts: CompareOptions) -> str | None:
+    """The test whose decisions draw the clusters: the first one with p-values (ASO's ε_min decisions say "almost
+    stochastically better", not "different", and draw none)."""
+    return next((t for t in opts.tests if PAIRED_TESTS[t].kind != "aso"), None)
 
 
 def _compare_settings(
@@ -574,7 +584,7 @@ def _compare_settings(
         baseline=opts.baseline,
         n_comparisons=k,
         experimentwise_error_unadjusted=experimentwise_error(opts.alpha, k),
-        cluster_test=opts.tests[0] if opts.baseline is None and opts.alternative == "two-sided" else None,
+        cluster_test=_cluster_test(opts) if opts.baseline is None and opts.alternative == "two-sided" else None,
         signatures={m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
         n_segments=table.n_segments,
         resample_unit=rtable.unit,

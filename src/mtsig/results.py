@@ -34,7 +34,8 @@ class TestResult:
     score_a: float
     score_b: float
     delta: float
-    p_value: float
+    #: None for a test that gives no p-value (``aso``: its ε_min is ``statistic``)
+    p_value: float | None
     alternative: str = "two-sided"
     n_resamples: int | None = None
     seed: int | None = None
@@ -207,7 +208,8 @@ class Comparison:
     """One row of a comparison: a test result with its adjusted p-value and the decision at alpha."""
 
     result: TestResult
-    p_adjusted: float
+    #: None for a test without a p-value (``aso``)
+    p_adjusted: float | None
     significant: bool
     #: what Δ means to humans where the metric has a published fit (Kocmi et al. 2024): ``{"fit", "accuracy",
     #: "scale"}``, the estimated share of human judgments agreeing with the metric's preference (see

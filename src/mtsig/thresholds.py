@@ -59,16 +59,22 @@ def load_fits(path: str) -> dict[str, tuple[float, float]]:
     """Fits from a ``thresholds.json`` (``{metric: [a, b]}``)."""
     from mtsig.io.text import read_text
 
+    def no_constant(name: str):
+        raise ValueError(f"{name} is not a number JSON allows")
+
     try:
-        raw = json.loads(read_text(path))
+        raw = json.loads(read_text(path), parse_constant=no_constant)
     except ValueError as exc:
         raise InputError(f"{path}: not JSON ({exc})") from None
     if not isinstance(raw, dict) or not raw:
         raise InputError(f"{path}: expected {{metric: [a, b]}}")
     out = {}
     for k, v in raw.items():
-        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v)) or v[0] <= 0:
-            raise InputError(f"{path}: {k!r} is not [a, b] with a > 0")
+        numbers = isinstance(v, list) and len(v) == 2 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)  # fmt: skip
+        if not numbers or not 0 < v[0] <= 100 or not v[1] > 0:
+            raise InputError(f"{path}: {k!r} is {v!r}, not [a, b] with 0 < a <= 100 (the ceiling, in %) and b > 0 "
+                             "(the slope: a larger difference must mean more agreement)")  # fmt: skip
         out[k] = (float(v[0]), float(v[1]))
     return out
 
@@ -94,9 +100,10 @@ def accuracy(delta: float, fit: str, fits: Mapping[str, tuple[float, float]] | N
 
 
 def delta_for(acc: float, fit: str, fits: Mapping[str, tuple[float, float]] | None = None) -> float | None:
-    """The Δ needed for an accuracy ``acc`` in % (None above the fit's ceiling a)."""
+    """The Δ needed for an accuracy ``acc`` in % (None at or above the fit's ceiling a, and at or below a/2, the
+    fit's accuracy at Δ = 0: no positive difference gives it)."""
     a, b = (fits or FITS)[fit]
-    if acc >= a:
+    if acc >= a or acc <= a / 2:
         return None
     return -math.log(a / acc - 1.0) / b
 
@@ -111,8 +118,11 @@ def thresholds_table(metrics: Sequence[str] | None = None, accuracies: Sequence[
     """``{"thresholds": {FIT: {"50": Δ or None, ...}}, "fits": {FIT: [a, b]}, "names": {asked: FIT}}``."""
     fits = load_fits(fits_path) if fits_path else FITS
     for acc in accuracies:
-        if not 0 < acc < 100:
-            raise InputError(f"accuracy {acc:g} is not a percentage strictly between 0 and 100", param="accuracy")
+        if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not math.isfinite(acc) or not 0 < acc < 100:
+            raise InputError(f"accuracy {acc!r} is not a percentage strictly between 0 and 100", param="accuracy")
+        if acc <= 1:
+            raise InputError(f"accuracy {acc:g} is a percentage: {acc:g} means {acc:g}%, below any fit's accuracy at "
+                             f"Δ = 0 (about 45%); did you mean {acc * 100:g}?", param="accuracy")  # fmt: skip
     names = {}
     for m in metrics or list(fits):
         f = fit_for(m, fits)

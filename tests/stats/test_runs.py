@@ -195,7 +195,7 @@ def test_runs_table_and_json_shape(me_compare, me_table):
 
 
 def test_other_tests_with_runs_are_refused(me_table):
-    with pytest.raises(mtsig.InputError, match="the tests for them are 'ar' .* and 'stratified-ar'"):
+    with pytest.raises(mtsig.InputError, match="the tests for them are 'ar' .*, 'stratified-ar' .* and 'aso'"):
         compare_table(me_table, CompareOptions(tests=("ar", "ttest"), baseline="baseline"))
 
 

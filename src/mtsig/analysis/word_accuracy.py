@@ -41,7 +41,9 @@ def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], lab
     n_ref = [int(first[:, b, 2].sum()) for b in range(nb)]
     words = [max(float(X[n][:, :, b, :2].sum(axis=1, dtype=np.float64).mean(axis=0).max()) for n in ctx.names)
              for b in range(nb)]  # fmt: skip
-    tested = [b for b in range(nb) if max(n_ref[b], words[b]) >= MIN_BUCKET]
+    # a bucket without reference words (the "<1" frequency bucket: words only the outputs have) has F = 0 for every
+    # system whatever it outputs: nothing to test, and no place in the correction
+    tested = [b for b in range(nb) if n_ref[b] > 0 and max(n_ref[b], words[b]) >= MIN_BUCKET]
     k = len(tested) * len(ctx.pairs)
     key = None
     pr: dict = {}  # the intervals of precision and recall (bootstrap only): computed while the batch finishes

@@ -19,6 +19,7 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     standardize: str | None = None,
     mqm_weights: str | dict | None = None,
     da_score: str = "z",
+    docs=None,
     test: str = "ar",
     correction: str = "holm",
     alpha: float = 0.05,
@@ -26,7 +27,7 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     n_resamples: int | None = None,
     n_bootstrap: int = 2_000,
     seed: int | None = None,
-    resample_unit: str = "segment",
+    resample_unit: str | None = None,
     min_common: int = 10,
     segments: bool = False,
     progress=None,
@@ -44,11 +45,17 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     standardize, mqm_weights, da_score:
         ``"annotator"`` z-standardizes each annotator's scores first; MQM weights (a file or
         ``{(severity, category or None): weight}``); ``z`` or ``raw`` scores of WMT's segment-score files.
+    docs:
+        The test set's documents (a ``.docs`` file of ``DOMAIN DOCID`` lines, or the WMT XML test set): each
+        judged segment's document and domain (WMT DA segment ids are placed as WMT numbers them: the documents
+        sorted by id). WMT DA judgment files bring their documents without it, from their HITs.
     test, correction, alpha, confidence, n_resamples, n_bootstrap, seed, resample_unit, min_common:
         The mtsig protocol's paired test (``ar`` with 10,000 shuffles, or ``paired-bootstrap``), its correction and
         level; the level of the intervals and rank sets and their joint bootstrap resamples; the seed (12345 when
-        None, always reported); ``segment`` or ``document`` (MQM brings documents) as the resampling unit; the
-        fewest segments two systems must share to be tested.
+        None, always reported); the resampling unit (None: ``document`` wherever the judgments come in documents,
+        as WMT DA's HITs, MQM, a doc column or ``docs`` give them, else ``segment``); the fewest segments two
+        systems must share to be tested. ``n_resamples`` None: enough that a pair's p-value can reach a tenth of
+        the corrected threshold (as ``compare`` chooses it).
     segments:
         Also the per-segment scores used (``result.segments``; JSON ``"segments"``).
 
@@ -69,7 +76,11 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         h = files
     else:
         h = read_human(files, input_format=input_format, standardize=standardize, mqm_weights=mqm_weights,
-                       da_score=da_score)  # fmt: skip
+                       da_score=da_score, docs=docs)  # fmt: skip
+    if isinstance(files, HumanScores) and docs is not None:
+        from mtsig.io.documents import Documents, read_documents
+
+        h = h.with_documents(docs if isinstance(docs, Documents) else read_documents(docs))
     opts = HumanOptions(protocol=protocol, test=test, correction=correction, alpha=alpha, confidence=confidence,
                         n_resamples=n_resamples, n_bootstrap=n_bootstrap,
                         seed=DEFAULT_SEED if seed is None else seed, resample_unit=resample_unit,

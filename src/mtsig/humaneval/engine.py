@@ -22,8 +22,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.human import HumanScores
 from mtsig.resample import Resampling
-from mtsig.stats.multiple import maxt
-from mtsig.stats.pvalues import count_extreme, p_from_count
+from mtsig.stats.pvalues import count_extreme
 
 
 class Units(NamedTuple):
@@ -85,19 +84,115 @@ class PairData(NamedTuple):
     observed: np.ndarray
 
 
-def pair_differences(h: HumanScores, units: Units, pairs: list[tuple[int, int]]) -> PairData:
+#: floats of a block of paired differences (units x pairs) held at once (32 MB)
+PAIR_BLOCK_FLOATS = 2**22
+
+
+def _block_differences(h: HumanScores, units: Units, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The per-unit sums of ``x_a - x_b`` over the segments both were judged on (units x pairs) and their counts."""
     X = h.scores
     J = h.judged
-    D = np.zeros((len(units.labels), len(pairs)))
-    n = np.zeros(len(pairs), dtype=np.int64)
-    for j, (a, b) in enumerate(pairs):
-        both = J[a] & J[b]
-        d = np.where(both, np.nan_to_num(X[a]) - np.nan_to_num(X[b]), 0.0)
-        np.add.at(D[:, j], units.of_segment, d)
-        n[j] = int(both.sum())
+    both = J[a] & J[b]  # (pairs, N)
+    d = np.where(both, np.nan_to_num(X[a]) - np.nan_to_num(X[b]), 0.0)
+    if units.kind == "segment":
+        D = np.ascontiguousarray(d.T)
+    else:
+        D = np.zeros((len(units.labels), len(a)))
+        np.add.at(D, units.of_segment, d.T)  # each column summed in segment order, as one pair alone
+    return D, both.sum(axis=1).astype(np.int64)
+
+
+def pair_differences(h: HumanScores, units: Units, pairs: list[tuple[int, int]]) -> PairData:
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    D, n = _block_differences(h, units, a, b)
     with np.errstate(invalid="ignore", divide="ignore"):
         obs = np.where(n > 0, D.sum(axis=0) / np.maximum(n, 1), np.nan)
     return PairData(D, n, obs)
+
+
+class PairTests:
+    """The paired tests of many pairs without the (units x pairs) matrix of differences: pairs in blocks of
+    :data:`PAIR_BLOCK_FLOATS`, every block from the same resamples (the plan is drawn again per block from its
+    seed), or, when every system was judged on the same segments, from the systems' unit sums alone
+    (``W @ (x_a - x_b) = W @ x_a - W @ x_b``: one product per chunk for all pairs).
+
+    ``pairs`` ``(P, 2)`` system indices; ``n_common`` and ``observed`` (the mean difference over the common
+    segments) per pair."""
+
+    def __init__(self, h: HumanScores, units: Units, pairs: np.ndarray):
+        self.h, self.units = h, units
+        self.pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        P = len(self.pairs)
+        self.block = max(1, PAIR_BLOCK_FLOATS // max(1, len(units.labels)))
+        used = np.unique(self.pairs) if P else np.zeros(0, dtype=np.int64)
+        J = h.judged[used]
+        #: every system of the pairs judged on the same segments: the separable path
+        self.separable = bool(P >= 64 and len(used) and np.all(J == J[:1]))
+        n = np.empty(P, dtype=np.int64)
+        totals = np.empty(P)
+        for lo, hi, D, nb in self._blocks():
+            n[lo:hi] = nb
+            totals[lo:hi] = D.sum(axis=0)
+        self.n_common, self.totals = n, totals
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.observed = np.where(n > 0, totals / np.maximum(n, 1), np.nan)
+
+    def _blocks(self):
+        for lo in range(0, len(self.pairs), self.block):
+            hi = min(lo + self.block, len(self.pairs))
+            D, n = _block_differences(self.h, self.units, self.pairs[lo:hi, 0], self.pairs[lo:hi, 1])
+            yield lo, hi, D, n
+
+    def subset(self, keep: np.ndarray) -> PairTests:
+        out = object.__new__(PairTests)
+        out.__dict__.update(self.__dict__)
+        out.pairs, out.n_common, out.totals = self.pairs[keep], self.n_common[keep], self.totals[keep]
+        out.observed = self.observed[keep]
+        out.separable = self.separable and len(out.pairs) >= 64
+        return out
+
+    def _products(self, resampling: Resampling, kind: str, R: int, label: str):
+        """``(lo, hi, W @ D)`` for each block of pairs and each chunk of the plan, with progress in resamples."""
+        U = len(self.units.labels)
+        advance = resampling.advance(label, R * max(1, -(-len(self.pairs) // self.block)) if not self.separable
+                                     else R)  # fmt: skip
+        if self.separable:
+            S = self.units.sums  # (U, K): each system's sum per unit over the (shared) judged segments
+            for W in resampling.plan(kind, U, R).chunks():
+                WS = W @ S
+                for lo in range(0, len(self.pairs), self.block):
+                    hi = min(lo + self.block, len(self.pairs))
+                    yield lo, hi, WS[:, self.pairs[lo:hi, 0]] - WS[:, self.pairs[lo:hi, 1]]
+                if advance:
+                    advance(len(W))
+            return
+        for lo, hi, D, _ in self._blocks():
+            for W in resampling.plan(kind, U, R).chunks():
+                yield lo, hi, W @ D
+                if advance:
+                    advance(len(W))
+
+    def ar(self, resampling: Resampling, R: int) -> np.ndarray:
+        """Two-sided p-values by approximate randomization (each unit's paired difference keeps or flips its sign
+        with probability 1/2): ``(c + 1) / (R + 1)`` with ties counted; 1 for identical systems."""
+        total = self.totals
+        cut = np.abs(total) - 1e-12 * np.maximum(1.0, np.abs(total))
+        counts = np.zeros(len(self.pairs), dtype=np.int64)
+        for lo, hi, WD in self._products(resampling, "randomization", R, "randomization of the pairs"):
+            T = total[lo:hi] - 2.0 * WD  # a swapped unit's difference changes sign
+            counts[lo:hi] += np.count_nonzero(np.abs(T) >= cut[lo:hi], axis=0)
+        return (counts + 1) / (R + 1)
+
+    def bootstrap(self, resampling: Resampling, R: int) -> np.ndarray:
+        """Koehn's paired bootstrap (two-sided: twice the share of resamples the worse system wins or ties, at
+        most 1) on the units' paired differences."""
+        le = np.zeros(len(self.pairs), dtype=np.int64)
+        ge = np.zeros(len(self.pairs), dtype=np.int64)
+        for lo, hi, WD in self._products(resampling, "bootstrap", R, "paired bootstrap of the pairs"):
+            le[lo:hi] += np.count_nonzero(WD <= 0, axis=0)
+            ge[lo:hi] += np.count_nonzero(WD >= 0, axis=0)
+        return np.minimum(1.0, 2 * (np.minimum(le, ge) + 1) / (R + 1))
 
 
 def paired_ar(pd: PairData, resampling: Resampling, R: int) -> np.ndarray:
@@ -120,18 +215,13 @@ def paired_ar(pd: PairData, resampling: Resampling, R: int) -> np.ndarray:
 def paired_bootstrap(pd: PairData, resampling: Resampling, R: int) -> np.ndarray:
     """Koehn's paired bootstrap of every pair (two-sided: twice the share of resamples the worse system wins or
     ties, at most 1), on the units' paired differences."""
-    p = np.empty(pd.D.shape[1])
-    boot = np.empty((R, pd.D.shape[1]))
-    plan = resampling.plan("bootstrap", pd.D.shape[0], R)
-    row = 0
-    for W in plan.chunks():
-        boot[row : row + len(W)] = W @ pd.D
-        row += len(W)
-    for j in range(pd.D.shape[1]):
-        le = int(np.count_nonzero(boot[:, j] <= 0))
-        ge = int(np.count_nonzero(boot[:, j] >= 0))
-        p[j] = min(1.0, 2 * p_from_count(min(le, ge), R))
-    return p
+    le = np.zeros(pd.D.shape[1], dtype=np.int64)
+    ge = np.zeros(pd.D.shape[1], dtype=np.int64)
+    for W in resampling.plan("bootstrap", pd.D.shape[0], R).chunks():
+        B = W @ pd.D
+        le += np.count_nonzero(B <= 0, axis=0)
+        ge += np.count_nonzero(B >= 0, axis=0)
+    return np.minimum(1.0, 2 * (np.minimum(le, ge) + 1) / (R + 1))
 
 
 def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -140,19 +230,44 @@ def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float) -> tuple[
 
     A system's set runs from 1 + the systems found better than it to K - the systems found worse; with
     probability at least ``confidence``, no ordered pair is decided wrongly, so every true rank lies in its set
-    simultaneously (ties in the true scores share the best rank among them)."""
+    simultaneously (ties in the true scores share the best rank among them).
+
+    The same numbers as :func:`mtsig.stats.multiple.maxt` over the matrix of every ordered pair's bootstrap
+    differences, computed without that matrix (K(K-1) columns): pairs' scales in blocks, then the step-down
+    maxima over a few bootstrap rows at a time, so memory stays bounded for a thousand systems."""
     K = len(scores)
-    ordered = [(j, k) for j in range(K) for k in range(K) if j != k]
+    P = np.ones((K, K))
     finite = np.all(np.isfinite(boot), axis=1)
     B = boot[finite]
-    P = np.ones((K, K))
     if K < 2 or len(B) < 2:
         return [(1, K)] * K, P
-    D = np.stack([B[:, j] - B[:, k] for j, k in ordered], axis=1)
-    obs = np.array([scores[j] - scores[k] for j, k in ordered])
-    adj = maxt(D, obs, "greater")["step-down"]
-    for (j, k), p in zip(ordered, adj):
-        P[j, k] = p
+    R = len(B)
+    jj, kk = np.nonzero(~np.eye(K, dtype=bool))  # ordered pairs (j, k), j != k, row-major as before
+    n = jj.size
+    mean, sd = np.empty(n), np.empty(n)
+    step = max(1, PAIR_BLOCK_FLOATS // R)
+    for lo in range(0, n, step):
+        D = B[:, jj[lo : lo + step]] - B[:, kk[lo : lo + step]]
+        mean[lo : lo + step] = D.mean(axis=0)
+        sd[lo : lo + step] = D.std(axis=0, ddof=1)
+    live = sd > 0
+    scale = np.where(live, sd, 1.0)
+    obs = scores[jj] - scores[kk]
+    t = np.where(live, obs / scale, -np.inf)
+    cut = t - np.abs(t) * 1e-12 - 1e-15  # at least as extreme, ties counted
+    order = np.argsort(-t, kind="stable")
+    oj, ok, om, os_, olive = jj[order], kk[order], mean[order], scale[order], live[order]
+    down = np.zeros(n, dtype=np.int64)
+    rows = max(1, PAIR_BLOCK_FLOATS // n)
+    for lo in range(0, R, rows):
+        Bc = B[lo : lo + rows]
+        null = np.where(olive, ((Bc[:, oj] - Bc[:, ok]) - om) / os_, -np.inf)
+        tail = np.maximum.accumulate(null[:, ::-1], axis=1)[:, ::-1]  # max over the pairs ranked j and below
+        down += np.count_nonzero(tail >= cut[order], axis=0)
+    down = np.where(olive, down, R)
+    p_down = np.empty(n)
+    p_down[order] = np.minimum(1.0, np.maximum.accumulate((down + 1) / (R + 1)))
+    P[jj, kk] = p_down
     better = P <= 1 - confidence  # better[j, k]: j is found better than k
     out = [(1 + int(better[:, j].sum()), K - int(better[j].sum())) for j in range(K)]
     return out, P
@@ -168,5 +283,5 @@ def percentile(boot: np.ndarray, confidence: float) -> list[tuple[float, float] 
     return out
 
 
-__all__ = ["Units", "unit_sums", "joint_bootstrap", "pair_differences", "paired_ar", "paired_bootstrap",
-           "rank_sets", "percentile", "count_extreme"]  # fmt: skip
+__all__ = ["PairTests", "Units", "unit_sums", "joint_bootstrap", "pair_differences", "paired_ar",
+           "paired_bootstrap", "rank_sets", "percentile", "count_extreme"]  # fmt: skip

@@ -31,18 +31,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mtsig.checks import probability, resample_count, whole_number
 from mtsig.errors import InputError
 from mtsig.humaneval import engine
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
 from mtsig.io.human import HumanScores
 from mtsig.registry import Registry
 from mtsig.resample import DEFAULT_SEED, Resampling
-from mtsig.stats.multiple import CORRECTIONS, adjust, clusters
+from mtsig.stats.multiple import CORRECTIONS, adjust
 
 #: the tests of the mtsig protocol, and their default number of resamples
 HUMAN_TESTS = {"ar": 10_000, "paired-bootstrap": 1_000}
 #: fewer common segments than this and a pair is not tested (said in its note)
 MIN_COMMON = 10
+
+
+#: bootstrap intervals, rank sets and the paired bootstrap need at least this many resampling units (with fewer,
+#: every resample is nearly the data itself and the intervals come out falsely narrow)
+MIN_UNITS = 10
+#: the most pairs one ranking tests and keeps (2,000 systems); beyond, the table of pairs itself does not fit
+MAX_PAIRS = 2_000_000
+#: the automatic count of resamples stops here (each pair's smallest p-value is then about 5e-6)
+MAX_AUTO_RESAMPLES = 200_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,10 +65,13 @@ class HumanOptions:
     alpha: float = 0.05
     #: level of the score intervals and of the simultaneous rank sets
     confidence: float = 0.95
+    #: None: enough that the best pair can reach the corrected threshold (as compare chooses it)
     n_resamples: int | None = None
     n_bootstrap: int = 2_000
     seed: int = DEFAULT_SEED
-    resample_unit: str = "segment"
+    #: None: documents wherever the judgments come in documents (WMT DA's HITs, MQM, a doc column, --docs),
+    #: else segments
+    resample_unit: str | None = None
     min_common: int = MIN_COMMON
     #: the per-segment scores in the result
     segments: bool = False
@@ -74,21 +87,21 @@ class HumanOptions:
             raise InputError(f"correction {self.correction} is not offered by human (its rank sets already use "
                              "the joint bootstrap): use holm, bonferroni, sidak, bh or none",
                              param="correction")  # fmt: skip
-        if not 0 < self.alpha < 1:
-            raise InputError(f"alpha must lie strictly between 0 and 1, got {self.alpha}", param="alpha")
-        if not 0 < self.confidence < 1:
-            raise InputError(f"confidence must lie strictly between 0 and 1, got {self.confidence}",
-                             param="confidence")  # fmt: skip
+        object.__setattr__(self, "alpha", probability(self.alpha, "alpha"))
+        object.__setattr__(self, "confidence", probability(self.confidence, "confidence"))
+        object.__setattr__(self, "n_bootstrap", resample_count(self.n_bootstrap, "n_bootstrap"))
+        if self.n_resamples is not None:
+            object.__setattr__(self, "n_resamples", resample_count(self.n_resamples, "n_resamples"))
+        object.__setattr__(self, "seed", whole_number(self.seed, "seed", 0))
         if self.n_bootstrap < 2 / (1 - self.confidence):
             need = int(np.ceil(2 / (1 - self.confidence)))
             raise InputError(f"n_bootstrap must be at least {need} for {self.confidence:.0%} intervals, got "
                              f"{self.n_bootstrap}", param="n_bootstrap")  # fmt: skip
-        if self.resample_unit not in ("segment", "document", "domain"):
+        if self.resample_unit not in (None, "segment", "document", "domain"):
             from mtsig.errors import unknown_name
 
             raise unknown_name("resample unit", self.resample_unit, ("segment", "document", "domain"))
-        if self.min_common < 1:
-            raise InputError(f"min_common must be at least 1, got {self.min_common}", param="min_common")
+        object.__setattr__(self, "min_common", whole_number(self.min_common, "min_common", 1))
 
     def resampling(self, progress=None) -> Resampling:
         return Resampling(self.n_resamples, self.seed, progress=progress)
@@ -134,27 +147,75 @@ def _cluster_index(cl: list[list[str]]) -> dict[str, int]:
 
 def _wmt_clusters(order: list[str], beats: set[tuple[str, str]]) -> list[list[str]]:
     """WMT's rule: in score order, a boundary after position i where every system above beats every one below."""
+    at = {n: i for i, n in enumerate(order)}
+    B = np.zeros((len(order), len(order)), dtype=bool)
+    for x, y in beats:
+        B[at[x], at[y]] = True
+    return _boundaries(order, B)
+
+
+def _boundaries(order: list[str], B: np.ndarray) -> list[list[str]]:
+    """Clusters of ``order`` cut after position i where ``B[:i+1, i+1:]`` is all True (a running count of the
+    True cells of the block above and right: the whole pass is O(K^2))."""
+    K = len(order)
+    # block(i) = sum of B[:i+1, i+1:]: add row i's cells right of i, remove column i's cells above i
+    block = 0
     out, cur = [], []
+    rows = B.sum(axis=1)
     for i, name in enumerate(order):
+        block += int(rows[i] - B[i, : i + 1].sum()) - int(B[:i, i].sum())
         cur.append(name)
-        if i < len(order) - 1 and all((x, y) in beats for x in order[: i + 1] for y in order[i + 1 :]):
+        if i < K - 1 and block == (i + 1) * (K - i - 1):
             out.append(cur)
             cur = []
     out.append(cur)
     return out
 
 
-def _intervals(h: HumanScores, opts: HumanOptions, rs: Resampling) -> tuple[np.ndarray, list]:
-    units = engine.unit_sums(h, opts.resample_unit)
+def resample_unit(h: HumanScores, opts: HumanOptions) -> tuple[str, str | None]:
+    """The resampling unit (the user's, or documents wherever the judgments come in documents) and a note saying
+    why when it was chosen here."""
+    if opts.resample_unit is not None:
+        return opts.resample_unit, None
+    if h.documents is None:
+        return "segment", None
+    nd = h.n_documents
+    how = {"the HITs": "WMT DA's HITs score whole documents", "the file": "the file gives each segment's document"}
+    why = how.get(h.documents_from or "", f"{h.documents_from} gives each segment's document")
+    if nd < MIN_UNITS:
+        return "segment", (f"resampling unit: segments, though the judgments have documents ({why}): {nd} documents "
+                           f"are too few to resample (at least {MIN_UNITS}); segments of one document are not "
+                           "independent, so intervals and p-values are too narrow if the documents differ")  # fmt: skip
+    return "document", (f"resampling unit: the {nd} documents ({why}; the segments of one document are not "
+                        "independent): every test, interval and rank set resamples whole documents "
+                        "(--resample-unit segment treats the segments as independent and understates the "
+                        "uncertainty)")  # fmt: skip
+
+
+def _too_few_units(units: engine.Units) -> str | None:
+    n = len(units.labels)
+    if n >= MIN_UNITS:
+        return None
+    return (f"only {n} {units.kind}(s) to resample (at least {MIN_UNITS} are needed): no bootstrap intervals and no "
+            "rank sets (every resample would be nearly the data itself); rank ranges are the trivial 1-K")  # fmt: skip
+
+
+def _intervals(h: HumanScores, opts: HumanOptions, rs: Resampling) -> tuple[np.ndarray | None, list, str, list[str]]:
+    unit, why = resample_unit(h, opts)
+    units = engine.unit_sums(h, unit)
+    notes = [why] if why else []
+    few = _too_few_units(units)
+    if few:
+        return None, [None] * len(h.systems), unit, [*notes, few]
     boot = engine.joint_bootstrap(units, rs, opts.n_bootstrap)
-    return boot, engine.percentile(boot, opts.confidence)
+    return boot, engine.percentile(boot, opts.confidence), unit, notes
 
 
-def _settings(h: HumanScores, opts: HumanOptions, **extra) -> dict:
+def _settings(h: HumanScores, opts: HumanOptions, unit: str, **extra) -> dict:
     return {"protocol": opts.protocol, "input_format": h.input_format, "files": list(h.sources),
             "n_systems": len(h.systems), "n_segments": len(h.segments), "alpha": opts.alpha,
             "confidence": opts.confidence, "n_bootstrap": opts.n_bootstrap, "seed": opts.seed,
-            "resample_unit": opts.resample_unit, **extra}  # fmt: skip
+            "resample_unit": unit, **extra}  # fmt: skip
 
 
 def _segments(h: HumanScores, opts: HumanOptions):
@@ -164,61 +225,110 @@ def _segments(h: HumanScores, opts: HumanOptions):
                  if np.isfinite(h.scores[k, i]))  # fmt: skip
 
 
+def auto_resamples(test: str, alpha: float, k: int, correction: str) -> int:
+    """The test's default count, or more so that the smallest p-value is a tenth of the corrected threshold
+    (as ``compare`` chooses it), at most :data:`MAX_AUTO_RESAMPLES`."""
+    thr = CORRECTIONS.get(correction).threshold(alpha, max(k, 1))
+    smallest = 2.0 if test == "paired-bootstrap" else 1.0  # two-sided paired bootstrap: 2/(R+1)
+    need = int(np.ceil(10 * smallest / thr)) - 1
+    need = int(np.ceil(need / 100) * 100)
+    return min(max(HUMAN_TESTS[test], need), MAX_AUTO_RESAMPLES)
+
+
+def _count(opts: HumanOptions, k: int) -> tuple[int, list[str]]:
+    """Resamples of the paired test (given, or automatic) and a note when no pair can reach the threshold."""
+    thr = CORRECTIONS.get(opts.correction).threshold(opts.alpha, max(k, 1))
+    R = opts.n_resamples if opts.n_resamples is not None else auto_resamples(opts.test, opts.alpha, k, opts.correction)
+    smallest = (2.0 if opts.test == "paired-bootstrap" else 1.0) / (R + 1)
+    notes = []
+    if opts.n_resamples is None and R > HUMAN_TESTS[opts.test]:
+        notes.append(f"{opts.test}: {R:,} resamples, chosen so that a pair's p-value can reach a tenth of the "
+                     f"corrected threshold {thr:.2g} ({opts.correction}, {k} comparisons)")  # fmt: skip
+    if k and smallest > thr:
+        need = auto_resamples(opts.test, opts.alpha, k, opts.correction)
+        notes.append(f"{opts.test}: with {R:,} resamples the smallest p-value is {smallest:.2g}, above the corrected "
+                     f"threshold {thr:.2g} ({opts.correction}, {k} comparisons): no pair can be significant"
+                     + (f"; give --n-resamples {need} or more" if need > R else
+                        "; this many comparisons need more resamples than mtsig draws: test fewer systems, or "
+                        "use --correction bh (false discovery rate)"))  # fmt: skip
+    return R, notes
+
+
 # ------------------------------------------------------------------------------------------------ mtsig
+def _check_size(h: HumanScores) -> None:
+    K = len(h.systems)
+    pairs = K * (K - 1) // 2
+    if pairs > MAX_PAIRS:
+        raise InputError(f"{K:,} systems make {pairs:,} pairs; human tests every pair and keeps each (about "
+                         f"{pairs * 400 / 2**30:.0f} GiB for the table alone): at most {MAX_PAIRS:,} pairs (2,000 "
+                         "systems) at once; rank a selection of the systems")  # fmt: skip
+
+
 def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
     _check(h)
+    _check_size(h)
     order = _order(h)
     means = h.system_means()
     names = [h.systems[k] for k in order]
-    units = engine.unit_sums(h, opts.resample_unit)
-    boot = engine.joint_bootstrap(units, rs, opts.n_bootstrap)
-    cis = engine.percentile(boot, opts.confidence)
-    ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence)
-    pairs = [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
-    pd = engine.pair_differences(h, units, pairs)
-    R = rs.count(HUMAN_TESTS[opts.test])
-    testable = pd.n_common >= opts.min_common
+    boot, cis, unit, unit_notes = _intervals(h, opts, rs)
+    units = engine.unit_sums(h, unit)
+    if boot is not None:
+        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence)
+    else:
+        ranks = [(1, len(order))] * len(order)
+    K = len(order)
+    ii, jj = np.triu_indices(K, 1)
+    pairs = np.stack([np.asarray(order)[ii], np.asarray(order)[jj]], axis=1)
+    pt = engine.PairTests(h, units, pairs)
+    testable = pt.n_common >= opts.min_common
+    k = int(testable.sum())
+    R, count_notes = _count(opts, k)
+    if opts.test == "paired-bootstrap" and testable.any() and len(units.labels) < MIN_UNITS:
+        raise InputError(f"the paired bootstrap needs at least {MIN_UNITS} {unit}s to resample; there are "
+                         f"{len(units.labels)} (test ar is exact at any size)", param="test")  # fmt: skip
     p = np.full(len(pairs), np.nan)
     if testable.any():
-        sub = engine.PairData(pd.D[:, testable], pd.n_common[testable], pd.observed[testable])
-        run = engine.paired_ar if opts.test == "ar" else engine.paired_bootstrap
-        p[testable] = run(sub, rs, R)
+        sub = pt.subset(testable)
+        p[testable] = sub.ar(rs, R) if opts.test == "ar" else sub.bootstrap(rs, R)
     padj = np.full(len(pairs), np.nan)
     padj[testable] = adjust(p[testable], opts.correction)
-    comps, sig = [], {}
-    for j, (a, b) in enumerate(pairs):
+    sig = (padj <= opts.alpha) & testable
+    comps = []
+    sysname = h.systems
+    for j in range(len(pairs)):
+        a, b = int(pairs[j, 0]), int(pairs[j, 1])
         ok = bool(testable[j])
-        significant = bool(ok and padj[j] <= opts.alpha)
-        sig[frozenset((h.systems[a], h.systems[b]))] = significant
-        note = None if ok else f"not tested: {pd.n_common[j]} segments judged for both (fewer than {opts.min_common})"
-        comps.append(HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[a] - means[b]),
+        n = int(pt.n_common[j])
+        note = None if ok else f"not tested: {n} segments judged for both (fewer than {opts.min_common})"
+        comps.append(HumanComparison(a=sysname[a], b=sysname[b], delta=float(means[a] - means[b]),
                                      p_value=float(p[j]) if ok else None, p_adjusted=float(padj[j]) if ok else None,
-                                     significant=significant, n_common=int(pd.n_common[j]),
-                                     delta_common=float(pd.observed[j]) if pd.n_common[j] else None,
-                                     note=note))  # fmt: skip
-    cl = clusters({n: float(means[h.index(n)]) for n in names}, sig, True)
+                                     significant=bool(sig[j]), n_common=n,
+                                     delta_common=float(pt.observed[j]) if n else None, note=note))  # fmt: skip
+    S = np.zeros((K, K), dtype=bool)  # in score order: S[i, j] (i above j) when the pair differs significantly
+    S[ii, jj] = sig
+    cl = _boundaries(names, S | S.T)
     at = _cluster_index(cl)
-    wins = {n: 0 for n in names}
-    for c in comps:
-        if c.significant:
-            wins[c.a if c.delta > 0 else c.b] += 1
-    systems = tuple(HumanSystem(name=h.systems[k], score=float(means[k]), ci=cis[k], n_segments=h.n_segments(k),
-                                wins=wins[h.systems[k]], cluster=at[h.systems[k]], rank_range=ranks[i])
-                    for i, k in enumerate(order))  # fmt: skip
-    untested = [c for c in comps if c.p_value is None]
-    notes = list(h.notes)
+    win = np.where(np.asarray([c.delta for c in comps]) > 0, ii, jj)  # the better-scoring system of each pair
+    wins = np.bincount(win[sig], minlength=K)
+    systems = tuple(HumanSystem(name=sysname[kx], score=float(means[kx]), ci=cis[kx], n_segments=h.n_segments(kx),
+                                wins=int(wins[i]), cluster=at[sysname[kx]], rank_range=ranks[i])
+                    for i, kx in enumerate(order))  # fmt: skip
+    untested = int((~testable).sum())
+    notes = list(h.notes) + unit_notes + count_notes
     lone = int(np.sum(h.judged.sum(axis=0) == 1))
     if (~h.judged).any():
         notes.append("each pair is tested on the segments both systems were judged on (common, per row); a segment "
                      "judged for one system of a pair counts in its score, not in the pair's test"
                      + (f" ({lone} segment(s) were judged for one system only)" if lone else ""))  # fmt: skip
     if untested:
-        notes.append(f"{len(untested)} pair(s) not tested: fewer than {opts.min_common} segments judged for both")
-    notes.append(f"rank ranges are simultaneous {opts.confidence:.0%} confidence sets (step-down max-T over every "
-                 f"ordered pair, {opts.n_bootstrap} joint bootstrap resamples of the {units.kind}s): all hold at "
-                 "once")  # fmt: skip
-    st = _settings(h, opts, test=opts.test, n_resamples=R, correction=opts.correction, n_units=len(units.labels),
-                   one_sided=False, n_comparisons=int(testable.sum()))  # fmt: skip
+        notes.append(f"{untested} pair(s) not tested: fewer than {opts.min_common} segments judged for both")
+    if boot is not None:
+        notes.append(f"rank ranges are simultaneous {opts.confidence:.0%} confidence sets (step-down max-T over every "
+                     f"ordered pair, {opts.n_bootstrap} joint bootstrap resamples of the {units.kind}s): all hold at "
+                     "once; wins count the pairs a system wins in the pairwise tests above (a separate procedure: a "
+                     "rank range can imply more or fewer wins)")  # fmt: skip
+    st = _settings(h, opts, unit, test=opts.test, n_resamples=R, correction=opts.correction,
+                   n_units=len(units.labels), one_sided=False, n_comparisons=k)  # fmt: skip
     return HumanResult(protocol="mtsig", systems=systems, comparisons=tuple(comps),
                        clusters=tuple(tuple(c) for c in cl), settings=st, notes=tuple(notes),
                        segments=_segments(h, opts))  # fmt: skip
@@ -259,7 +369,7 @@ def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list]) -> HumanResu
     order = _order(h)
     means = h.system_means()
     names = [h.systems[k] for k in order]
-    _, cis = _intervals(h, opts, rs)
+    _, cis, unit, unit_notes = _intervals(h, opts, rs)
     cl = _wmt_clusters(names, beats)
     at = _cluster_index(cl)
     K = len(names)
@@ -269,9 +379,9 @@ def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list]) -> HumanResu
                                 n_segments=h.n_segments(h.index(n)), wins=wins[n], cluster=at[n],
                                 rank_range=(losses[n] + 1, K - wins[n])) for n in names)  # fmt: skip
     p = PROTOCOLS.get(name)
-    st = _settings(h, opts, correction="none", one_sided=p.one_sided, n_comparisons=len(tested))
-    notes = [*h.notes, *notes, "rank ranges are WMT's (losses + 1, N - wins) from uncorrected tests: they hold no "
-             "joint confidence level"]  # fmt: skip
+    st = _settings(h, opts, unit, correction="none", one_sided=p.one_sided, n_comparisons=len(tested))
+    notes = [*h.notes, *unit_notes, *notes, "rank ranges are WMT's (losses + 1, N - wins) from uncorrected tests: they "
+             "hold no joint confidence level"]  # fmt: skip
     return HumanResult(protocol=name, systems=systems, comparisons=tuple(tested.values()),
                        clusters=tuple(tuple(c) for c in cl), settings=st, notes=tuple(notes),
                        segments=_segments(h, opts))  # fmt: skip

@@ -66,6 +66,8 @@ class HumanResult:
     notes: tuple[str, ...] = ()
     #: per (system, segment) the scores used, when asked for
     segments: tuple[tuple[str, str, float], ...] | None = field(default=None, repr=False)
+    #: decimals shown in text, Markdown and LaTeX (``-w``; None: 3)
+    decimals: int | None = field(default=None, repr=False, compare=False)
 
     def get(self, a: str, b: str) -> HumanComparison:
         """The comparison of ``a`` and ``b`` (either order for the two-sided protocols)."""

@@ -48,6 +48,8 @@ DA_TYPES = {"SYSTEM": True, "REPEAT": True, "REF": False, "BAD_REF": False}
 MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0}
 MQM_NON_TRANSLATION = 25.0
 MQM_MINOR_PUNCTUATION = 0.1
+#: the largest magnitude of a score (squares of sums of a million scores stay finite)
+MAX_SCORE = 1e100
 _TSV_ALIASES = {
     "system": ("system", "sys", "sys_id", "system_id"),
     "segment": ("segment", "seg", "seg_id", "sid", "segment_id", "item", "itemid"),
@@ -86,6 +88,17 @@ class HumanScores:
     input_format: str = "tsv"
     #: what the reader did that the user should know (rows left out, standardization)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: each segment's test-set line (0-based), where it is known (``docs`` given, or ids that are line numbers)
+    lines: tuple[int, ...] | None = None
+    #: where the documents come from ("the file", "the HITs", a documents file), None without documents
+    documents_from: str | None = None
+    #: WMT DA judgments: the runs of consecutive segment ids one HIT scored for one system (first, last); each is
+    #: one document of the test set
+    runs: tuple[tuple[int, int], ...] | None = field(default=None, repr=False)
+
+    @property
+    def n_documents(self) -> int:
+        return len(set(self.documents)) if self.documents is not None else 0
 
     @property
     def judged(self) -> np.ndarray:
@@ -104,6 +117,39 @@ class HumanScores:
         """Only ``systems`` (in that order)."""
         idx = [self.index(s) for s in systems]
         return replace(self, systems=tuple(systems), scores=self.scores[idx], judgments=self.judgments[idx])
+
+    def with_documents(self, docs, *, sid_order: str | None = None) -> HumanScores:
+        """These scores placed in a test set whose documents are ``docs`` (:class:`~mtsig.io.documents.Documents`):
+        each segment gets its test-set line, document and domain. ``sid_order``: ``doc-sorted`` (WMT DA: segment
+        id s is the s-th segment with the documents sorted by id) or ``line`` (ids are 1-based line numbers);
+        default: ``doc-sorted`` for the WMT DA formats, ``line`` otherwise."""
+        from mtsig.io.documents import check_contiguous, doc_sorted_lines
+
+        order = sid_order or ("doc-sorted" if self.input_format in ("wmt-da", "wmt-da-seg") else "line")
+        check_contiguous(docs)
+        where = ", ".join(self.sources) or "the human scores"
+        ids = []
+        for g in self.segments:
+            if not re.fullmatch(r"\d+", g):
+                raise InputError(f"{where}: segment id {g!r} is not a number: it cannot be placed in the test set of "
+                                 f"{docs.source}")  # fmt: skip
+            ids.append(int(g))
+        ids_arr = np.asarray(ids, dtype=np.int64)
+        n = len(docs)
+        if ids_arr.size and (ids_arr.min() < 1 or ids_arr.max() > n):
+            bad = int(ids_arr.max() if ids_arr.max() > n else ids_arr.min())
+            raise InputError(f"{where}: segment id {bad} is outside the {n} segments of {docs.source} (ids run from 1):"
+                             " the documents file is not this test set's")  # fmt: skip
+        lines = doc_sorted_lines(docs)[ids_arr - 1] if order == "doc-sorted" else ids_arr - 1
+        documents = tuple(docs.ids[i] for i in lines)
+        domains = tuple(docs.domains[i] for i in lines) if docs.domains is not None else self.domains
+        _check_runs(self, docs, lines, where)
+        how = ("segment ids placed as WMT's DA numbers them (the test set's documents sorted by id)"
+               if order == "doc-sorted" else "segment ids read as test-set line numbers")  # fmt: skip
+        notes = [n for n in self.notes if not n.startswith("documents: ")]
+        notes.append(f"documents: {len(set(documents))} from {docs.source} ({how})")
+        return replace(self, documents=documents, domains=domains, lines=tuple(int(x) for x in lines),
+                       documents_from=docs.source, notes=tuple(notes))  # fmt: skip
 
     def index(self, system: str) -> int:
         if system not in self.systems:
@@ -156,6 +202,9 @@ def _number(text: str, path: str, line: int, what: str = "score") -> float:
     x = float(t)
     if not math.isfinite(x):
         raise InputError(f"{path}: line {line}: {what} {text!r} is not a finite number")
+    if abs(x) >= MAX_SCORE:
+        raise InputError(f"{path}: line {line}: {what} {text!r} is too large: means, variances and tests of scores "
+                         f"of that size overflow (human scores must lie within ±{MAX_SCORE:.0e})")  # fmt: skip
     return x
 
 
@@ -179,32 +228,113 @@ def _rows(path: str, text: str, sep: str | None, n: int, header_lines: int = 1) 
 
 
 # ------------------------------------------------------------------------------------------------ readers
-def _read_wmt_da(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+def _read_wmt_da(path: str, text: str) -> tuple[list[Judgment], list[str], list[tuple[int, int]]]:
     out, left = [], {"REF": 0, "BAD_REF": 0}
+    runs: list[tuple[int, int]] = []
+    run: list = []  # [HIT, system, first SID, last SID] of the run being read
+    seen: dict[tuple[str, str, str, str, str], tuple[int, str]] = {}
     for i, c in _rows(path, text, "\t", len(WMT_DA_HEADER)):
         kind = c[8].strip()
         if kind not in DA_TYPES:
             raise InputError(f"{path}: line {i}: unknown judgment type {kind!r} (expected "
                              f"{', '.join(DA_TYPES)})")  # fmt: skip
         score = _number(c[10], path, i)
+        system, sid = _need(c[6], path, i, "system"), _need(c[9], path, i, "segment id")
+        hit, worker = c[0].strip(), _need(c[1], path, i, "annotator")
+        key = (hit, worker, system, sid, kind)
+        if key in seen:  # one annotator's judgment of one item, twice in one HIT
+            line, before = seen[key]
+            if before != c[10].strip():
+                raise InputError(f"{path}: line {i}: annotator {worker} judged {kind} {system} segment {sid} in HIT "
+                                 f"{hit} again with another score ({c[10].strip()}; line {line}: {before}): "
+                                 "conflicting duplicates")  # fmt: skip
+            raise InputError(f"{path}: line {i}: repeats line {line} (annotator {worker}, {kind} {system} segment "
+                             f"{sid}, HIT {hit}): a duplicated row would count twice")  # fmt: skip
+        seen[key] = (i, c[10].strip())
+        if sid.isdigit():  # a HIT scores whole documents, one system at a time: runs of consecutive SIDs
+            n = int(sid)
+            if run and run[0] == hit and run[1] == system and n == run[3] + 1:
+                run[3] = n
+            else:
+                if run:
+                    runs.append((run[2], run[3]))
+                run = [hit, system, n, n]
         if not DA_TYPES[kind]:
             left[kind] += 1
             continue
-        out.append(Judgment(system=_need(c[6], path, i, "system"), segment=_need(c[9], path, i, "segment id"),
-                            score=score, annotator=_need(c[1], path, i, "annotator")))  # fmt: skip
+        out.append(Judgment(system=system, segment=sid, score=score, annotator=worker))
+    if run:
+        runs.append((run[2], run[3]))
     notes = []
     if any(left.values()):
         notes.append(f"{path}: {left['REF']} REF and {left['BAD_REF']} BAD_REF judgments (quality control) left out")
-    return out, notes
+    return out, notes, runs
+
+
+def documents_from_runs(runs: Sequence[tuple[int, int]]) -> tuple[dict[int, str], bool]:
+    """Each segment id's document from the runs of consecutive ids WMT's DA HITs score (one document each).
+
+    The documents are the finest partition of the ids that keeps every run whole: cut before every run's first id
+    and after its last. When two runs cross (neither holds the other), the runs are not documents; they are then
+    merged into connected stretches (larger units, which is the cautious side) and ``False`` says so."""
+    spans = sorted(set(runs))
+    a, b = (np.array(x, dtype=np.int64) for x in zip(*spans))
+    # two runs cross when one starts inside the other and ends beyond it
+    crossing = bool(np.any((a[:, None] < a[None, :]) & (a[None, :] <= b[:, None]) & (b[:, None] < b[None, :])))
+    label: dict[int, str] = {}
+    if crossing:
+        start, end = spans[0]
+        groups = []
+        for x, y in spans[1:]:
+            if x <= end:
+                end = max(end, y)
+            else:
+                groups.append((start, end))
+                start, end = x, y
+        groups.append((start, end))
+    else:
+        cuts = sorted({a for a, _ in spans} | {b + 1 for _, b in spans})
+        groups = [(x, y - 1) for x, y in zip(cuts, cuts[1:])]
+        covered = {x for p, q in spans for x in range(p, q + 1)}
+        groups = [(x, y) for x, y in groups if x in covered]
+    for x, y in groups:
+        for sid in range(x, y + 1):
+            label[sid] = f"{x}-{y}"
+    return label, not crossing
+
+
+def _check_runs(h: HumanScores, docs, lines: np.ndarray, where: str) -> None:
+    """A documents file given for WMT DA judgments must agree with the HITs: every run of consecutive segment ids a
+    HIT scored lies inside one document."""
+    if not h.runs:
+        return
+    from mtsig.io.documents import doc_sorted_lines
+
+    order = doc_sorted_lines(docs) if h.input_format in ("wmt-da", "wmt-da-seg") else np.arange(len(docs))
+    n = len(docs)
+    for a, b in sorted(set(h.runs)):
+        if a < 1 or b > n:
+            raise InputError(f"{where}: a HIT scores segments {a}-{b}, outside the {n} segments of {docs.source}: the "
+                             "documents file is not this test set's")  # fmt: skip
+        ds = {docs.ids[order[x - 1]] for x in range(a, b + 1)}
+        if len(ds) > 1:
+            shown = ", ".join(sorted(ds)[:3])
+            raise InputError(f"{where}: a HIT scores segments {a}-{b} as one document, but {docs.source} puts them in "
+                             f"{len(ds)} documents ({shown}): the documents file is not this test set's")  # fmt: skip
 
 
 def _read_wmt_da_seg(path: str, text: str, da_score: str) -> tuple[list[Judgment], list[str]]:
     col = {"z": 3, "raw": 2}[da_score]
     out = []
+    seen: dict[tuple[str, str], int] = {}
     for i, c in _rows(path, text, None, len(WMT_DA_SEG_HEADER)):
         n = _number(c[4], path, i, "N")
         if n < 1 or n != int(n):
             raise InputError(f"{path}: line {i}: N {c[4]!r} is not a positive count of judgments")
+        if (c[0], c[1]) in seen:
+            raise InputError(f"{path}: line {i}: system {c[0]} segment {c[1]} again (line {seen[(c[0], c[1])]}): a "
+                             "segment-score file has one line per system and segment")  # fmt: skip
+        seen[(c[0], c[1])] = i
         out.append(Judgment(system=c[0], segment=c[1], score=_number(c[col], path, i), annotator=None))
     return out, []
 
@@ -223,7 +353,11 @@ def read_mqm_weights(path: str) -> dict[tuple[str, str | None], float]:
         w = _number(cells[-1], path, i, "weight")
         if w < 0:
             raise InputError(f"{path}: line {i}: a weight must not be negative, got {w:g}")
-        out[(cells[0].lower(), cells[1].lower() if len(cells) == 3 else None)] = w
+        key = (cells[0].lower(), cells[1].lower() if len(cells) == 3 else None)
+        if key in out:
+            what = f"severity {cells[0]}" + (f", category {cells[1]}" if len(cells) == 3 else "")
+            raise InputError(f"{path}: line {i}: a second weight for {what} ({out[key]:g}, then {w:g})")
+        out[key] = w
     if not out:
         raise InputError(f"{path}: no weights")
     return out
@@ -272,11 +406,22 @@ def _read_tsv(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     head = [c.strip().lower() for c in split_lines(text)[0].split("\t")]
     at = _tsv_columns(head, path)
     out = []
+    seen: dict[tuple[str, str, str], tuple[int, str]] = {}
     for i, c in _rows(path, text, "\t", len(head)):
         opt = {k: (c[at[k]].strip() or None) for k in ("annotator", "doc", "domain") if k in at}
-        out.append(Judgment(system=_need(c[at["system"]], path, i, "system"),
-                            segment=_need(c[at["segment"]], path, i, "segment"),
-                            score=_number(c[at["score"]], path, i), **opt))  # fmt: skip
+        j = Judgment(system=_need(c[at["system"]], path, i, "system"),
+                     segment=_need(c[at["segment"]], path, i, "segment"),
+                     score=_number(c[at["score"]], path, i), **opt)  # fmt: skip
+        if j.annotator is not None:  # one annotator's judgment of one item: once
+            key = (j.system, j.segment, j.annotator)
+            if key in seen:
+                line, before = seen[key]
+                what = "with another score" if before != c[at["score"]].strip() else "again"
+                raise InputError(f"{path}: line {i}: annotator {j.annotator} judged system {j.system} segment "
+                                 f"{j.segment} {what} (line {line}): keep one judgment per annotator and item (WMT "
+                                 "keeps the latest)")  # fmt: skip
+            seen[key] = (i, c[at["score"]].strip())
+        out.append(j)
     return out, []
 
 
@@ -322,12 +467,33 @@ def _per_segment(values: list[tuple[str, str | None]], what: str, seg_index: dic
     return tuple("" if x is None else x for x in labels)
 
 
+def _invisible_free(name: str) -> str:
+    import unicodedata
+
+    return "".join(ch for ch in unicodedata.normalize("NFC", name) if unicodedata.category(ch) not in ("Cf", "Cc"))
+
+
+def check_distinct_names(names: Sequence[str], what: str, where: str) -> None:
+    """Names that differ only by Unicode normalization (NFC/NFD) or invisible characters (zero-width spaces, joiners,
+    byte-order marks) print alike: refused, naming both."""
+    seen: dict[str, str] = {}
+    for n in names:
+        key = _invisible_free(n)
+        if key in seen and seen[key] != n:
+            raise InputError(f"{where}: {what} names {seen[key]!r} and {n!r} print alike (they differ only in "
+                             "invisible characters or Unicode normalization): rename one")  # fmt: skip
+        seen.setdefault(key, n)
+
+
 def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format: str,
-              notes: Sequence[str] = ()) -> HumanScores:  # fmt: skip
-    """Segment means per system (a system's segment score is the mean of its judgments of that segment)."""
+              notes: Sequence[str] = (), runs: Sequence[tuple[int, int]] = ()) -> HumanScores:  # fmt: skip
+    """Segment means per system (a system's segment score is the mean of its judgments of that segment). WMT DA
+    judgments: each segment's document from the ``runs`` of consecutive segment ids the HITs scored."""
     if not judgments:
         raise InputError(f"{', '.join(sources)}: no human judgment of any system")
     systems = list(dict.fromkeys(j.system for j in judgments))
+    where = ", ".join(sources)
+    check_distinct_names(systems, "system", where)
     segments = _order(j.segment for j in judgments)
     si, gi = {s: k for k, s in enumerate(systems)}, {g: i for i, g in enumerate(segments)}
     total = np.zeros((len(systems), len(segments)))
@@ -337,21 +503,31 @@ def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format
         count[si[j.system], gi[j.segment]] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = np.where(count > 0, total / np.maximum(count, 1), np.nan)
-    where = ", ".join(sources)
     docs = _per_segment([(j.segment, j.doc) for j in judgments], "document", gi, where)
     domains = _per_segment([(j.segment, j.domain) for j in judgments], "domain", gi, where)
+    notes = list(notes)
+    origin = "the file" if docs is not None else None
+    if docs is None and runs and all(g.isdigit() for g in segments):
+        label, clean = documents_from_runs(runs)
+        docs = tuple(label.get(int(g), f"{g}-{g}") for g in segments)
+        origin = "the HITs"
+        notes.append(f"documents: {len(set(docs))} recovered from the HITs (each HIT scores whole documents: runs of "
+                     "consecutive segment ids of one system)"
+                     + ("" if clean else "; some runs cross each other, so crossing runs were merged into one unit "
+                        "(larger units: the cautious side)"))  # fmt: skip
     return HumanScores(systems=tuple(systems), segments=tuple(segments), scores=scores, judgments=count,
                        documents=docs, domains=domains, sources=tuple(sources), input_format=input_format,
-                       notes=tuple(notes))  # fmt: skip
+                       notes=tuple(notes), documents_from=origin, runs=tuple(runs) or None)  # fmt: skip
 
 
-def _read_one(path: str, input_format: str | None, weights, da_score: str) -> tuple[str, list[Judgment], list[str]]:
+def _read_one(path: str, input_format: str | None, weights, da_score: str):
     text = read_text(path)
     if not text.strip():
         raise InputError(f"{path}: empty file")
     fmt = input_format or detect_format(path, split_lines(text)[0])
+    runs: list[tuple[int, int]] = []
     if fmt == "wmt-da":
-        got, more = _read_wmt_da(path, text)
+        got, more, runs = _read_wmt_da(path, text)
     elif fmt == "wmt-da-seg":
         got, more = _read_wmt_da_seg(path, text, da_score)
     elif fmt == "mqm":
@@ -360,7 +536,7 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str) -> tu
         got, more = _read_tsv(path, text)
     if not got:
         raise InputError(f"{path}: no judgment of any system")
-    return fmt, got, more
+    return fmt, got, more, runs
 
 
 def read_human(
@@ -370,8 +546,13 @@ def read_human(
     standardize: str | None = None,
     mqm_weights: str | dict | None = None,
     da_score: str = "z",
+    docs=None,
 ) -> HumanScores:
-    """Read human judgments from one or more files of one format (see the module's docstring)."""
+    """Read human judgments from one or more files of one format (see the module's docstring).
+
+    ``docs``: the test set's documents (a ``.docs`` file, a WMT XML test set, or
+    :class:`~mtsig.io.documents.Documents`): each segment gets its test-set line, document and domain
+    (:meth:`HumanScores.with_documents`)."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     if not paths:
         raise InputError("no file of human judgments given")
@@ -385,14 +566,21 @@ def read_human(
     judgments: list[Judgment] = []
     notes: list[str] = []
     fmts = []
+    runs: list[tuple[int, int]] = []
     for path in paths:
-        fmt, got, more = _read_one(path, input_format, weights, da_score)
+        fmt, got, more, found = _read_one(path, input_format, weights, da_score)
         fmts.append(fmt)
         judgments += got
         notes += more
+        runs += found
     if len(set(fmts)) > 1:
         raise InputError(f"the files are of different formats ({', '.join(f'{p}: {f}' for p, f in zip(paths, fmts))})")
     if standardize == "annotator":
         judgments, note = standardize_by_annotator(judgments)
         notes.append(note)
-    return aggregate(judgments, sources=paths, input_format=fmts[0], notes=notes)
+    h = aggregate(judgments, sources=paths, input_format=fmts[0], notes=notes, runs=runs)
+    if docs is not None:
+        from mtsig.io.documents import Documents, read_documents
+
+        h = h.with_documents(docs if isinstance(docs, Documents) else read_documents(docs))
+    return h

@@ -7,8 +7,9 @@
 - documents marked ``testsuite`` are left out;
 - a segment no reference translates is left out (of the source, the references and every system); a reference
   segment of whitespace alone counts as a translation (sacreBLEU tests the raw text), and becomes empty;
-- a segment's text has its whitespace runs collapsed to one space and its ends stripped; a comment inside it is
-  dropped (its text on either side joined), as by sacreBLEU;
+- a segment's text has its whitespace runs collapsed to one space and its ends stripped;
+- a comment inside a segment is refused: sacreBLEU (lxml) reads only the text before it, which silently cuts the
+  segment, and joining the text on either side is a guess;
 - markup inside a segment (``<seg>a <b>b</b></seg>``) is refused: sacreBLEU reads only the text before the first
   element (``"a "``), which silently cuts the segment; mtsig does not guess;
 - a document without a ``domain`` (when others have one) is in the domain :data:`NO_DOMAIN`, which analyses show
@@ -76,6 +77,14 @@ def _segs(path: str, el, docid: str, what: str) -> dict[str, str]:
         if sid in out:
             raise InputError(f"{path}: segment id {sid!r} appears twice in the {what} of document {docid!r}")
         if len(seg):
+            import xml.etree.ElementTree as ET
+
+            if seg[0].tag is ET.Comment:
+                raise InputError(
+                    f"{path}: segment {sid!r} of document {docid!r} ({what}) holds an XML comment (<!--...-->): "
+                    f"sacreBLEU reads only the text before it ({_clean(seg.text)!r}); mtsig does not guess which text "
+                    "is meant: remove the comment"
+                )
             raise InputError(
                 f"{path}: segment {sid!r} of document {docid!r} ({what}) holds markup (<{seg[0].tag}>): sacreBLEU "
                 f"would read only the text before it ({_clean(seg.text)!r}); mtsig does not guess: remove the markup "
@@ -94,11 +103,18 @@ def _seg_order(ids) -> list[str]:
         return ids
 
 
+def _parser():
+    """An XML parser that keeps comments inside elements (a comment inside a segment is refused, not dropped)."""
+    import xml.etree.ElementTree as ET
+
+    return ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+
+
 def _parse(path: str, text: str):
     import xml.etree.ElementTree as ET
 
     try:
-        return ET.fromstring(text)
+        return ET.fromstring(text, parser=_parser())
     except ET.ParseError as exc:
         raise _malformed(path, exc) from None
 
@@ -165,7 +181,7 @@ def _documents(path: str, text: str | None) -> Iterator:
         return
     root = None
     try:
-        for event, el in ET.iterparse(path, events=("start", "end")):
+        for event, el in ET.iterparse(path, events=("start", "end"), parser=_parser()):
             if root is None:
                 root = el
                 _check_root(path, el.tag)

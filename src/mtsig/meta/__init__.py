@@ -23,13 +23,16 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     statistic: str | None = None,
     average_by: str = "item",
     test: str | None = None,
-    n_resamples: int = 1000,
+    n_resamples: int | None = None,
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     alpha: float = 0.05,
     correction: str = "holm",
     seed: int | None = None,
     lower_is_better: Sequence[str] = (),
+    docs: Any = None,
+    input_format: str | None = None,
+    progress: Any = None,
     **options: Any,
 ) -> MetaResult:
     """How well each metric agrees with humans, with intervals, and which metric agrees better.
@@ -47,24 +50,39 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         ``system`` (statistics of the system scores; metrics compared on ``pearson`` by default) or ``segment``
         (``acc23`` with tie calibration by default); segment-level averaging ``none``, ``sys`` or ``item``.
     test:
-        ``perm-both`` (Deutsch et al. 2021), or ``pairwise`` (the pairwise permutation test: acc23 at each metric's
-        own epsilon; the default for acc23 at segment level).
+        ``perm-both`` (Deutsch et al. 2021; the default at both levels, as WMT's metrics task uses it),
+        ``bootstrap`` (system level: a paired bootstrap over the segments; conservative, see docs/meta.md) or
+        ``pairwise`` (the pairwise permutation test of acc23 at each metric's own epsilon; too liberal, offered on
+        request with a note).
     n_resamples, n_bootstrap, confidence, alpha, correction, seed:
-        Permutations of the tests, bootstrap resamples of the intervals (over segments), their level, the
+        Permutations of the tests (None: enough that a pair's p-value can reach a tenth of the corrected threshold,
+        as ``compare`` chooses it), bootstrap resamples of the intervals (over segments), their level, the
         significance level and the correction over all pairs of metrics (Holm), the seed (12345 when None).
     lower_is_better:
-        Names of metric files whose lower scores are better (TER, MetricX): negated first, so that every statistic
-        reads higher as better (mtsig's own metrics are oriented by themselves).
+        Names of metric files whose lower scores are better (TER, MetricX as their tools print it): negated first,
+        so that every statistic reads higher as better (mtsig's own metrics are oriented by themselves).
+    docs, input_format:
+        The test set's documents (a ``.docs`` file or the WMT XML test set): WMT DA's segment ids are placed in
+        the test set with them (segment level needs it); how to read the human file (see :func:`mtsig.human`).
     """
+    from mtsig.errors import InputError
     from mtsig.resample import DEFAULT_SEED
 
-    h = human if not isinstance(human, (str, list, tuple)) else human_input(human)
-    given = dict(metrics) if isinstance(metrics, Mapping) else dict(_spec(x) for x in (metrics or ()))
-    scores = {name: (read_score_file(path)[0], path) for name, path in given.items()}
+    if isinstance(human, (str, list, tuple)):
+        h = human_input(human, input_format=input_format, docs=docs or _xml_refs(refs))
+    else:
+        h = human
+    specs = list(metrics.items()) if isinstance(metrics, Mapping) else [_spec(x) for x in (metrics or ())]
+    dup = next((n for i, (n, _) in enumerate(specs) if n in dict(specs[:i])), None)
+    if dup is not None:
+        raise InputError(f"metric name {dup!r} is given twice ({dict(specs)[dup]} and a later file): name each metric "
+                         "once", param="metric")  # fmt: skip
+    from mtsig.io.human import check_distinct_names
+
+    check_distinct_names([n for n, _ in specs] + list(compute), "metric", "the metrics")
+    scores = {name: (read_score_file(path)[0], path) for name, path in specs}
     for name in lower_is_better:  # oriented so that higher is better, as every statistic here assumes
         if name not in scores:
-            from mtsig.errors import InputError
-
             raise InputError(
                 f"lower_is_better names {name!r}, which is not a metric file given", param="lower_is_better"
             )
@@ -74,30 +92,41 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         own, boot = own_metrics(refs, systems, compute, **options)
         clash = set(own) & set(scores)
         if clash:
-            from mtsig.errors import InputError
-
             raise InputError(f"metric name(s) given twice: {', '.join(sorted(clash))}")
         scores.update(own)
     if not scores:
-        from mtsig.errors import InputError
-
         raise InputError("no metric given: metrics NAME=FILE (score files), or compute=[...] with refs and systems")
-    data = align(h, scores, boot)
+    data = align(h, scores, boot, level=level)
     opts = MetaOptions(level=level, statistic=statistic, average_by=average_by, test=test or _default_test(data, level,
                        statistic),
                        n_resamples=n_resamples, n_bootstrap=n_bootstrap, confidence=confidence, alpha=alpha,
                        correction=correction, seed=DEFAULT_SEED if seed is None else seed)  # fmt: skip
-    return run_meta(data, opts)
+    return run_meta(data, opts, progress)
+
+
+def _xml_refs(refs: Any) -> str | None:
+    """A WMT XML test set given as the references brings the test set's documents."""
+    if isinstance(refs, str):
+        refs = [refs]
+    for r in refs or ():
+        try:
+            with open(r, encoding="utf-8", errors="replace") as f:
+                head = f.read(4096)
+        except OSError:
+            continue
+        from mtsig.io.wmtxml import looks_like_wmt_xml
+
+        if looks_like_wmt_xml(head):
+            return r
+    return None
 
 
 def _default_test(data: MetaData, level: str, statistic: str | None) -> str:
-    """System level: the paired bootstrap over segments where every metric has segment scores (PERM-BOTH over 10
-    systems rejected up to 8.5% at 0.05 under a null of equally good metrics; benchmarks/meta_calibration.md),
-    else PERM-BOTH over systems. Segment level: PERM-BOTH (tie-calibrated acc23 recalibrated on every hybrid); the
+    """PERM-BOTH at both levels (Deutsch et al. 2021; what WMT's metrics task uses): at system level it rejected
+    0.052 at 0.05 under a null of two equally good metrics (benchmarks/meta_calibration.md). The paired bootstrap
+    over segments (``test="bootstrap"``) holds its level but rejects far less than α (0.014 at 0.05), and its
+    power can fall below α: offered on request only. At segment level, acc23 is recalibrated on every hybrid; the
     pairwise permutation test rejected 16% at 0.05 under that null and is offered only on request."""
-    if level == "system":
-        ok = data.human is not None and all(m.segments is not None or m.resampled is not None for m in data.metrics)
-        return "bootstrap" if ok else "perm-both"
     return "perm-both"
 
 

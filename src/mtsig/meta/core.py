@@ -87,7 +87,8 @@ class MetaOptions:
     statistic: str | None = None
     average_by: str = "item"
     n_bootstrap: int = 1000
-    n_resamples: int = 1000
+    #: None: enough that a pair's p-value can reach a tenth of the corrected threshold (at least 1,000)
+    n_resamples: int | None = None
     confidence: float = 0.95
     alpha: float = 0.05
     correction: str = "holm"
@@ -118,11 +119,14 @@ class MetaOptions:
         if self.test == "bootstrap" and self.level != "system":
             raise InputError("test bootstrap is the system-level test (segment level: perm-both or pairwise)",
                              param="test")  # fmt: skip
-        for name in ("n_bootstrap", "n_resamples"):
-            if getattr(self, name) < 1:
-                raise InputError(f"{name} must be at least 1", param=name)
-        if not 0 < self.confidence < 1 or not 0 < self.alpha < 1:
-            raise InputError("confidence and alpha lie strictly between 0 and 1", param=("confidence", "alpha"))
+        from mtsig.checks import probability, resample_count, whole_number
+
+        object.__setattr__(self, "n_bootstrap", resample_count(self.n_bootstrap, "n_bootstrap"))
+        if self.n_resamples is not None:
+            object.__setattr__(self, "n_resamples", resample_count(self.n_resamples, "n_resamples"))
+        object.__setattr__(self, "seed", whole_number(self.seed, "seed", 0))
+        object.__setattr__(self, "confidence", probability(self.confidence, "confidence"))
+        object.__setattr__(self, "alpha", probability(self.alpha, "alpha"))
 
     @property
     def compared_on(self) -> str:
@@ -167,9 +171,11 @@ def groups(S: int, n_items: int, average_by: str) -> np.ndarray:
     return idx if average_by == "sys" else idx.T
 
 
-def segment_level(x: np.ndarray, y: np.ndarray, stat: str, average_by: str, epsilon: float | None = None):
+def segment_level(x: np.ndarray, y: np.ndarray, stat: str, average_by: str, epsilon: float | None = None,
+                  empty: float = 0.0):  # fmt: skip
     """A segment-level statistic of human ``x`` (S, I) and metric ``y`` (S, I) or (R, S, I): ``(value, epsilon)`` (or
-    ``(R,)`` values); groups averaged, NaN groups left out (mt-metrics-eval's macro average)."""
+    ``(R,)`` values); groups averaged, NaN groups left out (mt-metrics-eval's macro average). ``empty``: the value
+    when no group has one (mt-metrics-eval's 0; NaN for "undefined")."""
     g = groups(*x.shape, average_by)
     X = x.reshape(-1)[g]
     valid = np.isfinite(X)
@@ -179,14 +185,14 @@ def segment_level(x: np.ndarray, y: np.ndarray, stat: str, average_by: str, epsi
         if batch.shape[0] != 1:
             raise ValueError("tie calibration runs on one metric vector")
         value, eps = st.tie_calibration(X, batch[0], valid, "acc23")
-        return value, eps
+        return (value if np.isfinite(value) else empty), eps
     if stat == "acc23":
         vals = st.kendall(X, batch, valid, "acc23", epsilon)
     else:
         vals = STATISTICS.get(stat).value(X, batch, valid)
     with np.errstate(invalid="ignore"):
         out = np.nanmean(np.where(np.isfinite(vals), vals, np.nan), axis=1) if vals.shape[1] else vals[:, 0]
-    out = np.where(np.all(~np.isfinite(vals), axis=1), 0.0, out)  # no defined group: 0, as mt-metrics-eval
+    out = np.where(np.all(~np.isfinite(vals), axis=1), empty, out)  # no defined group: 0, as mt-metrics-eval
     return (float(out[0]), epsilon) if y.ndim == 2 else out
 
 
@@ -262,19 +268,31 @@ class MetricComparison:
     a: str
     b: str
     statistic: str
-    delta: float
+    #: None where either metric's statistic is undefined (a constant metric): then nothing is tested
+    delta: float | None
     #: one-sided: a agrees with humans better than b (a is the better of the two on these data)
-    p_value: float
+    p_value: float | None
     #: twice the one-sided p (at most 1): the test that the two differ
-    p_two_sided: float
+    p_two_sided: float | None
     #: p_two_sided corrected over every pair of metrics
-    p_adjusted: float
+    p_adjusted: float | None
     significant: bool
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "statistic": self.statistic, "delta": self.delta, "p_value": self.p_value,
-                "p_two_sided": self.p_two_sided, "p_adjusted": self.p_adjusted,
-                "significant": self.significant}  # fmt: skip
+        d = {
+            "a": self.a,
+            "b": self.b,
+            "statistic": self.statistic,
+            "delta": self.delta,
+            "p_value": self.p_value,
+            "p_two_sided": self.p_two_sided,
+            "p_adjusted": self.p_adjusted,
+            "significant": self.significant,
+        }
+        if self.note is not None:
+            d["note"] = self.note
+        return d
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -287,6 +305,8 @@ class MetaResult:
     clusters_corrected: tuple[tuple[str, ...], ...]
     settings: dict[str, Any]
     notes: tuple[str, ...] = ()
+    #: decimals shown in text, Markdown and LaTeX (``-w``; None: 3 for statistics, 4 for differences)
+    decimals: int | None = field(default=None, repr=False, compare=False)
 
     def get(self, a: str, b: str) -> MetricComparison:
         for c in self.comparisons:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.io.human import HumanScores, read_human
+from mtsig.io.human import MAX_SCORE, HumanScores, check_distinct_names, read_human
 from mtsig.io.text import read_text, split_lines
 from mtsig.meta.core import MetaData, MetricScores
 
@@ -34,6 +34,9 @@ def read_score_file(path: str) -> tuple[dict[str, list[float]], int]:
             missing += 1
         elif _NUMBER.fullmatch(v):
             x = float(v)
+            if not np.isfinite(x) or abs(x) >= MAX_SCORE:
+                raise InputError(f"{path}: line {i}: score {v!r} is too large: correlations of scores of that size "
+                                 f"overflow (scores must lie within ±{MAX_SCORE:.0e})")  # fmt: skip
         else:
             raise InputError(f"{path}: line {i}: score {v!r} is not a number")
         out.setdefault(name, []).append(x)
@@ -42,10 +45,11 @@ def read_score_file(path: str) -> tuple[dict[str, list[float]], int]:
     return out, missing
 
 
-def _match(human: Sequence[str], metric: Sequence[str]) -> dict[str, str]:
-    """human name -> metric name: the same name, else WMT's numbered id ``NAME.3`` as ``NAME``."""
+def _match(human: Sequence[str], metric: Sequence[str], where: str = "") -> dict[str, str]:
+    """human name -> metric name: the same name, else WMT's numbered id ``NAME.3`` as ``NAME``. Two human systems
+    matched to one metric system is an error (which of them would the metric's score be?)."""
     have = set(metric)
-    out = {}
+    out: dict[str, str] = {}
     for h in human:
         if h in have:
             out[h] = h
@@ -53,11 +57,23 @@ def _match(human: Sequence[str], metric: Sequence[str]) -> dict[str, str]:
             base = re.sub(r"\.\d+$", "", h)
             if base in have:
                 out[h] = base
+    back: dict[str, str] = {}
+    for h, m in out.items():
+        if m in back:
+            raise InputError(f"{where}: metric system {m!r} matches two human systems, {back[m]!r} and {h!r}: name the "
+                             "systems alike in both files (one human system per metric system)")  # fmt: skip
+        back[m] = h
     return out
 
 
 def _positions(h: HumanScores, n: int, where: str) -> np.ndarray:
     """Each human segment id's position in the metric files' test-set order (ids 1..n, or 0..n-1)."""
+    if h.lines is not None:  # placed by the test set's documents
+        pos = np.asarray(h.lines, dtype=np.int64)
+        if pos.max() >= n:
+            raise InputError(f"the human segments reach test-set line {int(pos.max()) + 1}, beyond the {n} segments of "
+                             f"{where}")  # fmt: skip
+        return pos
     try:
         ids = np.array([int(s) for s in h.segments])
     except ValueError:
@@ -73,7 +89,8 @@ def _positions(h: HumanScores, n: int, where: str) -> np.ndarray:
 def _common_systems(h_names: list[str], metrics: dict) -> tuple[list[str], dict, list[str]]:
     notes, maps, common = [], {}, set(h_names)
     for m, (scores, src) in metrics.items():
-        mp = _match(h_names, list(scores))
+        check_distinct_names(list(scores), "system", src)
+        mp = _match(h_names, list(scores), src)
         maps[m] = mp
         lost = [x for x in h_names if x not in mp]
         if lost:
@@ -117,23 +134,70 @@ def _metric(m: str, rows: np.ndarray, where: tuple, H, resampled, notes: list[st
     return MetricScores(name=m, segments=rows, systems=sysv, source=src, resampled=boot)
 
 
+#: the formats whose segment ids are not test-set lines (WMT's DA numbering: documents sorted by id)
+WMT_DA = ("wmt-da", "wmt-da-seg")
+
+
+def _placeable(human: HumanScores) -> bool:
+    return human.lines is not None or human.input_format not in WMT_DA
+
+
+def _place_human(human: HumanScores, systems: list[str], N: int | None, where: str, level: str,
+                 notes: list[str]) -> tuple[np.ndarray | None, np.ndarray]:  # fmt: skip
+    """The human segment scores placed in the metrics' test-set order (S, N), or None, and the system scores."""
+    sub = human.select(systems)
+    H = None
+    if N is not None and _placeable(sub):
+        pos = _positions(sub, N, where)
+        H = np.full((len(systems), N), np.nan)
+        H[:, pos] = sub.scores
+    elif N is not None:
+        why = (f"{', '.join(human.sources)}: WMT DA segment ids are not test-set line numbers (segment id s is the "
+               "s-th segment with the test set's documents sorted by id)")  # fmt: skip
+        if level == "segment":
+            raise InputError(f"{why}: segment-level meta-evaluation would pair human scores with the wrong "
+                             "segments; give the test set's documents with docs (DOMAIN DOCID lines, as "
+                             "mt-metrics-eval ships them, or the WMT XML test set) so that mtsig can place them",
+                             param="docs")  # fmt: skip
+        notes.append(f"{why}: without the test set's documents (docs) they are not placed, so the system level "
+                     "uses system scores alone (intervals over systems, no SPA)")  # fmt: skip
+    return H, sub.system_means()
+
+
+def _drop_unscored(systems: list[str], hs: np.ndarray, H, out: list[MetricScores], notes: list[str]):
+    """Systems without a human score or without a score of some metric (None/NaN) are left out of everything."""
+    keep = np.isfinite(hs)
+    for m in out:
+        bad = ~np.isfinite(m.systems)
+        if bad.any():
+            notes.append(f"{m.name}: no score (None/NaN) for {', '.join(s for s, b in zip(systems, bad) if b)}: "
+                         "left out of every statistic")  # fmt: skip
+        keep &= ~bad
+    if not np.isfinite(hs).all():
+        notes.append(f"no human score for {', '.join(s for s, k in zip(systems, np.isfinite(hs)) if not k)}: left out")
+    if keep.all():
+        return systems, hs, H, out
+    if keep.sum() < 3:
+        raise InputError(f"only {int(keep.sum())} system(s) have a human score and a score of every metric: a "
+                         "meta-evaluation needs at least 3")  # fmt: skip
+    systems = [s for s, k in zip(systems, keep) if k]
+    return systems, hs[keep], (H[keep] if H is not None else None), [_keep_systems(m, keep) for m in out]
+
+
 def align(human: HumanScores | dict[str, float], metrics: dict[str, tuple[dict[str, list[float]], str]],
-          resampled: dict | None = None) -> MetaData:  # fmt: skip
+          resampled: dict | None = None, level: str = "system") -> MetaData:  # fmt: skip
     """Align human scores with each metric's scores (``{metric: ({system: scores}, source)}``) on the systems all
-    have; segment-level metric files must give every system the same number of segments."""
+    have; segment-level metric files must give every system the same number of segments. WMT DA segment ids
+    are placed in the test set only with its documents (:meth:`HumanScores.with_documents`); without them,
+    segment level is refused and system level uses system scores alone."""
     h_names = list(human.systems) if isinstance(human, HumanScores) else list(human)
     systems, maps, notes = _common_systems(h_names, metrics)
     seg_level, N = _segment_count(metrics)
-    H = None
     if isinstance(human, HumanScores):
-        sub = human.select(systems)
-        if N is not None:
-            pos = _positions(sub, N, metrics[next(iter(seg_level))][1])
-            H = np.full((len(systems), N), np.nan)
-            H[:, pos] = sub.scores
-        hs = sub.system_means()
+        where = metrics[next(iter(seg_level))][1] if seg_level else ""
+        H, hs = _place_human(human, systems, N, where, level, notes)
     else:
-        hs = np.array([human[s] for s in systems], dtype=np.float64)
+        H, hs = None, np.array([human[s] for s in systems], dtype=np.float64)
     out = []
     for m, (scores, src) in metrics.items():
         rows = np.array([scores[maps[m][s]] for s in systems], dtype=np.float64)
@@ -141,22 +205,42 @@ def align(human: HumanScores | dict[str, float], metrics: dict[str, tuple[dict[s
             out.append(_metric(m, rows, (src, [maps[m][s] for s in systems]), H, resampled, notes))
         else:
             out.append(MetricScores(name=m, segments=None, systems=rows[:, 0], source=src))
+    systems, hs, H, out = _drop_unscored(systems, hs, H, out, notes)
     for m in out:
         if np.ptp(m.systems) == 0:
             notes.append(f"{m.name}: every system has the same score: its correlations are undefined (null)")
     return MetaData(systems=tuple(systems), human=H, human_systems=hs, metrics=tuple(out), notes=tuple(notes))
 
 
+def _keep_systems(m: MetricScores, keep: np.ndarray) -> MetricScores:
+    from dataclasses import replace
+
+    resampled = None
+    if m.resampled is not None:
+        fn = m.resampled
+        resampled = lambda W, fn=fn, keep=keep: fn(W)[:, keep]  # noqa: E731
+    return replace(m, systems=m.systems[keep], segments=m.segments[keep] if m.segments is not None else None,
+                   resampled=resampled)  # fmt: skip
+
+
 def human_input(path: str | Sequence[str], **read_options) -> HumanScores | dict[str, float]:
-    """Human scores from files: a ``SYSTEM score`` system-level file, or any format :func:`read_human` reads."""
+    """Human scores from files: a ``SYSTEM score`` system-level file, or any format :func:`read_human` reads
+    (``read_options``: its keywords, e.g. ``input_format``, ``docs``)."""
     paths = [path] if isinstance(path, str) else list(path)
+    read_options = {k: v for k, v in read_options.items() if v is not None}
     if len(paths) == 1 and not read_options.get("input_format"):
         text = read_text(paths[0])
         lines = [ln.split() for ln in split_lines(text) if ln.strip()]
-        if lines and all(len(c) == 2 and _NUMBER.fullmatch(c[1]) for c in lines):
+        if lines and all(len(c) == 2 and (_NUMBER.fullmatch(c[1]) or c[1] in ("None", "nan", "NaN")) for c in lines):
             names = [c[0] for c in lines]
             if len(set(names)) == len(names):
-                return {c[0]: float(c[1]) for c in lines}
+                check_distinct_names(names, "system", paths[0])
+                out = {c[0]: float("nan") if c[1] in ("None", "nan", "NaN") else float(c[1]) for c in lines}
+                big = next((k for k, v in out.items() if abs(v) >= MAX_SCORE), None)
+                if big is not None:
+                    raise InputError(f"{paths[0]}: the score of {big} is too large (scores must lie within "
+                                     f"±{MAX_SCORE:.0e})")  # fmt: skip
+                return out
     return read_human(paths, **read_options)
 
 

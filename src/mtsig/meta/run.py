@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,35 +35,47 @@ def _zscore(v: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------------ values
+def _system_values(data: MetaData, m) -> dict[str, float | None]:
+    vals: dict[str, float | None] = {}
+    for s in SYSTEM_STATS:
+        if s == "spa":
+            full = np.all(np.isfinite(data.human), axis=0) if data.human is not None else None
+            ok = data.human is not None and m.segments is not None and int(full.sum()) >= 2
+            vals[s] = spa(data.human, m.segments) if ok else None
+        else:
+            vals[s] = float(system_level(data.human_systems, m.systems[None], s)[0])
+    return vals
+
+
 def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[str, float | None], list[str]]:
     out, eps, notes = {}, {}, []
     for m in data.metrics:
         vals: dict[str, float | None] = {}
         eps[m.name] = None
         if opts.level == "system":
-            for s in SYSTEM_STATS:
-                if s == "spa":
-                    if data.human is None or m.segments is None:
-                        vals[s] = None
-                        continue
-                    vals[s] = spa(data.human, m.segments)
-                else:
-                    vals[s] = float(system_level(data.human_systems, m.systems[None], s)[0])
+            vals = _system_values(data, m)
         else:
             if m.segments is None or data.human is None:
                 raise InputError(f"metric {m.name}: segment-level meta-evaluation needs segment scores of humans and "
                                  "of every metric")  # fmt: skip
             for s in SEGMENT_STATS:
-                v, e = segment_level(data.human, m.segments, s, opts.average_by)
+                v, e = segment_level(data.human, m.segments, s, opts.average_by, empty=np.nan)
                 vals[s] = float(v)
                 if s == "acc23":
                     eps[m.name] = e
         out[m.name] = {k: (None if v is None or not np.isfinite(v) else v) for k, v in vals.items()}
     if opts.level == "system" and data.human is not None:
         full = int(np.all(np.isfinite(data.human), axis=0).sum())
-        if full < data.human.shape[1]:
+        if full < 2:
+            notes.append(f"spa: {full} of {data.human.shape[1]} segments have a human score for every system: too few "
+                         "for its paired permutation tests (none given)")  # fmt: skip
+        elif full < data.human.shape[1]:
             notes.append(f"spa: {full} of {data.human.shape[1]} segments have a human score for every system; it is "
                          "computed on those")  # fmt: skip
+    undefined = [m for m, v in out.items() if v.get(opts.compared_on) is None and opts.compared_on != "spa"]
+    if undefined:
+        notes.append(f"{', '.join(undefined)}: {opts.compared_on} is undefined (a constant metric, or too few "
+                     "entries): shown as -, and not compared with the other metrics")  # fmt: skip
     return out, eps, notes
 
 
@@ -103,8 +116,9 @@ def _system_resampled_intervals(data: MetaData, opts: MetaOptions) -> tuple[dict
             v = _system_vector(hs, m.systems[idx], s)
             v = v[np.isfinite(v)]
             out[m.name][s] = [float(np.quantile(v, a)), float(np.quantile(v, 1 - a))] if v.size >= 2 else None
-    return out, [f"intervals: {opts.n_bootstrap} bootstrap resamples of the {S} systems (the metrics have system "
-                 f"scores only), percentile, {opts.confidence:.0%}; spa has none"]  # fmt: skip
+    why = "no human segment scores placed in the test set" if data.human is None else "system scores only"
+    return out, [f"intervals: {opts.n_bootstrap} bootstrap resamples of the {S} systems ({why}), percentile, "
+                 f"{opts.confidence:.0%}; spa has none"]  # fmt: skip
 
 
 def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, dict], list[str]]:
@@ -342,21 +356,55 @@ def _pairwise_perm(data: MetaData, a, b, opts: MetaOptions, eps: dict, rs: Resam
     return obs, np.concatenate(nulls)
 
 
-def swap_masks(data: MetaData, opts: MetaOptions) -> np.ndarray | None:
-    """PERM-BOTH's swap masks: one row per resample, one column per (system, item) entry (or system)."""
+class SwapMasks:
+    """PERM-BOTH's swap masks: one row per resample, one column per (system, item) entry (or system), the same for
+    every pair of metrics. Held once when they fit in :data:`MASK_BYTES`; otherwise drawn again for each pair from
+    the plan's seed (the same rows: a plan is a pure function of its seed), so memory stays bounded at any count."""
+
+    def __init__(self, width: int, n: int, seed: int):
+        self.width, self.n, self.seed = width, n, seed
+        self._held = self._draw() if width * n <= MASK_BYTES else None
+
+    def _draw(self) -> np.ndarray:
+        plan = Resampling(self.n, self.seed).plan("randomization", self.width, self.n)
+        return np.vstack([c.astype(bool) for c in plan.chunks(np.float32)])
+
+    def chunks(self, rows: int):
+        """The masks, ``rows`` resamples at a time."""
+        if self._held is not None:
+            for lo in range(0, self.n, rows):
+                yield self._held[lo : lo + rows]
+            return
+        plan = Resampling(self.n, self.seed).plan("randomization", self.width, self.n)
+        buf = np.zeros((0, self.width), dtype=bool)
+        for c in plan.chunks(np.float32):
+            buf = np.concatenate([buf, c.astype(bool)])
+            while len(buf) >= rows:
+                yield buf[:rows]
+                buf = buf[rows:]
+        if len(buf):
+            yield buf
+
+
+#: the most bytes of PERM-BOTH swap masks held at once (beyond: drawn again for each pair)
+MASK_BYTES = 256 * 2**20
+
+
+def swap_masks(data: MetaData, opts: MetaOptions, n: int | None = None) -> SwapMasks | None:
+    """PERM-BOTH's swap masks (None for the tests that do not use them)."""
     if opts.test == "bootstrap" or (opts.test != "perm-both" and opts.level != "system"):
         return None
     width = data.human.size if opts.level == "segment" else len(data.systems)
-    plan = Resampling(opts.n_resamples, opts.seed).plan("randomization", width, opts.n_resamples)
-    return np.vstack([c.astype(bool) for c in plan.chunks(np.float32)])
+    R = n if n is not None else (opts.n_resamples or 1000)
+    return SwapMasks(width, R, opts.seed)
 
 
-def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions) -> tuple[float, np.ndarray]:
+def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions, R: int) -> tuple[float, np.ndarray]:
     """System level, paired bootstrap over the segments: every resample recomputes the human system scores and
     both metrics' system scores, and the difference of the statistic; its centred distribution is the null (the
     shift method). The sampling variation of the human scores is part of it, which PERM-BOTH leaves out."""
     n_items = data.human.shape[1]
-    plan = Resampling(opts.n_resamples, opts.seed).plan("bootstrap", n_items, opts.n_resamples)
+    plan = Resampling(R, opts.seed).plan("bootstrap", n_items, R)
     diffs = []
     for W in plan.chunks():
         hs = _human_system_boot(data.human, W)
@@ -368,37 +416,104 @@ def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions) -> tup
     return obs, d - d.mean()
 
 
-def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W: np.ndarray | None) -> tuple[float, float]:
-    """The observed difference of the statistic (a minus b) and the one-sided p that a agrees with humans better
-    than b: ``(c + 1) / (R + 1)`` with c the resamples whose difference reaches the observed one (ties counted)."""
-    stat = opts.compared_on
-    if opts.level == "system" and opts.test == "bootstrap":
-        obs, null = _bootstrap_system(data, a, b, stat, opts)
-    elif opts.level == "system":
-        obs, null = _perm_both_system(data, a, b, stat, W)
-    elif opts.test == "pairwise" and stat == "acc23":
-        obs, null = _pairwise_perm(data, a, b, opts, eps, Resampling(opts.n_resamples, opts.seed))
-    else:
-        obs, null = _perm_both_segment(data, a, b, opts, W)
+def _count(obs: float, null: np.ndarray) -> int:
     tol = 1e-12 * max(1.0, abs(obs))
-    return obs, (int(np.count_nonzero(null >= obs - tol)) + 1) / (null.size + 1)
+    return int(np.count_nonzero(null >= obs - tol))
 
 
-def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict) -> list[MetricComparison]:
+def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W) -> tuple[float, float]:
+    """The observed difference of the statistic (a minus b) and the one-sided p that a agrees with humans better
+    than b: ``(c + 1) / (R + 1)`` with c the resamples whose difference reaches the observed one (ties counted).
+    ``W``: the swap masks (:class:`SwapMasks`, or an array of them); R is ``opts.n_resamples`` (1,000 if None)."""
     stat = opts.compared_on
-    W = swap_masks(data, opts)
+    R = opts.n_resamples or 1000
+    if opts.level == "system" and opts.test == "bootstrap":
+        obs, null = _bootstrap_system(data, a, b, stat, opts, R)
+        return obs, (_count(obs, null) + 1) / (null.size + 1)
+    if opts.test == "pairwise" and opts.level == "segment" and stat == "acc23":
+        obs, null = _pairwise_perm(data, a, b, replace(opts, n_resamples=R), eps, Resampling(R, opts.seed))
+        return obs, (_count(obs, null) + 1) / (null.size + 1)
+    masks = W.chunks(W.n if W._held is not None else max(100, MASK_BYTES // W.width)) if isinstance(W, SwapMasks) \
+        else [W]  # fmt: skip
+    c = n = 0
+    obs = float("nan")
+    for M in masks:
+        if opts.level == "system":
+            obs, null = _perm_both_system(data, a, b, stat, M)
+        else:
+            obs, null = _perm_both_segment(data, a, b, opts, M)
+        c += _count(obs, null)
+        n += null.size
+    return obs, (c + 1) / (n + 1)
+
+
+def auto_resamples(opts: MetaOptions, k: int) -> int:
+    """PERM-BOTH's permutations: at least 1,000, and enough that the smallest p-value (twice 1/(R+1), two-sided)
+    is a tenth of the corrected threshold, at most :data:`MAX_AUTO_RESAMPLES`."""
+    from mtsig.stats.multiple import CORRECTIONS
+
+    thr = CORRECTIONS.get(opts.correction).threshold(opts.alpha, max(k, 1))
+    need = int(np.ceil(np.ceil(10 * 2 / thr - 1) / 100) * 100)
+    return min(max(1000, need), MAX_AUTO_RESAMPLES)
+
+
+#: the automatic count of permutations stops here (a two-sided p-value can then reach 2e-4; every permutation
+#: recomputes both hybrids' statistics, for every pair of metrics)
+MAX_AUTO_RESAMPLES = 10_000
+
+
+def _resamples(opts: MetaOptions, k: int) -> tuple[int, list[str]]:
+    from mtsig.stats.multiple import CORRECTIONS
+
+    thr = CORRECTIONS.get(opts.correction).threshold(opts.alpha, max(k, 1))
+    R = opts.n_resamples if opts.n_resamples is not None else auto_resamples(opts, k)
+    notes = []
+    if opts.n_resamples is None and R > 1000:
+        notes.append(f"{R:,} permutations per pair of metrics, chosen so that a p-value can reach a tenth of the "
+                     f"corrected threshold {thr:.2g} ({opts.correction}, {k} pairs)")  # fmt: skip
+    smallest = 2 / (R + 1)
+    if k and smallest > thr:
+        need = auto_resamples(opts, k)
+        notes.append(f"with {R:,} permutations the smallest two-sided p-value is {smallest:.2g}, above the corrected "
+                     f"threshold {thr:.2g} ({opts.correction}, {k} pairs): no pair of metrics can be significantly "
+                     "different after correction"
+                     + (f"; give --n-resamples {need} or more" if need > R else
+                        "; compare fewer metrics, or use --correction bh (false discovery rate)"))  # fmt: skip
+    return R, notes
+
+
+def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progress=None):
+    stat = opts.compared_on
+    pairs = list(itertools.combinations(data.metrics, 2))
+    defined = [values[x.name].get(stat) is not None and values[y.name].get(stat) is not None for x, y in pairs]
+    k = sum(defined)
+    R, notes = _resamples(opts, k)
+    W = swap_masks(data, opts, R)
+    advance = progress("tests between metrics", k) if progress is not None and k else None
     rows = []
-    for x, y in itertools.combinations(data.metrics, 2):
+    for (x, y), ok in zip(pairs, defined):
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
         a, b = (x, y) if (va or 0) >= (vb or 0) else (y, x)
-        rows.append((a.name, b.name, *pair_test(data, a, b, opts, eps, W)))
+        if not ok:
+            rows.append((a.name, b.name, None, None))
+            continue
+        rows.append((a.name, b.name, *pair_test(data, a, b, replace(opts, n_resamples=R), eps, W)))
+        if advance:
+            advance(1)
     # a is the metric that agrees better on these data: the one-sided p tests that direction, chosen after looking;
     # the decision ("they differ") uses the two-sided p (twice it), corrected over all pairs
-    two = [min(1.0, 2 * r[3]) for r in rows]
-    padj = adjust(two, opts.correction) if rows else []
-    return [MetricComparison(a=a, b=b, statistic=stat, delta=d, p_value=p, p_two_sided=t, p_adjusted=float(q),
-                             significant=bool(q <= opts.alpha))
-            for (a, b, d, p), t, q in zip(rows, two, padj)]  # fmt: skip
+    two = [min(1.0, 2 * r[3]) if r[3] is not None else None for r in rows]
+    tested = [t for t in two if t is not None]
+    padj_t = iter(adjust(tested, opts.correction) if tested else [])
+    padj = [float(next(padj_t)) if t is not None else None for t in two]
+    out = []
+    for (a, b, d, p), t, q in zip(rows, two, padj):
+        note = (
+            None if p is not None else f"not tested: {stat} is undefined for {a if values[a].get(stat) is None else b}"
+        )
+        out.append(MetricComparison(a=a, b=b, statistic=stat, delta=d, p_value=p, p_two_sided=t, p_adjusted=q,
+                                    significant=bool(q is not None and q <= opts.alpha), note=note))  # fmt: skip
+    return out, R, notes
 
 
 def greedy_clusters(order: list[str], p_better: dict[tuple[str, str], float], alpha: float) -> list[list[str]]:
@@ -413,21 +528,31 @@ def greedy_clusters(order: list[str], p_better: dict[tuple[str, str], float], al
     return out
 
 
-def run_meta(data: MetaData, opts: MetaOptions | None = None) -> MetaResult:
+def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> MetaResult:
     opts = opts or MetaOptions()
     if len(data.metrics) < 1:
         raise InputError("give at least one metric")
+    if opts.test == "bootstrap" and opts.level == "system":
+        lacking = [m.name for m in data.metrics if m.segments is None and m.resampled is None]
+        if data.human is None or lacking:
+            what = "the human scores" if data.human is None else ", ".join(lacking)
+            raise InputError(f"test bootstrap resamples the segments, and {what} give(s) no segment scores placed in "
+                             "the test set: use test perm-both (over the systems)", param="test")  # fmt: skip
     values, eps, notes = _values(data, opts)
     if opts.test == "pairwise":
         notes.append("the pairwise permutation test swaps pairs' outcomes as if they were independent; under a null "
                      "of two equally good metrics it rejected 16% at 0.05 (benchmarks/meta_calibration.md): its "
                      "p-values are too small. PERM-BOTH holds its level")  # fmt: skip
+    if opts.test == "bootstrap":
+        notes.append("the paired bootstrap over segments is conservative here: under a null of two equally good "
+                     "metrics it rejected 0.014 at 0.05, and it finds real differences less often than PERM-BOTH "
+                     "(benchmarks/meta_calibration.md)")  # fmt: skip
     cis, more = _intervals(data, opts, eps)
-    comps = _compare(data, opts, eps, values) if len(data.metrics) > 1 else []
+    comps, R, count_notes = _compare(data, opts, eps, values, progress) if len(data.metrics) > 1 else ([], None, [])
     stat = opts.compared_on
     order = sorted(values, key=lambda n: -(values[n].get(stat) if values[n].get(stat) is not None else -np.inf))
-    raw = {(c.a, c.b): c.p_value for c in comps}
-    cor = {(c.a, c.b): c.p_adjusted for c in comps}
+    raw = {(c.a, c.b): 1.0 if c.p_value is None else c.p_value for c in comps}
+    cor = {(c.a, c.b): 1.0 if c.p_adjusted is None else c.p_adjusted for c in comps}
     cl, cl2 = greedy_clusters(order, raw, opts.alpha), greedy_clusters(order, cor, opts.alpha)
     at = {n: i + 1 for i, c in enumerate(cl) for n in c}
     at2 = {n: i + 1 for i, c in enumerate(cl2) for n in c}
@@ -439,10 +564,10 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None) -> MetaResult:
     if opts.test == "pairwise" and not (opts.level == "segment" and stat == "acc23"):
         test = "PERM-BOTH"
     settings = {"level": opts.level, "statistic": stat, "average_by": opts.average_by if opts.level == "segment"
-                else None, "test": test, "n_resamples": opts.n_resamples, "n_bootstrap": opts.n_bootstrap,
+                else None, "test": test, "n_resamples": R, "n_bootstrap": opts.n_bootstrap,
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
                 "systems": list(data.systems),
                 "n_items": None if data.human is None else int(data.human.shape[1])}  # fmt: skip
     return MetaResult(level=opts.level, statistic=stat, metrics=metrics, comparisons=tuple(comps),
                       clusters=tuple(map(tuple, cl)), clusters_corrected=tuple(map(tuple, cl2)), settings=settings,
-                      notes=(*data.notes, *notes, *more))  # fmt: skip
+                      notes=(*data.notes, *notes, *count_notes, *more))  # fmt: skip

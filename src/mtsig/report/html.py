@@ -128,6 +128,14 @@ def _direction_text(direction: str) -> str:
     return "↑ higher is better" if direction != "lower" else "↓ lower is better"
 
 
+def _p_pair(r, c) -> tuple[str, str]:
+    """The p and adjusted-p cells; an ASO row shows its ε_min (it has no p-value)."""
+    if r.p_value is None and "eps_min" in r.extra:
+        eps = r.extra["eps_min"]
+        return (f'<td class="n" data-value="{eps!r}">ε_min {eps:.3f}</td>', '<td class="n" data-value="">–</td>')
+    return _p(r.p_value), _p(c.p_adjusted)
+
+
 def _comparison_rows(res: CompareResult, metric: str) -> list[str]:
     rows = []
     direction = res.directions.get(metric, "higher")
@@ -139,8 +147,8 @@ def _comparison_rows(res: CompareResult, metric: str) -> list[str]:
         low, high = (ci.low, ci.high) if ci else (None, None)
         verdict = f"{_e(_better(direction, r))} better" if c.significant else "no significant difference"
         cells = [f"<td>{_e(r.a)}</td>", f"<td>{_e(r.b)}</td>", _num(r.score_a, d), _num(r.score_b, d),
-                 _num(r.delta, d), _num(low, d), _num(high, d), f"<td>{_e(r.test)}</td>", _p(r.p_value),
-                 _p(c.p_adjusted), f'<td data-value="{int(c.significant)}">{verdict}</td>']  # fmt: skip
+                 _num(r.delta, d), _num(low, d), _num(high, d), f"<td>{_e(r.test)}</td>", *_p_pair(r, c),
+                 f'<td data-value="{int(c.significant)}">{verdict}</td>']  # fmt: skip
         rows.append(f"<tr{' class=sig' if c.significant else ''}>{''.join(cells)}</tr>")
     return rows
 

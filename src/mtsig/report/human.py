@@ -29,7 +29,8 @@ def _p(p: float | None) -> str:
     return "-" if p is None else format_p(p)
 
 
-def ranking_table(res: HumanResult, d: int = 3) -> Table:
+def ranking_table(res: HumanResult, d: int | None = None) -> Table:
+    d = _decimals(res, d)
     conf = res.settings.get("confidence", 0.95)
     rows = []
     for s in res.systems:
@@ -48,7 +49,12 @@ def _rank_words(res: HumanResult) -> str:
     return "WMT's losses + 1 to N - wins"
 
 
-def tests_table(res: HumanResult, d: int = 3) -> Table:
+def _decimals(res: HumanResult, d: int | None) -> int:
+    return d if d is not None else (res.decimals if res.decimals is not None else 3)
+
+
+def tests_table(res: HumanResult, d: int | None = None) -> Table:
+    d = _decimals(res, d)
     one = res.settings.get("one_sided")
     rows = []
     for c in res.comparisons:

@@ -17,6 +17,7 @@ def _n(x, d: int = 3) -> str:
 
 
 def metrics_table(res: MetaResult) -> Table:
+    d = 3 if res.decimals is None else res.decimals
     cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
     head = ["metric", *(LABELS.get(c, c) for c in cols)] + (["epsilon"] if res.level == "segment" else [])
     head += ["cluster", "cluster (corr.)"]
@@ -25,7 +26,8 @@ def metrics_table(res: MetaResult) -> Table:
         cells = [m.name]
         for c in cols:
             ci = m.ci.get(c)
-            cells.append(_n(m.values.get(c)) + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and c == res.statistic else ""))
+            cells.append(_n(m.values.get(c), d) + (f" [{ci[0]:.{d}f}, {ci[1]:.{d}f}]" if ci and c == res.statistic
+                                                   else ""))  # fmt: skip
         if res.level == "segment":
             cells.append("-" if m.epsilon is None else f"{m.epsilon:.4g}")
         rows.append([*cells, str(m.cluster), str(m.cluster_corrected)])
@@ -37,7 +39,8 @@ def metrics_table(res: MetaResult) -> Table:
 
 
 def tests_table(res: MetaResult) -> Table:
-    rows = [[c.a, c.b, f"{c.delta:+.4f}", format_p(c.p_value), format_p(c.p_two_sided),
+    d = 4 if res.decimals is None else res.decimals
+    rows = [[c.a, c.b, "-" if c.delta is None else f"{c.delta:+.{d}f}", format_p(c.p_value), format_p(c.p_two_sided),
              format_p(c.p_adjusted) + ("*" if c.significant else "")] for c in res.comparisons]  # fmt: skip
     st = res.settings
     head = ["A", "B", f"Δ {res.statistic} (A − B)", "p (A better)", "p (differ)", f"p ({st['correction']})"]

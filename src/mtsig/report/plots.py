@@ -98,7 +98,7 @@ def plot_compare(res: CompareResult, width: float | None = None):
     Figure = _figure_class()
     if not res.comparisons:
         raise InputError("nothing to plot: no comparison")
-    test = res.settings.tests[0]
+    test = next((t for t in res.settings.tests if t != "aso"), res.settings.tests[0])  # ASO has no p-values
     metrics = res.metrics
     rows = {m: [c for c in res.comparisons if c.metric == m and c.result.test == test] for m in metrics}
     one_pair = all(len(r) == 1 for r in rows.values())
@@ -199,8 +199,9 @@ def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
         eb = ax.errorbar(r.delta, yi, xerr=[[r.delta - low], [high - r.delta]], fmt="o", ms=5, capsize=3, color="C0",
                          mfc="C0" if c.significant else "white")  # fmt: skip
         eb[0].set_gid(_gid("delta", m, r.a, r.b, r.delta, low, high, c.p_adjusted, int(c.significant)))
-        ax.annotate(f"p adj. {format_p(c.p_adjusted)}", (high, yi), xytext=(4, 0), textcoords="offset points",
-                    va="center")  # fmt: skip
+        label = (f"ε_min {r.extra['eps_min']:.3f}" if r.p_value is None and "eps_min" in r.extra
+                 else f"p adj. {format_p(c.p_adjusted)}")  # fmt: skip
+        ax.annotate(label, (high, yi), xytext=(4, 0), textcoords="offset points", va="center")
     ax.axvline(0, color="0.4", lw=0.8)
     ax.set_yticks(y, [f"{c.result.b} − {c.result.a}" for c in rows])
     ax.set_title(_title(m, res.directions.get(m, "higher")))
@@ -225,7 +226,7 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows, norm) -> None:
     for c in rows:
         r = c.result
         i, j = pos[r.a], pos[r.b]
-        P[i, j] = P[j, i] = max(c.p_adjusted, 1e-6)
+        P[i, j] = P[j, i] = max(c.p_adjusted, 1e-6) if c.p_adjusted is not None else np.nan
     ax.imshow(P, cmap="viridis", norm=norm)
     _matrix_marks(ax, m, rows, pos, P)
     bounds = np.cumsum([len(cl) for cl in (res.clusters.get(m) or [])])[:-1] if res.clusters.get(m) else []

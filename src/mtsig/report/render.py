@@ -27,6 +27,7 @@ from mtsig.report.table import (
     latex,
     markdown,
     natural_width,
+    p_cells,
     print_rich,
     printable,
     shown,
@@ -259,13 +260,15 @@ _CSV_COLUMNS = ["metric", "a", "b", "score_a", "score_b", "delta", "delta_ci_low
 
 def _compare_csv(res: CompareResult) -> str:
     rows = []
+    aso = "aso" in res.settings.tests  # ASO rows have no p-value: their ε_min gets a column
     for c in res.comparisons:
         r = c.result
         ci = r.delta_ci.to_list() if r.delta_ci else [None, None]
         rank = _cluster_ranks(res, r.metric)
+        eps = [r.extra.get("eps_min")] if aso else []
         rows.append([r.metric, r.a, r.b, r.score_a, r.score_b, r.delta, *ci, r.test, r.p_value, c.p_adjusted,
-                     c.significant, rank.get(r.a), rank.get(r.b)])  # fmt: skip
-    return csv_text([*_CSV_COLUMNS, "cluster_a", "cluster_b"], rows)
+                     c.significant, rank.get(r.a), rank.get(r.b), *eps])  # fmt: skip
+    return csv_text([*_CSV_COLUMNS, "cluster_a", "cluster_b"] + (["eps_min"] if aso else []), rows)
 
 
 def _cluster_ranks(res: CompareResult, metric: str) -> dict[str, int]:
@@ -299,7 +302,7 @@ def _compare_doc_table(res: CompareResult) -> Table:
     for c in res.comparisons:
         r, m = c.result, c.metric
         rows.append([m, r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), r.test,
-                     _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "yes" if c.significant else "no"])  # fmt: skip
+                     *p_cells(r, c.p_adjusted), "yes" if c.significant else "no"])  # fmt: skip
     return Table(hdr, rows)
 
 
@@ -317,7 +320,7 @@ def _compare_text_table(res: CompareResult, m: str) -> Table:
         r = c.result
         label = PAIRED_TESTS[r.test].label if r.test in PAIRED_TESTS else r.test
         rows.append([r.a, r.b, fmt(m, r.score_a), fmt(m, r.score_b), fmt(m, r.delta), _ci(fmt, c), label,
-                     _fmt_p(r.p_value), _fmt_p(c.p_adjusted), "*" if c.significant else ""])  # fmt: skip
+                     *p_cells(r, c.p_adjusted), "*" if c.significant else ""])  # fmt: skip
         if agree:
             rows[-1].append(f"{c.human_agreement['accuracy']:.0%}" if c.human_agreement else "-")
     title = f"{m.upper()} {_arrow_of(res, m)}  ({st.signatures.get(m, '')})"
@@ -503,6 +506,15 @@ def _compare_notes(res: CompareResult) -> list[str]:
             "added term by term); none with fewer than 3 runs on a side. The runs test's p-value assumes roughly "
             "normal run effects: with a handful of runs no test can hold its level whatever their shape (runs "
             "bimodal in quality: 7-10% rejected at alpha = 0.05 with 3-5 runs; docs/runs.md)."
+        )
+    aso = next((c.result for c in res.comparisons if c.result.p_value is None and "eps_min" in c.result.extra), None)
+    if aso is not None:
+        extra.append(
+            f"ASO (almost stochastic order, Dror et al. 2019, as deepsig computes it) over the runs' scores: ε_min is "
+            f"an upper {aso.extra['aso_confidence']:.4g} confidence bound of the share of the two run-score "
+            f"distributions' distance where the favoured system is worse; * where ε_min < {aso.extra['tau']:g}. "
+            f"Bonferroni over the {st.n_comparisons} comparison(s) is inside the bound (each at 1 - alpha/k, so "
+            "all hold together at 1 - alpha); no p-value, no further correction, and no clusters."
         )
     if st.cluster_test:
         extra += [

@@ -21,9 +21,19 @@ class Table:
     title: str | None = None
 
 
-def format_p(p: float) -> str:
-    """A p-value as every output shows it: four decimals, or two significant digits below 10^-4 (``1.0e-04``)."""
+def format_p(p: float | None) -> str:
+    """A p-value as every output shows it: four decimals, or two significant digits below 10^-4 (``1.0e-04``);
+    "–" for none."""
+    if p is None:
+        return "–"
     return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def p_cells(result, p_adjusted) -> tuple[str, str]:
+    """A test row's p and adjusted-p cells; an ASO row (no p-value) shows its ε_min, labelled, and "–"."""
+    if result.p_value is None and "eps_min" in result.extra:
+        return f"ε_min {result.extra['eps_min']:.3f}", "–"
+    return format_p(result.p_value), format_p(p_adjusted)
 
 
 def console(width: int | None = None):

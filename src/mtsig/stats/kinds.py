@@ -414,6 +414,72 @@ def _stratified(table, plan: ComparisonPlan, opts, r: Resampling) -> dict[str, d
     return out
 
 
+class ASOEvidence(NamedTuple):
+    """ASO (Dror et al. 2019; deepsig's ε_min) over the run-level scores of two systems: ε_min of "B is better than
+    A" and of "A is better than B" (in the metric's direction), at a Bonferroni-corrected confidence."""
+
+    observed: float
+    alternative: str
+    eps_b_better: float
+    eps_a_better: float
+    violation_ratio: float
+    confidence: float
+    tau: float
+    n_resamples: int
+
+
+class ASOKind(TestKind):
+    """Almost Stochastic Order over optimizer runs (seeds): not a p-value but ε_min, an upper confidence bound of
+    the share of the two score distributions' Wasserstein distance where the favoured system is worse; "better"
+    when ε_min < τ (0.2). The family of comparisons is corrected inside the bound (Bonferroni: each at confidence
+    1 - α/k), so ASO rows have no p-value and no further correction, and they draw no clusters."""
+
+    name = "aso"
+    runs = True
+    single_output = False
+    study_count = "n_bootstrap"
+
+    def smallest_p(self, n_resamples, alternative):
+        return 0.0  # no p-value: its count of bootstrap samples is its own default, whatever the threshold
+
+    def check(self, table, tests, counts, confidence):
+        single = [s.name for s in table.systems if s.n_runs < 2]
+        if single:
+            who = f"{single[0]} has" if len(single) == 1 else f"{', '.join(single[:-1])} and {single[-1]} have"
+            raise InputError(f"test aso compares the scores of several optimizer runs (seeds) per system; {who} "
+                             "one: give NAME=run1,run2,... (or use another test)", param="test")  # fmt: skip
+
+    def prepare(self, ctx, tests, shared):
+        from mtsig.stats.aso import TAU, aso
+
+        metric = ctx.table.metrics[ctx.metric]
+        k = len(ctx.plan.pairs)
+        level = 1 - ctx.opts.alpha if ctx.opts.correction == "none" else 1 - ctx.opts.alpha / k
+        sign = 1.0 if metric.higher_is_better else -1.0  # scores oriented so that higher is better
+        runs = {n: sign * ctx.table.corpus_scores(ctx.metric, n) for n in ctx.table.system_names}
+        names = ctx.table.system_names
+        out = {}
+        for t in tests:
+            R = ctx.plan.counts[t]
+            for a, b in ctx.plan.pairs:
+                i, j = names.index(a), names.index(b)
+                seed = ctx.resampling.seed + 1009 * min(i, j) + max(i, j)
+                ba = aso(runs[b], runs[a], confidence=level, n_bootstrap=R, seed=seed, tau=TAU)
+                ab = aso(runs[a], runs[b], confidence=level, n_bootstrap=R, seed=seed + 7, tau=TAU)
+                out[(t, a, b)] = (ba, ab, level)
+        return out
+
+    def evidence(self, ctx, test, pair):
+        ba, ab, level = ctx.prepared[self.name][(test, *pair)]
+        delta = ctx.score[pair[1]] - ctx.score[pair[0]]
+        ev = ASOEvidence(delta, ctx.alternative, ba.eps_min, ab.eps_min, ba.violation_ratio, level, ba.tau,
+                         ctx.plan.counts[test])  # fmt: skip
+        return ev, None, {}
+
+    def one_pair(self, pair, resampling, alternative, confidence):
+        raise InputError("test aso needs several optimizer runs per system: use compare with NAME=run1,run2,...")
+
+
 def _check_kind(kind: Any) -> None:
     if not isinstance(kind, TestKind) or not kind.name:
         raise InputError("a test kind is a named TestKind instance")
@@ -432,5 +498,5 @@ def get_kind(name: str) -> TestKind:
     return KINDS.get(name)
 
 
-for _k in (RandomizationKind(), StratifiedKind(), BootstrapKind(), SentenceKind()):
+for _k in (RandomizationKind(), StratifiedKind(), BootstrapKind(), SentenceKind(), ASOKind()):
     register_kind(_k)

@@ -23,6 +23,8 @@ Tests (:data:`PAIRED_TESTS`, one entry each: kind, default number of resamples, 
   in which the observed winner does not win (doubled for two-sided).
 - ``ttest``: paired t-test on sentence-level scores (Zhang); ``wilcoxon``: Wilcoxon signed-rank test
   on the same scores (zero differences dropped).
+- ``aso``: Almost Stochastic Order over optimizer runs (seeds), as deepsig computes it: ε_min, not a p-value
+  (``p_value`` None); "better" when ε_min < τ = 0.2, Bonferroni inside the bound (each at 1 - α/k).
 
 A new test is one :class:`PairedTest` entry (:func:`register_test`), of a kind of :mod:`mtsig.stats.kinds`
 (a new kind is one :class:`~mtsig.stats.kinds.TestKind` subclass); the engine, the command line, the reports and
@@ -75,6 +77,17 @@ def _paired_bootstrap_outcome(ev: BootstrapEvidence) -> Outcome:
 def _ttest_outcome(ev: SentenceEvidence) -> Outcome:
     t, p = sentence_test("ttest", ev.sent_a, ev.sent_b, ev.alternative)
     return Outcome(p, t)
+
+
+def _aso_outcome(ev) -> Outcome:
+    """ASO's ε_min in the direction the data favour (B better when Δ favours B in the metric's direction); no
+    p-value (None): the decision is ε_min < τ."""
+    b_favoured = ev.eps_b_better <= ev.eps_a_better
+    eps = ev.eps_b_better if b_favoured else ev.eps_a_better
+    extra = {"eps_min": eps, "favoured": "b" if b_favoured else "a", "eps_min_b_better": ev.eps_b_better,
+             "eps_min_a_better": ev.eps_a_better, "violation_ratio_b_better": ev.violation_ratio, "tau": ev.tau,
+             "aso_confidence": ev.confidence}  # fmt: skip
+    return Outcome(None, eps, extra)  # type: ignore[arg-type]
 
 
 def _wilcoxon_outcome(ev: SentenceEvidence) -> Outcome:
@@ -130,6 +143,7 @@ for _t in (
     PairedTest("paired-bootstrap", "bootstrap", "paired bootstrap", 1_000, _paired_bootstrap_outcome, 2.0),
     PairedTest("ttest", "sentence", "paired t-test", None, _ttest_outcome),
     PairedTest("wilcoxon", "sentence", "Wilcoxon", None, _wilcoxon_outcome),
+    PairedTest("aso", "aso", "ASO (ε_min)", 1_000, _aso_outcome),
 ):
     register_test(_t)
 
