@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from mtsig.io.human import read_human  # noqa: E402
-from mtsig.meta.core import MetaData, MetaOptions, MetricScores, segment_level, system_level  # noqa: E402
-from mtsig.meta.run import pair_test, swap_masks  # noqa: E402
+from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores, segment_level, system_level  # noqa: E402
+from mtsig.metaeval.run import pair_test, swap_masks  # noqa: E402
 
 HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"
 CELLS = (("system", "pearson", "bootstrap", "item"), ("system", "pearson", "perm-both", "item"),

@@ -23,8 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from mtsig.meta.core import MetaData, MetaOptions, MetricScores, segment_level, spa  # noqa: E402
-from mtsig.meta.run import run_meta  # noqa: E402
+from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores, segment_level, spa  # noqa: E402
+from mtsig.metaeval.run import run_meta  # noqa: E402
 
 
 def data(S: int = 10, n_items: int = 2000, seed: int = 0, missing: float = 0.1):
@@ -96,7 +96,7 @@ def speed(mme_stats, k_theirs: int) -> None:
     d = MetaData(systems=tuple(map(str, range(10))), human=H, human_systems=np.nanmean(H, 1), metrics=ms)
     print("\nspeed: PERM-BOTH, 5 metrics x 10 systems x 2,000 segments, item averaging, 1,000 resamples, all 10 pairs")
     for stat, fn in (("kendall", mme_stats.scipy.stats.kendalltau), ("pearson", mme_stats.scipy.stats.pearsonr)):
-        from mtsig.meta import run as R
+        from mtsig.metaeval import run as R
 
         t0 = time.perf_counter()
         opts = MetaOptions(level="segment", statistic=stat, n_resamples=1000)

@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-import mtsig.meta as M  # noqa: E402
-from mtsig.meta.stats import pairwise_accuracy  # noqa: E402
+import mtsig.metaeval as M  # noqa: E402
+from mtsig.metaeval.stats import pairwise_accuracy  # noqa: E402
 
 HE = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen"
 PAIRS = ("de-en", "cs-en", "uk-en", "lv-en")

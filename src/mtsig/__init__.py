@@ -26,6 +26,8 @@ _WHERE = {
     "AnalyzeResult": "mtsig.analysis",
     "compute": "mtsig.api",
     "human": "mtsig.humaneval",
+    "meta": "mtsig.metaeval",
+    "MetaResult": "mtsig.metaeval",
     "aso": "mtsig.stats.aso",
     "multi_aso": "mtsig.stats.aso",
     "HumanResult": "mtsig.humaneval",
@@ -59,6 +61,8 @@ __all__ = [
     "compute",
     "human",
     "HumanResult",
+    "meta",
+    "MetaResult",
     "aso",
     "multi_aso",
     "plot",
@@ -103,6 +107,7 @@ if TYPE_CHECKING:  # for type checkers and editors
     from mtsig.errors import InputError, MtsigError
     from mtsig.humaneval import HumanResult, human
     from mtsig.io.segments import RefSet, Segments
+    from mtsig.metaeval import MetaResult, meta
     from mtsig.metrics import REGISTRY, get_metric
     from mtsig.resample import Resampling
     from mtsig.results import CompareResult, ScoreResult

@@ -549,7 +549,7 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
 
 
 def _meta(a: argparse.Namespace) -> None:
-    from mtsig.meta import meta
+    from mtsig.metaeval import meta
     from mtsig.report.render import render
 
     if a.metrics and not (a.refs and a.systems):

@@ -16,7 +16,7 @@ A :class:`Registry` is a ``dict`` (name -> entry) with
 The registries themselves live beside what they hold (``mtsig.metrics.REGISTRY``,
 ``mtsig.stats.kinds.KINDS``, ``mtsig.stats.paired.PAIRED_TESTS``, ``mtsig.stats.multiple.CORRECTIONS``,
 ``mtsig.studies.registry.STUDIES``, ``mtsig.report.render.FORMATS``, ``mtsig.analysis.core.ANALYSES``,
-``mtsig.human.protocols.PROTOCOLS``, ``mtsig.meta.statistics.STATISTICS``); :data:`ALL` lists them by
+``mtsig.humaneval.protocols.PROTOCOLS``, ``mtsig.metaeval.core.STATISTICS``); :data:`ALL` lists them by
 entry-point group, so that :func:`mtsig.plugins.load_plugins` loads every group.
 """
 

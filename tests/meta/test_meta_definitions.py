@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from mtsig.meta import stats as st
-from mtsig.meta.core import permutation_pvalues, segment_level, spa, system_level
+from mtsig.metaeval import stats as st
+from mtsig.metaeval.core import permutation_pvalues, segment_level, spa, system_level
 
 N = np.nan
 G = np.arange(1, 7, dtype=float).reshape(2, 3)  # Correlation(2, [1..6], [2, 1, 4, 3, 3, 7])
@@ -130,8 +130,8 @@ def test_system_level_statistics_equal_scipy():
 def test_perm_both_item_level_shortcut_equals_recomputing_every_hybrid(stat, monkeypatch):
     """The packed per-pair outcomes (two small products per resample) give the same null distribution as building
     both hybrids and recomputing the statistic, resample by resample."""
-    from mtsig.meta import run
-    from mtsig.meta.core import MetaData, MetaOptions, MetricScores
+    from mtsig.metaeval import run
+    from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores
     from mtsig.resample import Resampling
 
     rng = np.random.default_rng(3)
@@ -150,8 +150,8 @@ def test_perm_both_item_level_shortcut_equals_recomputing_every_hybrid(stat, mon
 
 @pytest.mark.parametrize("avg", ["item", "sys", "none"])
 def test_perm_both_pearson_by_products_equals_recomputing_every_hybrid(avg, monkeypatch):
-    from mtsig.meta import run
-    from mtsig.meta.core import MetaData, MetaOptions, MetricScores
+    from mtsig.metaeval import run
+    from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores
     from mtsig.resample import Resampling
 
     rng = np.random.default_rng(4)
@@ -166,3 +166,25 @@ def test_perm_both_pearson_by_products_equals_recomputing_every_hybrid(avg, monk
     monkeypatch.setattr(run, "_LINEAR", False)
     slow = run._perm_both_segment(data, ms[0], ms[1], opts, W)
     assert fast[0] == pytest.approx(slow[0], abs=1e-10) and np.allclose(fast[1], slow[1], rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize(("avg", "shape"), [("item", (7, 50)), ("sys", (4, 80)), ("sys", (5, 30)), ("none", (4, 25))])
+def test_perm_both_acc23_from_one_table_equals_calibrating_every_hybrid(avg, shape, monkeypatch):
+    """Tie-calibrated acc23's PERM-BOTH from one sorted table of every pair's four candidate differences: the same
+    null values bit for bit as calibrating the threshold anew on each hybrid (short and long groups)."""
+    from mtsig.metaeval import run
+    from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores
+    from mtsig.resample import Resampling
+
+    rng = np.random.default_rng(5)
+    H = np.round(rng.normal(size=shape), 1)
+    H[rng.random(H.shape) < 0.1] = np.nan
+    ms = [MetricScores(name=f"m{k}", segments=np.round(np.nan_to_num(H) + rng.normal(size=H.shape), 1),
+                       systems=np.zeros(shape[0])) for k in range(2)]  # fmt: skip
+    data = MetaData(systems=tuple("abcdefg"[: shape[0]]), human=H, human_systems=np.nanmean(H, 1), metrics=tuple(ms))
+    W = np.vstack([c.astype(bool) for c in Resampling(60, 3).plan("randomization", H.size, 60).chunks()])
+    opts = MetaOptions(level="segment", statistic="acc23", average_by=avg, test="perm-both")
+    fast = run._perm_both_segment(data, ms[0], ms[1], opts, W)
+    monkeypatch.setattr(run, "_TABLED", False)
+    slow = run._perm_both_segment(data, ms[0], ms[1], opts, W)
+    assert fast[0] == slow[0] and np.array_equal(fast[1], slow[1])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mtsig.meta.core import MetaResult
+from mtsig.metaeval.core import MetaResult
 from mtsig.report.render import _md, _tex, register_formats
 from mtsig.report.table import Table, TextOut, csv_text, format_p, latex, markdown
 

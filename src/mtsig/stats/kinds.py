@@ -27,6 +27,9 @@ from mtsig.stats.engines import ar_counts, bootstrap_many, runs_ar_many, stratif
 from mtsig.stats.intervals import Interval, interval
 from mtsig.table import pooled_runs
 
+#: what the runs test's p-value rests on (said with every such p-value: text, JSON and CSV)
+RUNS_ASSUMPTION = ("roughly normal run effects: with a handful of runs no test holds its level whatever their shape "
+                   "(runs bimodal in quality: 7-10% rejected at alpha 0.05 with 3-5 runs; docs/runs.md)")  # fmt: skip
 #: fewer segments than this give no bootstrap interval or bootstrap test (the resamples are too few to mean
 #: anything: with one segment every resample is the test set itself)
 MIN_SEGMENTS_BOOTSTRAP = 10
@@ -380,7 +383,7 @@ def _ar(ctx: MetricContext, r: Resampling, batched: dict | None = None) -> dict[
         for p, res in runs_ar_many(items, r, ctx.alternative, getattr(opts, "paired_runs", False)).items():
             df = res["df"] if np.isfinite(res["df"]) else None  # infinite: no run-level term (JSON has no Infinity)
             extra = {"runs_a": table.system(p[0]).n_runs, "runs_b": table.system(p[1]).n_runs, "pooled_runs": True,
-                     "run_variance": res["run_variance"], "run_df": df}  # fmt: skip
+                     "run_variance": res["run_variance"], "run_df": df, "assumption": RUNS_ASSUMPTION}  # fmt: skip
             if "run_permutation_p" in res:
                 extra.update(run_permutation_p=res["run_permutation_p"], run_deals=res["run_deals"])
             out[p] = Counted(res["plain_count"], res["null"] if opts.keep_distributions else None, extra, res["p"])

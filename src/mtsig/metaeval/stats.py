@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 KENDALL_VARIANTS = ("b", "c", "23", "acc23")
+#: tie calibration holds every pair's difference and gain (16 bytes) and its sort: at most this many pairs
+MAX_CALIBRATION_PAIRS = 20_000_000
 
 
 def _masked(y: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -186,6 +188,19 @@ def pairwise_accuracy(x: np.ndarray, y: np.ndarray) -> tuple[int, int]:
     return agree, int(i.size)
 
 
+def check_calibration_size(valid: np.ndarray) -> None:
+    """Refuse a tie calibration whose pairs (of the valid entries of each group) would not fit in memory."""
+    n = valid.sum(axis=-1).astype(np.int64)
+    pairs = int((n * (n - 1) // 2).sum())
+    if pairs > MAX_CALIBRATION_PAIRS:
+        from mtsig.errors import InputError
+
+        raise InputError(f"tie calibration of acc23 over {pairs:,} pairs of entries (groups of up to {int(n.max()):,} "
+                         f"entries) holds every pair's difference in memory; at most {MAX_CALIBRATION_PAIRS:,}: "
+                         "average by item (average_by, as WMT's metrics task does) or use a statistic without "
+                         "calibration (pearson, kendall)", param=("statistic", "average_by"))  # fmt: skip
+
+
 def tie_calibration(x: np.ndarray, y: np.ndarray, valid: np.ndarray, variant: str = "acc23",
                     curve: bool = False):  # fmt: skip
     """The tie threshold epsilon that maximizes the group-averaged tau-23 or acc23 (Deutsch et al. 2023), over
@@ -195,6 +210,7 @@ def tie_calibration(x: np.ndarray, y: np.ndarray, valid: np.ndarray, variant: st
     valid = valid & np.isfinite(y)
     if variant not in ("23", "acc23"):
         raise ValueError("tie calibration applies to the 23 variants")
+    check_calibration_size(valid)
     parts = _tie_parts_short(x, y, valid, variant) if x.shape[1] <= 64 else _tie_parts_long(x, y, valid, variant)
     if parts is None:
         return (float("nan"), 0.0, np.zeros(0), np.zeros(0)) if curve else (float("nan"), 0.0)

@@ -13,7 +13,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.human import MAX_SCORE, HumanScores, check_distinct_names, read_human
 from mtsig.io.text import read_text, split_lines
-from mtsig.meta.core import MetaData, MetricScores
+from mtsig.metaeval.core import MetaData, MetricScores
 
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 

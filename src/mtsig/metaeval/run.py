@@ -8,8 +8,8 @@ from dataclasses import replace
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.meta import stats as st
-from mtsig.meta.core import (
+from mtsig.metaeval import stats as st
+from mtsig.metaeval.core import (
     MetaData,
     MetaOptions,
     MetaResult,
@@ -47,22 +47,47 @@ def _system_values(data: MetaData, m) -> dict[str, float | None]:
     return vals
 
 
+def _segment_values(data: MetaData, m, opts: MetaOptions, skip: set[str]) -> tuple[dict, float | None]:
+    if m.segments is None or data.human is None:
+        raise InputError(f"metric {m.name}: segment-level meta-evaluation needs segment scores of humans and of every "
+                         "metric")  # fmt: skip
+    vals: dict[str, float | None] = {}
+    eps = None
+    for s in SEGMENT_STATS:
+        if s in skip:
+            vals[s] = None
+            continue
+        v, e = segment_level(data.human, m.segments, s, opts.average_by, empty=np.nan)
+        vals[s] = float(v)
+        if s == "acc23":
+            eps = e
+    return vals, eps
+
+
+def _too_large(data: MetaData, opts: MetaOptions, notes: list[str]) -> set[str]:
+    """acc23's calibration holds every pair of a group: checked first; refused when it is the statistic compared,
+    left out (and said) otherwise."""
+    if opts.level != "segment" or data.human is None:
+        return set()
+    try:
+        st.check_calibration_size(np.isfinite(data.human.reshape(-1)[groups(*data.human.shape, opts.average_by)]))
+    except InputError as exc:
+        if opts.compared_on == "acc23":
+            raise
+        notes.append(f"acc23 not computed: {exc}")
+        return {"acc23"}
+    return set()
+
+
 def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[str, float | None], list[str]]:
     out, eps, notes = {}, {}, []
+    skip = _too_large(data, opts, notes)
     for m in data.metrics:
-        vals: dict[str, float | None] = {}
         eps[m.name] = None
         if opts.level == "system":
             vals = _system_values(data, m)
         else:
-            if m.segments is None or data.human is None:
-                raise InputError(f"metric {m.name}: segment-level meta-evaluation needs segment scores of humans and "
-                                 "of every metric")  # fmt: skip
-            for s in SEGMENT_STATS:
-                v, e = segment_level(data.human, m.segments, s, opts.average_by, empty=np.nan)
-                vals[s] = float(v)
-                if s == "acc23":
-                    eps[m.name] = e
+            vals, eps[m.name] = _segment_values(data, m, opts, skip)
         out[m.name] = {k: (None if v is None or not np.isfinite(v) else v) for k, v in vals.items()}
     if opts.level == "system" and data.human is not None:
         full = int(np.all(np.isfinite(data.human), axis=0).sum())
@@ -96,7 +121,7 @@ def _system_vector(hs: np.ndarray, ms: np.ndarray, stat: str) -> np.ndarray:
         ok = valid[:, i] & valid[:, j]
         agree = (np.sign(hs[:, i] - hs[:, j]) == np.sign(ms[:, i] - ms[:, j])) & ok
         return agree.sum(1) / np.maximum(ok.sum(1), 1)
-    from mtsig.meta.core import STATISTICS
+    from mtsig.metaeval.core import STATISTICS
 
     return STATISTICS.get(stat).value(np.where(valid, hs, np.nan), ms[None], valid)[0]
 
@@ -167,7 +192,7 @@ def _per_group(H: np.ndarray, M: np.ndarray, stat: str, epsilon: float | None) -
     valid = np.isfinite(X)
     if stat == "acc23":
         return st.kendall(X, Y, valid, "acc23", epsilon or 0.0)[0]
-    from mtsig.meta.core import STATISTICS
+    from mtsig.metaeval.core import STATISTICS
 
     return STATISTICS.get(stat).value(X, Y, valid)[0]
 
@@ -189,6 +214,8 @@ def _perm_both_system(data: MetaData, a, b, stat: str, W: np.ndarray) -> tuple[f
 _PAIR_CODED = ("kendall", "tau23")
 #: PERM-BOTH of Pearson's r by products of the source bits (the direct path is the reference in the tests)
 _LINEAR = True
+#: PERM-BOTH of tie-calibrated acc23 from one table of candidates (the direct path is the reference in the tests)
+_TABLED = True
 
 
 def _coded_tables(H: np.ndarray, za: np.ndarray, zb: np.ndarray):
@@ -291,18 +318,119 @@ def _perm_both_pearson(H, za, zb, average_by: str, mask: np.ndarray) -> tuple[fl
     return float(obs), np.concatenate(nulls)
 
 
-def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray) -> tuple[float, np.ndarray]:
+#: the most (pair, source-combination) candidates the tie-calibrated acc23 PERM-BOTH tabulates (about 28 bytes each)
+ACC23_CANDIDATES = 2**24
+
+
+class _Acc23Table:
+    """Tie-calibrated acc23 of every PERM-BOTH hybrid of two metrics without a calibration per hybrid.
+
+    A pair of entries (u, v) of a group has four possible metric differences in a hybrid, one per source of its two
+    entries (code 2 b_u + b_v, b = 1: from metric b). All 4P candidates are sorted once by |difference|; a
+    hybrid selects one candidate per pair, and its calibrated acc23 is the base plus the largest running sum of the
+    selected candidates' gains (a pair's change when it becomes a metric tie: human tie minus agreement at ε = 0)
+    at the end of each run of equal |difference|, over the groups. The same sums in the same order as
+    :func:`mtsig.metaeval.stats.tie_calibration` on each hybrid (adding zeros for the candidates not selected), so
+    the same values."""
+
+    def __init__(self, H: np.ndarray, za: np.ndarray, zb: np.ndarray, average_by: str):
+        g = groups(*H.shape, average_by)
+        X = H.reshape(-1)[g]
+        A, B = za.reshape(-1)[g], zb.reshape(-1)[g]
+        i, j = np.triu_indices(g.shape[1], 1)
+        ok = np.isfinite(X[:, i]) & np.isfinite(X[:, j]) & np.isfinite(A[:, i]) & np.isfinite(A[:, j])
+        tot = ok.sum(1).astype(np.float64)
+        self.n_groups = int((tot > 0).sum())
+        gi, pi = np.nonzero(ok)  # the valid pairs, group by group (the order tie_calibration sees them in)
+        self.u, self.v = g[gi, i[pi]], g[gi, j[pi]]  # flat entry indices of each pair's two entries
+        dx = X[gi, i[pi]] - X[gi, j[pi]]
+        tie_h = dx == 0
+        d = np.empty((len(gi), 4))
+        gain = np.empty((len(gi), 4))
+        self.good = np.empty((len(gi), 4), dtype=np.int64)
+        for code in range(4):
+            yu = np.where(code >> 1, B[gi, i[pi]], A[gi, i[pi]])
+            yv = np.where(code & 1, B[gi, j[pi]], A[gi, j[pi]])
+            dy = yu - yv
+            tie_m = dy == 0
+            good = (~tie_h & ~tie_m & ((dx > 0) == (dy > 0))) | (tie_h & tie_m)
+            d[:, code] = np.abs(dy)
+            gain[:, code] = (tie_h.astype(np.float64) - good) * 1.0 / tot[gi]  # as tie_calibration computes it
+            self.good[:, code] = good
+        live = np.flatnonzero(tot > 0)
+        group = np.searchsorted(live, gi)  # each pair's group among the groups that have a pair (in order)
+        self.starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if group.size else np.zeros(0, int)
+        self.tot = tot[live]
+        self.short = g.shape[1] <= 64  # tie_calibration sums the groups' values pairwise (short) or in order
+        flat = d.reshape(-1)
+        self.order = np.argsort(flat, kind="stable")
+        ds = flat[self.order]
+        self.ends = np.flatnonzero(np.r_[ds[1:] != ds[:-1], True])  # the last candidate of each run of equal |diff|
+        self.gain_sorted = gain.reshape(-1)[self.order]
+        self.rank = np.empty_like(self.order)
+        self.rank[self.order] = np.arange(self.order.size)  # where candidate (p, code) sits in the sorted order
+
+    def values(self, bits: np.ndarray) -> np.ndarray:
+        """Calibrated acc23 of the hybrids whose entries come from metric b where ``bits`` (R, entries) is 1."""
+        if not self.n_groups:
+            return np.zeros(len(bits))
+        code = 2 * bits[:, self.u].astype(np.int64) + bits[:, self.v]
+        P = self.u.size
+        at = self.rank[np.arange(P) * 4 + code]  # (R, P): where each pair's candidate sits in the sorted order
+        picked = np.zeros((len(bits), 4 * P))
+        rows = np.arange(len(bits))[:, None]
+        picked[rows, at] = self.gain_sorted[at]
+        running = np.cumsum(picked, axis=1)[:, self.ends]
+        good = self.good.reshape(-1)[np.arange(P) * 4 + code]  # (R, P): each pair's agreement at ε = 0
+        per = np.add.reduceat(good, self.starts, axis=1) / self.tot  # each group's acc23 at ε = 0
+        base = per.sum(axis=1) if self.short else np.cumsum(per, axis=1)[:, -1]
+        best = np.maximum(0.0, running.max(axis=1)) if running.shape[1] else np.zeros(len(bits))
+        return (base + best) / self.n_groups
+
+
+def _perm_both_acc23(H, za, zb, average_by: str, mask: np.ndarray, advance=None) -> tuple[float, np.ndarray] | None:
+    """PERM-BOTH of tie-calibrated acc23 from one table of candidates (:class:`_Acc23Table`); None when the table
+    would be too large (long groups: ``none`` or ``sys`` averaging of many segments)."""
+    g = groups(*H.shape, average_by)
+    if 2 * g.shape[1] * (g.shape[1] - 1) * g.shape[0] > ACC23_CANDIDATES:
+        return None
+    table = _Acc23Table(H, za, zb, average_by)
+    obs = segment_level(H, za, "acc23", average_by)[0] - segment_level(H, zb, "acc23", average_by)[0]
+    per = max(1, 2**23 // max(1, 4 * table.u.size))
+    nulls = []
+    for c in range(0, mask.shape[0], per):
+        bits = mask[c : c + per].reshape(-1, H.size)
+        nulls.append(table.values(bits) - table.values(1 - bits))
+        if advance:
+            advance(len(bits))
+    return float(obs), np.concatenate(nulls)
+
+
+def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray,
+                       advance=None) -> tuple[float, np.ndarray]:  # fmt: skip
     stat = opts.compared_on
     ok = np.isfinite(data.human)
     za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
     za[ok], zb[ok] = _zscore(a.segments[ok]), _zscore(b.segments[ok])
     mask = W[:, : ok.size].reshape(-1, *ok.shape)
     if stat in _PAIR_CODED and opts.average_by == "item" and data.human.shape[0] <= 64:
-        return _perm_both_coded(data.human, za, zb, stat, mask)
+        got = _perm_both_coded(data.human, za, zb, stat, mask)
+        if advance:
+            advance(mask.shape[0])
+        return got
     if stat == "pearson" and _LINEAR:
-        return _perm_both_pearson(data.human, za, zb, opts.average_by, mask)
+        got = _perm_both_pearson(data.human, za, zb, opts.average_by, mask)
+        if advance:
+            advance(mask.shape[0])
+        return got
+    if stat == "acc23" and _TABLED:
+        got = _perm_both_acc23(data.human, za, zb, opts.average_by, mask, advance)
+        if got is not None:
+            return got
     nulls = []
     for c in range(0, mask.shape[0], CHUNK):
+        if advance:
+            advance(min(CHUNK, mask.shape[0] - c))
         w = mask[c : c + CHUNK]
         ha, hb = np.where(w, zb, za), np.where(w, za, zb)
         if stat == "acc23":  # tie calibration anew for every hybrid (PERM-BOTH with an optimized epsilon)
@@ -421,7 +549,7 @@ def _count(obs: float, null: np.ndarray) -> int:
     return int(np.count_nonzero(null >= obs - tol))
 
 
-def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W) -> tuple[float, float]:
+def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W, advance=None) -> tuple[float, float]:  # noqa: PLR0913
     """The observed difference of the statistic (a minus b) and the one-sided p that a agrees with humans better
     than b: ``(c + 1) / (R + 1)`` with c the resamples whose difference reaches the observed one (ties counted).
     ``W``: the swap masks (:class:`SwapMasks`, or an array of them); R is ``opts.n_resamples`` (1,000 if None)."""
@@ -429,9 +557,13 @@ def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W) -> tuple[fl
     R = opts.n_resamples or 1000
     if opts.level == "system" and opts.test == "bootstrap":
         obs, null = _bootstrap_system(data, a, b, stat, opts, R)
+        if advance:
+            advance(R)
         return obs, (_count(obs, null) + 1) / (null.size + 1)
     if opts.test == "pairwise" and opts.level == "segment" and stat == "acc23":
         obs, null = _pairwise_perm(data, a, b, replace(opts, n_resamples=R), eps, Resampling(R, opts.seed))
+        if advance:
+            advance(R)
         return obs, (_count(obs, null) + 1) / (null.size + 1)
     masks = W.chunks(W.n if W._held is not None else max(100, MASK_BYTES // W.width)) if isinstance(W, SwapMasks) \
         else [W]  # fmt: skip
@@ -440,8 +572,10 @@ def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W) -> tuple[fl
     for M in masks:
         if opts.level == "system":
             obs, null = _perm_both_system(data, a, b, stat, M)
+            if advance:
+                advance(len(M))
         else:
-            obs, null = _perm_both_segment(data, a, b, opts, M)
+            obs, null = _perm_both_segment(data, a, b, opts, M, advance)
         c += _count(obs, null)
         n += null.size
     return obs, (c + 1) / (n + 1)
@@ -489,7 +623,7 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progres
     k = sum(defined)
     R, notes = _resamples(opts, k)
     W = swap_masks(data, opts, R)
-    advance = progress("tests between metrics", k) if progress is not None and k else None
+    advance = progress(f"tests between metrics ({k} pairs x {R:,} resamples)", k * R) if progress and k else None
     rows = []
     for (x, y), ok in zip(pairs, defined):
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
@@ -497,9 +631,7 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progres
         if not ok:
             rows.append((a.name, b.name, None, None))
             continue
-        rows.append((a.name, b.name, *pair_test(data, a, b, replace(opts, n_resamples=R), eps, W)))
-        if advance:
-            advance(1)
+        rows.append((a.name, b.name, *pair_test(data, a, b, replace(opts, n_resamples=R), eps, W, advance)))
     # a is the metric that agrees better on these data: the one-sided p tests that direction, chosen after looking;
     # the decision ("they differ") uses the two-sided p (twice it), corrected over all pairs
     two = [min(1.0, 2 * r[3]) if r[3] is not None else None for r in rows]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mtsig.meta.core import STATISTICS, MetaData, MetaOptions, MetaResult, MetaStatistic, MetricScores
-from mtsig.meta.inputs import align, human_input, negate, own_metrics, read_score_file
-from mtsig.meta.run import run_meta
+from mtsig.metaeval.core import STATISTICS, MetaData, MetaOptions, MetaResult, MetaStatistic, MetricScores
+from mtsig.metaeval.inputs import align, human_input, negate, own_metrics, read_score_file
+from mtsig.metaeval.run import run_meta
 from mtsig.report import meta as _render  # noqa: F401 - registers the result's formats
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.meta import stats as st
+from mtsig.metaeval import stats as st
 from mtsig.registry import Registry
 from mtsig.resample import DEFAULT_SEED, Resampling
 from mtsig.stats.multiple import CORRECTIONS, adjust
@@ -190,7 +190,10 @@ def segment_level(x: np.ndarray, y: np.ndarray, stat: str, average_by: str, epsi
         vals = st.kendall(X, batch, valid, "acc23", epsilon)
     else:
         vals = STATISTICS.get(stat).value(X, batch, valid)
-    with np.errstate(invalid="ignore"):
+    import warnings
+
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a row without a defined group: "empty" below
         out = np.nanmean(np.where(np.isfinite(vals), vals, np.nan), axis=1) if vals.shape[1] else vals[:, 0]
     out = np.where(np.all(~np.isfinite(vals), axis=1), empty, out)  # no defined group: 0, as mt-metrics-eval
     return (float(out[0]), epsilon) if y.ndim == 2 else out
