@@ -1,15 +1,21 @@
 """Calibration of ``mtsig meta``'s tests between metrics under a null: two metrics of equal quality (the human
 scores plus independent noise of the same size), so neither agrees with humans better than the other.
 
-    python benchmarks/meta_calibration.py [--replicates 1000] [--seed 11] [--human FILE]
+    python benchmarks/meta_calibration.py [--replicates 1000] [--seed 11] [--noise segment|document] [--rho 0.3]
 
-Human scores: WMT22 de->en DA segment scores (../shared/data/wmt22-humaneval-toen), the 10 systems' judged
-segments; a replicate draws both metrics' noise anew. Rejection rates at α 0.05 and 0.01 with 95% Clopper-Pearson
-intervals, for
+Human scores: WMT22 de->en DA judgments (../shared/data/wmt22-humaneval-toen), the 10 systems, the first
+``--segments`` segments, documents recovered from the HITs; a replicate draws both metrics' noise anew:
+- ``--noise segment``: independent normal noise per (system, segment);
+- ``--noise document``: the noise of a system's segments of one document shares a part (intra-class correlation
+  ``--rho``, 0.3: a metric that misjudges a system on a document misjudges its neighbouring segments too, as human
+  judgments of one document are correlated: WMT22 DA 0.15-0.27).
+Rejection rates at α 0.05 and 0.01 with 95% Clopper-Pearson intervals, for
 - the one-sided p in a direction fixed in advance ("metric A agrees better than B"): should reject α;
 - the decision mtsig reports (``significant``: twice the one-sided p of the observed direction, i.e. two-sided);
 - the one-sided p in the observed direction as WMT's greedy clusters use it (about 2α: it picks its direction
   after looking).
+Cells: level, statistic, test, averaging and the resampling unit (segments, or documents: PERM-BOTH swaps a
+system's entries of one document together; the bootstrap draws whole documents).
 """
 
 from __future__ import annotations
@@ -28,11 +34,12 @@ from mtsig.io.human import read_human  # noqa: E402
 from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores, segment_level, system_level  # noqa: E402
 from mtsig.metaeval.run import pair_test, swap_masks  # noqa: E402
 
-HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"
-CELLS = (("system", "pearson", "bootstrap", "item"), ("system", "pearson", "perm-both", "item"),
-         ("segment", "acc23", "perm-both", "item"),
-         ("segment", "pearson", "perm-both", "item"),
-         ("segment", "kendall", "perm-both", "item"), ("segment", "acc23", "pairwise", "item"))  # fmt: skip
+HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-deen-good-stnd.csv"
+CELLS = tuple((level, stat, test, "item", unit) for level, stat, test, units in (
+    ("system", "pearson", "perm-both", ("segment",)), ("system", "pearson", "bootstrap", ("segment", "document")),
+    ("segment", "pearson", "perm-both", ("segment", "document")), ("segment", "kendall", "perm-both",
+    ("segment", "document")), ("segment", "acc23", "perm-both", ("segment", "document")),
+    ("segment", "acc23", "pairwise", ("segment",))) for unit in units)  # fmt: skip
 
 
 def clopper_pearson(k: int, n: int) -> tuple[float, float]:
@@ -43,15 +50,26 @@ def clopper_pearson(k: int, n: int) -> tuple[float, float]:
     return lo, hi
 
 
-def one_replicate(H: np.ndarray, cell, rng: np.random.Generator, seed: int, permutations: int = 1000):
-    level, stat, test, avg = cell
+def _noise(shape, docs: np.ndarray, rho: float, rng: np.random.Generator) -> np.ndarray:
+    """Normal noise of unit variance; with ``rho`` > 0 a system's segments of one document share a part of it."""
+    e = rng.normal(size=shape)
+    if rho <= 0:
+        return e
+    u = rng.normal(size=(shape[0], int(docs.max()) + 1))[:, docs]
+    return np.sqrt(rho) * u + np.sqrt(1 - rho) * e
+
+
+def one_replicate(H: np.ndarray, docs, cell, rng: np.random.Generator, seed: int, how: tuple[int, float]):
+    level, stat, test, avg, unit = cell
+    permutations, rho = how
     base = np.nan_to_num(H)
-    a = np.round(base + rng.normal(size=H.shape), 3)
-    b = np.round(base + rng.normal(size=H.shape), 3)
+    a = np.round(base + _noise(H.shape, docs, rho, rng), 3)
+    b = np.round(base + _noise(H.shape, docs, rho, rng), 3)
     ms = (MetricScores(name="A", segments=a, systems=a.mean(1)), MetricScores(name="B", segments=b, systems=b.mean(1)))
-    d = MetaData(systems=tuple(map(str, range(H.shape[0]))), human=H, human_systems=np.nanmean(H, 1), metrics=ms)
+    d = MetaData(systems=tuple(map(str, range(H.shape[0]))), human=H, human_systems=np.nanmean(H, 1), metrics=ms,
+                 item_documents=tuple(f"d{x}" for x in docs))  # fmt: skip
     opts = MetaOptions(level=level, statistic=stat, test=test, average_by=avg, n_resamples=permutations, n_bootstrap=40,
-                       seed=seed)  # fmt: skip
+                       seed=seed, resample_unit=unit)  # fmt: skip
     values, eps = {}, {}
     for m in ms:  # only the compared statistic (run_meta would compute every one): which metric looks better
         if level == "system":
@@ -74,18 +92,24 @@ def main() -> int:
         "--only", default=None, metavar="LEVEL:STATISTIC:TEST", help="one cell, e.g. segment:acc23:perm-both"
     )
     ap.add_argument("--permutations", type=int, default=1000, help="permutations per test (1000)")
+    ap.add_argument("--noise", choices=("segment", "document"), default="segment")
+    ap.add_argument("--rho", type=float, default=0.3, help="--noise document: the noise's intra-class correlation")
     a = ap.parse_args()
     h = read_human(str(HUMAN))
     H = h.scores[:, : a.segments]
+    _, docs = np.unique(np.asarray(h.documents[: a.segments], dtype=object), return_inverse=True)
+    rho = a.rho if a.noise == "document" else 0.0
     rng = np.random.default_rng(a.seed)
     t0 = time.perf_counter()
-    shape = f"{H.shape[0]} systems x {H.shape[1]} segments"
-    print(f"{a.replicates} replicates per cell, {shape}, {a.permutations} permutations each\n")
-    print("| level | statistic | test | p fixed direction: 0.05 / 0.01 | reported decision (two-sided): 0.05 / 0.01 "
-          "| observed direction one-sided: 0.05 / 0.01 |\n|---|---|---|---|---|---|")  # fmt: skip
-    cells = [c for c in CELLS if a.only is None or ":".join(c[:3]) == a.only]
+    shape = f"{H.shape[0]} systems x {H.shape[1]} segments in {docs.max() + 1} documents"
+    print(f"{a.replicates} replicates per cell, {shape}, {a.permutations} permutations each; noise {a.noise}"
+          + (f" (intra-class correlation {rho})" if rho else "") + "\n")  # fmt: skip
+    print("| level | statistic | test | unit | p fixed direction: 0.05 / 0.01 | reported decision (two-sided): 0.05 / "
+          "0.01 | observed direction one-sided: 0.05 / 0.01 |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    cells = [c for c in CELLS if a.only is None or a.only in (":".join(c[:3]), ":".join((*c[:3], c[4])))]
     for cell in cells:
-        ps = np.array([one_replicate(H, cell, rng, a.seed * 1000 + r, a.permutations) for r in range(a.replicates)])
+        ps = np.array([one_replicate(H, docs, cell, rng, a.seed * 1000 + r, (a.permutations, rho))
+                       for r in range(a.replicates)])  # fmt: skip
         cols = []
         for j in range(3):
             parts = []
@@ -94,7 +118,8 @@ def main() -> int:
                 lo, hi = clopper_pearson(k, a.replicates)
                 parts.append(f"{k / a.replicates:.3f} [{lo:.3f}, {hi:.3f}]")
             cols.append(" / ".join(parts))
-        print(f"| {' | '.join(cell[:3])} | {' | '.join(cols)} |", flush=True)
+        unit = "-" if cell[0] == "system" and cell[2] == "perm-both" else cell[4]
+        print(f"| {' | '.join(cell[:3])} | {unit} | {' | '.join(cols)} |", flush=True)
     print(f"\n({time.perf_counter() - t0:.0f} s, seed {a.seed})")
     return 0
 

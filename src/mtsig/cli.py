@@ -535,6 +535,9 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="permutations of the tests (default: at least 1000, enough for the corrected threshold)",
     )
+    t.add_argument("--resample-unit", default=None, choices=("segment", "document"),
+                   help="what intervals and segment-level PERM-BOTH resample (default: documents wherever the human "
+                   "scores have them)")  # fmt: skip
     t.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals (1000)")
     t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
@@ -561,7 +564,7 @@ def _meta(a: argparse.Namespace) -> None:
                    statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
                    n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
                    seed=a.seed, lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format,
-                   progress=prog)  # fmt: skip
+                   resample_unit=a.resample_unit, progress=prog)  # fmt: skip
     if a.plot:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save

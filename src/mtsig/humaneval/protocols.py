@@ -225,27 +225,34 @@ def _segments(h: HumanScores, opts: HumanOptions):
                  if np.isfinite(h.scores[k, i]))  # fmt: skip
 
 
-def auto_resamples(test: str, alpha: float, k: int, correction: str) -> int:
+def auto_resamples(test: str, alpha: float, k: int, correction: str, work: int = 0) -> int:
     """The test's default count, or more so that the smallest p-value is a tenth of the corrected threshold
-    (as ``compare`` chooses it), at most :data:`MAX_AUTO_RESAMPLES`."""
+    (as ``compare`` chooses it), at most :data:`MAX_AUTO_RESAMPLES` and at most :data:`MAX_WORK` / ``work`` (the cost
+    of one resample: pairs plus units x systems), never below the default."""
     thr = CORRECTIONS.get(correction).threshold(alpha, max(k, 1))
     smallest = 2.0 if test == "paired-bootstrap" else 1.0  # two-sided paired bootstrap: 2/(R+1)
     need = int(np.ceil(10 * smallest / thr)) - 1
     need = int(np.ceil(need / 100) * 100)
-    return min(max(HUMAN_TESTS[test], need), MAX_AUTO_RESAMPLES)
+    cap = min(MAX_AUTO_RESAMPLES, (MAX_WORK // work) // 100 * 100 if work else MAX_AUTO_RESAMPLES)
+    return max(HUMAN_TESTS[test], min(need, cap))
 
 
-def _count(opts: HumanOptions, k: int) -> tuple[int, list[str]]:
+#: the automatic count keeps resamples x (pairs + units x systems) below this (a thousand systems: about 13,000)
+MAX_WORK = 20_000_000_000
+
+
+def _count(opts: HumanOptions, k: int, work: int = 0) -> tuple[int, list[str]]:
     """Resamples of the paired test (given, or automatic) and a note when no pair can reach the threshold."""
     thr = CORRECTIONS.get(opts.correction).threshold(opts.alpha, max(k, 1))
-    R = opts.n_resamples if opts.n_resamples is not None else auto_resamples(opts.test, opts.alpha, k, opts.correction)
+    auto = auto_resamples(opts.test, opts.alpha, k, opts.correction, work)
+    R = opts.n_resamples if opts.n_resamples is not None else auto
     smallest = (2.0 if opts.test == "paired-bootstrap" else 1.0) / (R + 1)
     notes = []
-    if opts.n_resamples is None and R > HUMAN_TESTS[opts.test]:
+    if opts.n_resamples is None and R > HUMAN_TESTS[opts.test] and smallest * 10 <= thr * (1 + 1e-9):
         notes.append(f"{opts.test}: {R:,} resamples, chosen so that a pair's p-value can reach a tenth of the "
                      f"corrected threshold {thr:.2g} ({opts.correction}, {k} comparisons)")  # fmt: skip
     if k and smallest > thr:
-        need = auto_resamples(opts.test, opts.alpha, k, opts.correction)
+        need = auto_resamples(opts.test, opts.alpha, k, opts.correction, work)
         notes.append(f"{opts.test}: with {R:,} resamples the smallest p-value is {smallest:.2g}, above the corrected "
                      f"threshold {thr:.2g} ({opts.correction}, {k} comparisons): no pair can be significant"
                      + (f"; give --n-resamples {need} or more" if need > R else
@@ -282,7 +289,7 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     pt = engine.PairTests(h, units, pairs)
     testable = pt.n_common >= opts.min_common
     k = int(testable.sum())
-    R, count_notes = _count(opts, k)
+    R, count_notes = _count(opts, k, k + len(units.labels) * K)
     if opts.test == "paired-bootstrap" and testable.any() and len(units.labels) < MIN_UNITS:
         raise InputError(f"the paired bootstrap needs at least {MIN_UNITS} {unit}s to resample; there are "
                          f"{len(units.labels)} (test ar is exact at any size)", param="test")  # fmt: skip

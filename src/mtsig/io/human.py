@@ -208,6 +208,20 @@ def _number(text: str, path: str, line: int, what: str = "score") -> float:
     return x
 
 
+#: the most systems one ranking reads (every pair is tested and kept: 2,000 systems are 1,999,000 pairs)
+MAX_SYSTEMS = 2_000
+
+
+def _count_system(seen: set[str], name: str, path: str, line: int) -> None:
+    """Refuse, while reading, judgments of more systems than a ranking can test pairwise."""
+    if name not in seen:
+        seen.add(name)
+        if len(seen) > MAX_SYSTEMS:
+            raise InputError(f"{path}: line {line}: more than {MAX_SYSTEMS:,} systems: every pair of them is tested "
+                             f"and kept ({MAX_SYSTEMS * (MAX_SYSTEMS - 1) // 2:,} pairs at {MAX_SYSTEMS:,}); rank a "
+                             "selection of the systems")  # fmt: skip
+
+
 def _need(value: str, path: str, line: int, what: str) -> str:
     v = value.strip()
     if not v:
@@ -229,6 +243,7 @@ def _rows(path: str, text: str, sep: str | None, n: int, header_lines: int = 1) 
 
 # ------------------------------------------------------------------------------------------------ readers
 def _read_wmt_da(path: str, text: str) -> tuple[list[Judgment], list[str], list[tuple[int, int]]]:
+    seen_systems: set[str] = set()
     out, left = [], {"REF": 0, "BAD_REF": 0}
     runs: list[tuple[int, int]] = []
     run: list = []  # [HIT, system, first SID, last SID] of the run being read
@@ -240,6 +255,7 @@ def _read_wmt_da(path: str, text: str) -> tuple[list[Judgment], list[str], list[
                              f"{', '.join(DA_TYPES)})")  # fmt: skip
         score = _number(c[10], path, i)
         system, sid = _need(c[6], path, i, "system"), _need(c[9], path, i, "segment id")
+        _count_system(seen_systems, system, path, i)
         hit, worker = c[0].strip(), _need(c[1], path, i, "annotator")
         key = (hit, worker, system, sid, kind)
         if key in seen:  # one annotator's judgment of one item, twice in one HIT
@@ -324,6 +340,7 @@ def _check_runs(h: HumanScores, docs, lines: np.ndarray, where: str) -> None:
 
 
 def _read_wmt_da_seg(path: str, text: str, da_score: str) -> tuple[list[Judgment], list[str]]:
+    seen_systems: set[str] = set()
     col = {"z": 3, "raw": 2}[da_score]
     out = []
     seen: dict[tuple[str, str], int] = {}
@@ -335,6 +352,7 @@ def _read_wmt_da_seg(path: str, text: str, da_score: str) -> tuple[list[Judgment
             raise InputError(f"{path}: line {i}: system {c[0]} segment {c[1]} again (line {seen[(c[0], c[1])]}): a "
                              "segment-score file has one line per system and segment")  # fmt: skip
         seen[(c[0], c[1])] = i
+        _count_system(seen_systems, c[0], path, i)
         out.append(Judgment(system=c[0], segment=c[1], score=_number(c[col], path, i), annotator=None))
     return out, []
 
@@ -381,6 +399,7 @@ def _mqm_weight(weights, severity: str, category: str, path: str, line: int) -> 
 
 
 def _read_mqm(path: str, text: str, weights) -> tuple[list[Judgment], list[str]]:
+    seen_systems: set[str] = set()
     header = [c.strip().lower() for c in split_lines(text)[0].split("\t")]
     missing = [c for c in ("system", "seg_id", "rater", "category", "severity") if c not in header]
     if missing:
@@ -390,6 +409,7 @@ def _read_mqm(path: str, text: str, weights) -> tuple[list[Judgment], list[str]]
     docs: dict[str, str] = {}
     for i, c in _rows(path, text, "\t", len(header)):
         system, seg = _need(c[at["system"]], path, i, "system"), _need(c[at["seg_id"]], path, i, "seg_id")
+        _count_system(seen_systems, system, path, i)
         rater = _need(c[at["rater"]], path, i, "rater")
         w = _mqm_weight(weights, c[at["severity"]].strip(), c[at["category"]].strip(), path, i)
         sums[(system, seg, rater)] = sums.get((system, seg, rater), 0.0) + w
@@ -403,12 +423,14 @@ def _read_mqm(path: str, text: str, weights) -> tuple[list[Judgment], list[str]]
 
 
 def _read_tsv(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    seen_systems: set[str] = set()
     head = [c.strip().lower() for c in split_lines(text)[0].split("\t")]
     at = _tsv_columns(head, path)
     out = []
     seen: dict[tuple[str, str, str], tuple[int, str]] = {}
     for i, c in _rows(path, text, "\t", len(head)):
         opt = {k: (c[at[k]].strip() or None) for k in ("annotator", "doc", "domain") if k in at}
+        _count_system(seen_systems, c[at["system"]].strip(), path, i)
         j = Judgment(system=_need(c[at["system"]], path, i, "system"),
                      segment=_need(c[at["segment"]], path, i, "segment"),
                      score=_number(c[at["score"]], path, i), **opt)  # fmt: skip

@@ -32,6 +32,7 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     lower_is_better: Sequence[str] = (),
     docs: Any = None,
     input_format: str | None = None,
+    resample_unit: str | None = None,
     progress: Any = None,
     **options: Any,
 ) -> MetaResult:
@@ -64,6 +65,10 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     docs, input_format:
         The test set's documents (a ``.docs`` file or the WMT XML test set): WMT DA's segment ids are placed in
         the test set with them (segment level needs it); how to read the human file (see :func:`mtsig.human`).
+    resample_unit:
+        What intervals and segment-level PERM-BOTH resample: ``segment``, ``document`` (whole documents; PERM-BOTH
+        swaps a system's scores of one document together), or None: documents wherever the human scores have them
+        (WMT DA's HITs, a doc column, ``docs``).
     """
     from mtsig.errors import InputError
     from mtsig.resample import DEFAULT_SEED
@@ -100,7 +105,8 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     opts = MetaOptions(level=level, statistic=statistic, average_by=average_by, test=test or _default_test(data, level,
                        statistic),
                        n_resamples=n_resamples, n_bootstrap=n_bootstrap, confidence=confidence, alpha=alpha,
-                       correction=correction, seed=DEFAULT_SEED if seed is None else seed)  # fmt: skip
+                       correction=correction, seed=DEFAULT_SEED if seed is None else seed,
+                       resample_unit=resample_unit)  # fmt: skip
     return run_meta(data, opts, progress)
 
 

@@ -69,6 +69,16 @@ class MetaData:
     human_systems: np.ndarray
     metrics: tuple[MetricScores, ...]
     notes: tuple[str, ...] = ()
+    #: each item's document (items without a human score: a unit of their own), where the human scores have
+    #: documents: the resampling unit of intervals and of segment-level PERM-BOTH
+    item_documents: tuple[str, ...] | None = None
+
+    def document_index(self) -> tuple[np.ndarray, int] | None:
+        """Each item's document as an index 0..D-1 (in order of first appearance), and D; None without documents."""
+        if self.item_documents is None:
+            return None
+        order = {d: i for i, d in enumerate(dict.fromkeys(self.item_documents))}
+        return np.array([order[d] for d in self.item_documents], dtype=np.int64), len(order)
 
     def metric(self, name: str) -> MetricScores:
         for m in self.metrics:
@@ -95,6 +105,9 @@ class MetaOptions:
     seed: int = DEFAULT_SEED
     #: PERM-BOTH, or "pairwise" (the pairwise permutation test; acc23/tau23 with each metric's epsilon)
     test: str = "perm-both"
+    #: what intervals and segment-level PERM-BOTH resample: "segment", "document" (whole documents; PERM-BOTH swaps
+    #: a system's entries of a document together), or None: documents wherever the human scores have them
+    resample_unit: str | None = None
 
     def __post_init__(self):
         if self.level not in LEVELS:
@@ -116,6 +129,10 @@ class MetaOptions:
             from mtsig.errors import unknown_name
 
             raise unknown_name("test", self.test, ("perm-both", "pairwise", "bootstrap"))
+        if self.resample_unit not in (None, "segment", "document"):
+            from mtsig.errors import unknown_name
+
+            raise unknown_name("resample unit", self.resample_unit, ("segment", "document"))
         if self.test == "bootstrap" and self.level != "system":
             raise InputError("test bootstrap is the system-level test (segment level: perm-both or pairwise)",
                              param="test")  # fmt: skip

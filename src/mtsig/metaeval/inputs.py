@@ -143,14 +143,21 @@ def _placeable(human: HumanScores) -> bool:
 
 
 def _place_human(human: HumanScores, systems: list[str], N: int | None, where: str, level: str,
-                 notes: list[str]) -> tuple[np.ndarray | None, np.ndarray]:  # fmt: skip
-    """The human segment scores placed in the metrics' test-set order (S, N), or None, and the system scores."""
+                 notes: list[str]) -> tuple[np.ndarray | None, np.ndarray, tuple[str, ...] | None]:  # fmt: skip
+    """The human segment scores placed in the metrics' test-set order (S, N), or None, the system scores, and each
+    item's document (None without documents)."""
     sub = human.select(systems)
     H = None
+    docs = None
     if N is not None and _placeable(sub):
         pos = _positions(sub, N, where)
         H = np.full((len(systems), N), np.nan)
         H[:, pos] = sub.scores
+        if sub.documents is not None:
+            labels = [f"(item {i + 1}: no human score)" for i in range(N)]
+            for p, d in zip(pos, sub.documents):
+                labels[p] = d
+            docs = tuple(labels)
     elif N is not None:
         why = (f"{', '.join(human.sources)}: WMT DA segment ids are not test-set line numbers (segment id s is the "
                "s-th segment with the test set's documents sorted by id)")  # fmt: skip
@@ -161,7 +168,7 @@ def _place_human(human: HumanScores, systems: list[str], N: int | None, where: s
                              param="docs")  # fmt: skip
         notes.append(f"{why}: without the test set's documents (docs) they are not placed, so the system level "
                      "uses system scores alone (intervals over systems, no SPA)")  # fmt: skip
-    return H, sub.system_means()
+    return H, sub.system_means(), docs
 
 
 def _drop_unscored(systems: list[str], hs: np.ndarray, H, out: list[MetricScores], notes: list[str]):
@@ -195,9 +202,9 @@ def align(human: HumanScores | dict[str, float], metrics: dict[str, tuple[dict[s
     seg_level, N = _segment_count(metrics)
     if isinstance(human, HumanScores):
         where = metrics[next(iter(seg_level))][1] if seg_level else ""
-        H, hs = _place_human(human, systems, N, where, level, notes)
+        H, hs, docs = _place_human(human, systems, N, where, level, notes)
     else:
-        H, hs = None, np.array([human[s] for s in systems], dtype=np.float64)
+        H, hs, docs = None, np.array([human[s] for s in systems], dtype=np.float64), None
     out = []
     for m, (scores, src) in metrics.items():
         rows = np.array([scores[maps[m][s]] for s in systems], dtype=np.float64)
@@ -209,7 +216,8 @@ def align(human: HumanScores | dict[str, float], metrics: dict[str, tuple[dict[s
     for m in out:
         if np.ptp(m.systems) == 0:
             notes.append(f"{m.name}: every system has the same score: its correlations are undefined (null)")
-    return MetaData(systems=tuple(systems), human=H, human_systems=hs, metrics=tuple(out), notes=tuple(notes))
+    return MetaData(systems=tuple(systems), human=H, human_systems=hs, metrics=tuple(out), notes=tuple(notes),
+                    item_documents=docs)  # fmt: skip
 
 
 def _keep_systems(m: MetricScores, keep: np.ndarray) -> MetricScores:

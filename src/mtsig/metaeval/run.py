@@ -150,9 +150,8 @@ def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, 
     system_only = any(m.segments is None and m.resampled is None for m in data.metrics)
     if opts.level == "system" and (data.human is None or system_only):
         return _system_resampled_intervals(data, opts)
-    n_items = data.human.shape[1]
-    plan = Resampling(opts.n_bootstrap, opts.seed).plan("bootstrap", n_items, opts.n_bootstrap)
-    W = np.vstack(list(plan.chunks()))
+    unit = resample_unit(data, opts)[0]
+    W = np.vstack(list(item_weights(data, opts, opts.n_bootstrap, unit)))
     a = (1 - opts.confidence) / 2
     out: dict[str, dict] = {m.name: {} for m in data.metrics}
     notes = []
@@ -167,7 +166,7 @@ def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, 
             ms = m.system_boot(W)
             for s in ("pearson", "spearman", "kendall", "pairwise_accuracy"):
                 out[m.name][s] = q(_system_vector(hs, ms, s))
-        notes.append(f"intervals: {opts.n_bootstrap} bootstrap resamples of the segments (system scores recomputed "
+        notes.append(f"intervals: {opts.n_bootstrap} bootstrap resamples of the {unit}s (system scores recomputed "
                      f"from each), percentile, {opts.confidence:.0%}; spa has none")  # fmt: skip
         return out, notes
     if opts.average_by != "item":
@@ -180,8 +179,9 @@ def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, 
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = (W @ np.where(ok, per_item, 0.0)) / (W @ ok.astype(np.float64))
             out[m.name][s] = q(boot)
-    notes.append(f"intervals: {opts.n_bootstrap} bootstrap resamples of the items, percentile, {opts.confidence:.0%};"
-                 " acc23 at each metric's calibrated epsilon")  # fmt: skip
+    what = "items" if unit == "segment" else "documents"
+    notes.append(f"intervals: {opts.n_bootstrap} bootstrap resamples of the {what}, percentile, "
+                 f"{opts.confidence:.0%}; acc23 at each metric's calibrated epsilon")  # fmt: skip
     return out, notes
 
 
@@ -489,8 +489,10 @@ class SwapMasks:
     every pair of metrics. Held once when they fit in :data:`MASK_BYTES`; otherwise drawn again for each pair from
     the plan's seed (the same rows: a plan is a pure function of its seed), so memory stays bounded at any count."""
 
-    def __init__(self, width: int, n: int, seed: int):
+    def __init__(self, width: int, n: int, seed: int, expand: np.ndarray | None = None):
         self.width, self.n, self.seed = width, n, seed
+        #: each entry's block (documents as the unit: a system's entries of one document swap together)
+        self.expand = expand
         self._held = self._draw() if width * n <= MASK_BYTES else None
 
     def _draw(self) -> np.ndarray:
@@ -498,7 +500,11 @@ class SwapMasks:
         return np.vstack([c.astype(bool) for c in plan.chunks(np.float32)])
 
     def chunks(self, rows: int):
-        """The masks, ``rows`` resamples at a time."""
+        """The masks, ``rows`` resamples at a time (one column per entry)."""
+        for M in self._blocks(rows):
+            yield M if self.expand is None else M[:, self.expand]
+
+    def _blocks(self, rows: int):
         if self._held is not None:
             for lo in range(0, self.n, rows):
                 yield self._held[lo : lo + rows]
@@ -519,22 +525,62 @@ MASK_BYTES = 256 * 2**20
 
 
 def swap_masks(data: MetaData, opts: MetaOptions, n: int | None = None) -> SwapMasks | None:
-    """PERM-BOTH's swap masks (None for the tests that do not use them)."""
+    """PERM-BOTH's swap masks (None for the tests that do not use them). Segment level with documents as the unit:
+    one bit per (system, document), so a system's entries of one document are swapped together."""
     if opts.test == "bootstrap" or (opts.test != "perm-both" and opts.level != "system"):
         return None
-    width = data.human.size if opts.level == "segment" else len(data.systems)
     R = n if n is not None else (opts.n_resamples or 1000)
-    return SwapMasks(width, R, opts.seed)
+    if opts.level == "system":
+        return SwapMasks(len(data.systems), R, opts.seed)
+    docs = data.document_index() if resample_unit(data, opts)[0] == "document" else None
+    if docs is None:
+        return SwapMasks(data.human.size, R, opts.seed)
+    idx, D = docs
+    S = data.human.shape[0]
+    return SwapMasks(S * D, R, opts.seed, (np.arange(S)[:, None] * D + idx[None, :]).reshape(-1))
+
+
+#: documents as the resampling unit need at least this many (fewer: segments, and a note)
+MIN_DOCUMENTS = 10
+
+
+def resample_unit(data: MetaData, opts: MetaOptions) -> tuple[str, str | None]:
+    """The unit of intervals and segment-level PERM-BOTH: the user's, or documents wherever the human scores have
+    them (and at least :data:`MIN_DOCUMENTS`), and a note saying why when chosen here."""
+    docs = data.document_index()
+    if opts.resample_unit == "document" and docs is None:
+        raise InputError("resample_unit document: the human scores have no documents here (give docs, or scores "
+                         "with a document column)", param="resample_unit")  # fmt: skip
+    if opts.resample_unit is not None or docs is None or data.human is None:
+        return opts.resample_unit or "segment", None
+    judged = np.isfinite(data.human).any(axis=0)
+    n = len(set(np.asarray(data.item_documents, dtype=object)[judged]))
+    if n < MIN_DOCUMENTS:
+        return "segment", (f"resampling unit: segments (the human scores come in {n} documents, too few to "
+                           "resample)")  # fmt: skip
+    return "document", (f"resampling unit: the {n} documents (the human scores were given by document, and the "
+                        "segments of one document are not independent): intervals resample whole documents and "
+                        "segment-level PERM-BOTH swaps a system's scores of a document together (--resample-unit "
+                        "segment for segments)")  # fmt: skip
+
+
+def item_weights(data: MetaData, opts: MetaOptions, n: int, unit: str):
+    """Bootstrap weights over the items, chunk by chunk: resampled items, or resampled whole documents (each item
+    weighted by its document's count)."""
+    if unit == "document":
+        idx, D = data.document_index()
+        for W in Resampling(n, opts.seed).plan("bootstrap", D, n).chunks():
+            yield W[:, idx]
+        return
+    yield from Resampling(n, opts.seed).plan("bootstrap", data.human.shape[1], n).chunks()
 
 
 def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions, R: int) -> tuple[float, np.ndarray]:
     """System level, paired bootstrap over the segments: every resample recomputes the human system scores and
     both metrics' system scores, and the difference of the statistic; its centred distribution is the null (the
     shift method). The sampling variation of the human scores is part of it, which PERM-BOTH leaves out."""
-    n_items = data.human.shape[1]
-    plan = Resampling(R, opts.seed).plan("bootstrap", n_items, R)
     diffs = []
-    for W in plan.chunks():
+    for W in item_weights(data, opts, R, resample_unit(data, opts)[0]):
         hs = _human_system_boot(data.human, W)
         diffs.append(_system_vector(hs, a.system_boot(W), stat) - _system_vector(hs, b.system_boot(W), stat))
     d = np.concatenate(diffs)
@@ -679,6 +725,9 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
         notes.append("the paired bootstrap over segments is conservative here: under a null of two equally good "
                      "metrics it rejected 0.014 at 0.05, and it finds real differences less often than PERM-BOTH "
                      "(benchmarks/meta_calibration.md)")  # fmt: skip
+    unit, why = resample_unit(data, opts)
+    if why:
+        notes.append(why)
     cis, more = _intervals(data, opts, eps)
     comps, R, count_notes = _compare(data, opts, eps, values, progress) if len(data.metrics) > 1 else ([], None, [])
     stat = opts.compared_on
@@ -698,7 +747,7 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     settings = {"level": opts.level, "statistic": stat, "average_by": opts.average_by if opts.level == "segment"
                 else None, "test": test, "n_resamples": R, "n_bootstrap": opts.n_bootstrap,
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
-                "systems": list(data.systems),
+                "systems": list(data.systems), "resample_unit": unit if data.human is not None else "system",
                 "n_items": None if data.human is None else int(data.human.shape[1])}  # fmt: skip
     return MetaResult(level=opts.level, statistic=stat, metrics=metrics, comparisons=tuple(comps),
                       clusters=tuple(map(tuple, cl)), clusters_corrected=tuple(map(tuple, cl2)), settings=settings,
