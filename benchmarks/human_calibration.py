@@ -116,7 +116,8 @@ def part1(h: HumanScores, reps: int, seed: int) -> None:
     docs = np.asarray(h.documents, dtype=object)[both]
     names = [h.systems[k] for k in top]
     print(f"\nPart 1: pairwise tests; {names[0]} and {names[1]}, {both.sum()} common segments in "
-          f"{len(set(docs))} documents (ICC of their differences {icc(a - b, docs):.3f}), {reps} replicates")  # fmt: skip
+          f"{len(set(docs))} documents (ICC of their differences {icc(a - b, docs):.3f}), "
+          f"{reps} replicates")  # fmt: skip
     rng = np.random.default_rng(seed)
     b_eq = b - (b.mean() - a.mean())
     for null in ("segment swap", "document swap", "segment equal", "document equal"):
