@@ -160,11 +160,12 @@ def _covers(ranges, true_ranks) -> bool:
     return all(lo <= t <= hi for (lo, hi), t in zip(ranges, true_ranks))
 
 
-def part2(h: HumanScores, reps: int, seed: int, n_boot: int) -> None:
+def part2(h: HumanScores, reps: int, seed: int, n_boot: int, confidence: float = 0.95) -> None:
     K = len(h.systems)
     m = h.system_means()
     print(f"\nPart 2: rank sets; {K} pseudo-systems, documents exchanged whole ({h.n_documents} documents, "
-          f"{len(h.segments)} segments), {reps} replicates, {n_boot} joint bootstrap resamples each")  # fmt: skip
+          f"{len(h.segments)} segments), {reps} replicates, {n_boot} joint bootstrap resamples each, mtsig's sets at "
+          f"{confidence:.0%}")  # fmt: skip
     rng = np.random.default_rng(seed + 1)
     kinds = ("mtsig, segments", "mtsig, documents", "WMT22")
     print("| design | " + " | ".join(f"{k}: all hold [95% CI] | mean size" for k in kinds) + " |")
@@ -179,7 +180,7 @@ def part2(h: HumanScores, reps: int, seed: int, n_boot: int) -> None:
             got = {}
             for unit, name in (("segment", kinds[0]), ("document", kinds[1])):
                 boot = engine.joint_bootstrap(engine.unit_sums(ph, unit), Resampling(None, seed * 7919 + r), n_boot)
-                got[name] = engine.rank_sets(boot, means, 0.95)[0]
+                got[name] = engine.rank_sets(boot, means, confidence)[0]
             got["WMT22"] = _wmt_ranges(ph)
             for name, rr in got.items():
                 hits[name] += _covers(rr, true)
@@ -196,6 +197,7 @@ def main() -> int:
     ap.add_argument("--data", default=None, help="a folder holding ad-XXen-good-stnd.csv (default: shared data)")
     ap.add_argument("--n-bootstrap", type=int, default=1000)
     ap.add_argument("--part", type=int, choices=(1, 2), default=None, help="run one part only")
+    ap.add_argument("--confidence", type=float, default=0.95, help="the level of mtsig's rank sets (part 2)")
     a = ap.parse_args()
     name = f"ad-{a.pair.replace('-', '')}-good-stnd.csv"
     path = Path(a.data) / name if a.data else DATA / a.pair / name
@@ -213,7 +215,7 @@ def main() -> int:
     if a.part in (None, 1):
         part1(h, a.replicates, a.seed)
     if a.part in (None, 2):
-        part2(h, a.replicates, a.seed, a.n_bootstrap)
+        part2(h, a.replicates, a.seed, a.n_bootstrap, a.confidence)
     print(f"\n({time.perf_counter() - t0:.0f} s, seed {a.seed})")
     return 0
 

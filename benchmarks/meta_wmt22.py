@@ -1,7 +1,7 @@
-"""System-level meta-evaluation of BLEU, chrF and COMET on WMT22's into-English pairs, and the de->en
-segment-level table with mtsig's own BLEU, chrF, TER and METEOR (../shared/data/wmt22-humaneval-toen).
+"""System-level meta-evaluation of BLEU, chrF and COMET on WMT22's into-English pairs, and a segment-level table with
+mtsig's own BLEU and chrF before and after WMT's segment ids are placed in the test set.
 
-    python benchmarks/meta_wmt22.py [--segment] [--n-resamples 1000]
+    python benchmarks/meta_wmt22.py [--segment ad-seg-scores-ru-en.csv wmttest2022.ru-en.all.xml] [--n-resamples 1000]
 
 System level: each pair's DA system scores (WMT's segment-score files) against ``automatic-scores.tsv`` (the
 first of references A, B, C it has; it has no lv-en): Pearson, Kendall and pairwise accuracy with 95% intervals
@@ -73,20 +73,33 @@ def system_level(n_resamples: int) -> None:
         f"{m} {a / n:.3f} ({a}/{n})" for m, (a, n) in pooled.items()))  # fmt: skip
 
 
-def segment_level(n_resamples: int) -> None:
-    txt = HE / "de-en" / "txt"
-    systems = [f"{p.name.split('.hyp.')[1][:-3]}={p}" for p in sorted(txt.glob("generaltest2022.de-en.hyp.*.en"))]
-    res = M.meta(str(HE / "de-en" / "ad-seg-scores-de-en.csv"), refs=[str(txt / "generaltest2022.de-en.ref.A.en")],
-                 systems=systems, compute=["bleu", "chrf", "ter", "meteor"], level="segment",
-                 n_resamples=n_resamples)  # fmt: skip
+def segment_level(n_resamples: int, human: str, xml: str) -> None:
+    """Segment level from a WMT XML test set (its references, outputs and documents) and WMT's DA segment scores:
+    first with the SIDs read as test-set line numbers (what mtsig did before it placed them: misaligned), then placed
+    by the test set's documents (SID s = the s-th segment with the documents sorted by id)."""
+    from mtsig.io.human import read_human
     from mtsig.report.render import render
 
-    print(render(res, "markdown"))
+    h = read_human(human)
+    as_lines = tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False, encoding="utf-8")
+    as_lines.write("system\tsegment\tscore\n" + "".join(
+        f"{s}\t{g}\t{float(h.scores[k, i])!r}\n" for k, s in enumerate(h.systems) for i, g in enumerate(h.segments)
+        if h.judged[k, i]))  # fmt: skip
+    as_lines.close()
+    for title, source, docs in (("SIDs read as line numbers (misaligned)", as_lines.name, None),
+                                ("SIDs placed by the test set's documents", human, xml)):  # fmt: skip
+        res = M.meta(source, refs=[xml], systems=[xml], compute=["bleu", "chrf"], level="segment",
+                     statistic="pearson", docs=docs, n_resamples=n_resamples)  # fmt: skip
+        print(f"\n{title}\n")
+        print(render(res, "markdown"))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--segment", action="store_true", help="also the de-en segment-level table")
+    ap.add_argument("--segment", nargs=2, metavar=("SEG_SCORES", "TEST_XML"), default=None,
+                    help="also a segment-level table: WMT's ad-seg-scores file and the pair's WMT XML test set (with "
+                    "the systems' outputs), e.g. ru-en from wmt-conference/wmt22-news-systems (the shared data has "
+                    "no de-en document ids)")  # fmt: skip
     ap.add_argument("--n-resamples", type=int, default=1000)
     a = ap.parse_args()
     if not HE.exists():
@@ -94,7 +107,7 @@ def main() -> int:
         return 2
     system_level(a.n_resamples)
     if a.segment:
-        segment_level(a.n_resamples)
+        segment_level(a.n_resamples, *a.segment)
     return 0
 
 
