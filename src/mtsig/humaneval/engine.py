@@ -224,7 +224,8 @@ def paired_bootstrap(pd: PairData, resampling: Resampling, R: int) -> np.ndarray
     return np.minimum(1.0, 2 * (np.minimum(le, ge) + 1) / (R + 1))
 
 
-def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float) -> tuple[list[tuple[int, int]], np.ndarray]:
+def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float,
+              resampling: Resampling | None = None) -> tuple[list[tuple[int, int]], np.ndarray]:  # fmt: skip
     """Simultaneous rank sets (1 = best) of every system, and the ``(K, K)`` matrix of step-down max-T adjusted
     p-values of "row is better than column" (the ordered pairs' one-sided hypotheses, all at once).
 
@@ -259,7 +260,10 @@ def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float) -> tuple[
     oj, ok, om, os_, olive = jj[order], kk[order], mean[order], scale[order], live[order]
     down = np.zeros(n, dtype=np.int64)
     rows = max(1, PAIR_BLOCK_FLOATS // n)
+    advance = resampling.advance(f"rank sets (max-T over {n:,} ordered pairs)", R) if resampling else None
     for lo in range(0, R, rows):
+        if advance:
+            advance(min(rows, R - lo))
         Bc = B[lo : lo + rows]
         null = np.where(olive, ((Bc[:, oj] - Bc[:, ok]) - om) / os_, -np.inf)
         tail = np.maximum.accumulate(null[:, ::-1], axis=1)[:, ::-1]  # max over the pairs ranked j and below

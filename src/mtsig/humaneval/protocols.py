@@ -280,7 +280,7 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     boot, cis, unit, unit_notes = _intervals(h, opts, rs)
     units = engine.unit_sums(h, unit)
     if boot is not None:
-        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence)
+        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence, rs)
     else:
         ranks = [(1, len(order))] * len(order)
     K = len(order)
