@@ -141,3 +141,72 @@ def test_no_cycle_of_any_length_even_through_function_level_imports():
     mods = _modules()
     graph = {m: _imports(m, f, mods, top_only=False) for m, f in mods.items()}
     assert [c for c in strongly_connected(graph) if len(c) > 1] == []
+
+
+def _all_imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
+    """Every package module ``name`` imports, at any level, ``TYPE_CHECKING`` blocks included, and for each the
+    packages its import runs first (importing ``a.b.c`` runs ``a/__init__`` and ``a.b/__init__``), except the
+    importer's own packages (a package's ``__init__`` importing its submodules is how packages are built)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    direct = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            direct |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                p = pkg.split(".")
+                base = ".".join(p[: len(p) - node.level + 1] + ([base] if base else []))
+            subs = {f"{base}.{a.name}" for a in node.names}
+            direct |= {s for s in subs if s in mods} | {base}
+    own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+    out = set()
+    for m in direct:
+        parts = m.split(".")
+        out |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return {m for m in out if m in mods and m != name and m not in own and m != "mtsig"}
+
+
+def _components(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_cycle_counting_packages_run_first_and_type_checking_imports():
+    """Issue 46: importing a submodule runs its package's ``__init__`` first, so a domain package that imports
+    ``report`` to register its formats, while ``report`` imports the domain's results, is a cycle at run time; so is
+    one hidden under ``TYPE_CHECKING``. No strongly connected component of more than one module."""
+    mods = _modules()
+    graph = {m: _all_imports(m, f, mods) for m, f in mods.items()}
+    big = [c for c in _components(graph) if len(c) > 1]
+    assert big == []

@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from mtsig.errors import unknown_name
+from mtsig.errors import InputError, unknown_name
 
 T = TypeVar("T")
 _MISSING: Any = object()
@@ -69,12 +69,22 @@ class Registry(dict, Generic[T]):
         k = name.lower() if self._casefold else name
         return self.aliases.get(k, k)
 
-    def register(self, entry: T, name: str | None = None) -> T:
-        """Add ``entry`` under ``name`` (default: ``entry.name``); returns it (usable as a class decorator)."""
+    def register(self, entry: T, name: str | None = None, *, replace: bool = False) -> T:
+        """Add ``entry`` under ``name`` (default: ``entry.name``); returns it (usable as a class decorator). A name
+        already registered is an error unless ``replace`` (a plugin must not silently replace a built-in)."""
         if self._check is not None:
             self._check(entry)
-        self[name if name is not None else entry.name] = entry
+        raw = name if name is not None else entry.name  # type: ignore[attr-defined]
+        k = raw.lower() if self._casefold else raw
+        if k in self.aliases:
+            raise InputError(f"{self.kind} {raw!r} is already an alias of {self.aliases[k]!r}: choose another name")
+        if dict.__contains__(self, k) and not replace and dict.__getitem__(self, k) is not entry:
+            raise InputError(f"{self.kind} {raw!r} is already registered; register(..., replace=True) to replace it")
+        dict.__setitem__(self, k, entry)
         return entry
+
+    def __getitem__(self, name: str) -> T:
+        return dict.__getitem__(self, self.key(name) if isinstance(name, str) else name)
 
     def get(self, name: str, default: Any = _MISSING) -> T:  # type: ignore[override]
         """The entry called ``name``; an unknown name loads the group's plugins first, then raises (or returns

@@ -6,7 +6,6 @@ from mtsig.analysis.core import analyze_table
 from mtsig.analysis.options import AnalysisSpec, AnalyzeOptions, default_specs
 from mtsig.analysis.registry import ANALYSES, AnalysisEntry, register_analysis
 from mtsig.analysis.result import Analysis, AnalyzeResult, AnalyzeSettings, Bucket, BucketComparison, BucketScore
-from mtsig.report import analyze as _render  # noqa: F401 - registers the result's formats
 
 __all__ = [
     "ANALYSES", "MIN_BUCKET", "Analysis", "AnalysisContext", "AnalysisEntry", "AnalysisSpec", "AnalyzeOptions",

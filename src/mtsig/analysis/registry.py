@@ -4,13 +4,9 @@ runs by default, its default bucket cutoffs and the settings it reads."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 
 from mtsig.registry import Registry
-
-if TYPE_CHECKING:
-    from mtsig.analysis.context import AnalysisContext, Later
-    from mtsig.analysis.result import Analysis
 
 
 class AnalysisEntry(NamedTuple):
@@ -18,7 +14,9 @@ class AnalysisEntry(NamedTuple):
     metrics into ``ctx.batch`` (tested together once every analysis has been prepared)."""
 
     name: str
-    run: Callable[[AnalysisContext, str | None], list[Analysis] | Later]
+    #: ``run(ctx: AnalysisContext, arg: str | None) -> list[Analysis] | Later`` (typed loosely here: the registry
+    #: must not import the context, which imports the registry)
+    run: Callable[[Any, str | None], Any]
     help: str
     takes_arg: bool = False
     needs_arg: bool = False

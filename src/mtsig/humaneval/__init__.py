@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from mtsig.humaneval.protocols import PROTOCOLS, HumanOptions, Protocol, register_protocol, run_human
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
 from mtsig.io.human import HumanScores, read_human
-from mtsig.report import human as _render  # noqa: F401 - registers the result's formats
 
 
 def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented

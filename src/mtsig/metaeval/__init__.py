@@ -9,7 +9,6 @@ from typing import Any
 from mtsig.metaeval.core import STATISTICS, MetaData, MetaOptions, MetaResult, MetaStatistic, MetricScores
 from mtsig.metaeval.inputs import align, human_input, negate, own_metrics, read_score_file
 from mtsig.metaeval.run import run_meta
-from mtsig.report import meta as _render  # noqa: F401 - registers the result's formats
 
 
 def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented

@@ -623,8 +623,23 @@ def register_formats(
     return render_result
 
 
+#: result types whose formats a report module registers when it is imported: imported when such a result is first
+#: rendered (the domain packages never import ``report``, which imports their results)
+LAZY_FORMATS = {
+    "mtsig.analysis.result.AnalyzeResult": "mtsig.report.analyze",
+    "mtsig.humaneval.result.HumanResult": "mtsig.report.human",
+    "mtsig.metaeval.core.MetaResult": "mtsig.report.meta",
+}
+
+
 def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
     """Any result (score, compare, study, or a registered type) in a registered format."""
+    for kind in type(result).__mro__:
+        module = LAZY_FORMATS.get(_qualified(kind))
+        if module is not None:
+            import importlib
+
+            importlib.import_module(module)
     renderers = FORMATS.get(fmt)
     for kind in type(result).__mro__:
         if _qualified(kind) in renderers:
