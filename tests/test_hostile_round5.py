@@ -4,7 +4,6 @@ result, or one ``mtsig: error:`` line and exit 2, never a traceback or a silent 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -264,7 +263,8 @@ def test_a_metric_name_given_twice_is_refused(tmp_path, capsys):
     h = _scores(tmp_path / "h.sys", {"A": [1], "B": [2], "C": [3]})
     a = _scores(tmp_path / "a.sys", {"A": [1], "B": [2], "C": [3]})
     b = _scores(tmp_path / "b.sys", {"A": [3], "B": [2], "C": [1]})
-    _one_error(capsys, ["meta", "--human", h, "--metric", f"BLEU={a}", f"BLEU={b}"], "metric name 'BLEU' is given twice")
+    argv = ["meta", "--human", h, "--metric", f"BLEU={a}", f"BLEU={b}"]
+    _one_error(capsys, argv, "metric name 'BLEU' is given twice")
 
 
 def test_one_metric_system_matched_to_two_human_systems_is_refused(tmp_path, capsys):
@@ -293,7 +293,8 @@ def test_conflicting_duplicate_judgments_and_weights_are_refused(tmp_path, capsy
 @pytest.mark.parametrize("other", ["A\u200b", "A\ufeff", "Cafe\u0301"])
 def test_names_that_print_alike_are_refused(tmp_path, capsys, other):
     base = "Café" if other.startswith("Cafe") else "A"
-    hum = _tsv(tmp_path / "h.tsv", [(s, i + 1, float(i + k)) for k, s in enumerate((base, other, "C")) for i in range(5)])
+    rows = [(s, i + 1, float(i + k)) for k, s in enumerate((base, other, "C")) for i in range(5)]
+    hum = _tsv(tmp_path / "h.tsv", rows)
     _one_error(capsys, ["human", hum], "print alike")
 
 
