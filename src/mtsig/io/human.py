@@ -507,6 +507,40 @@ def check_distinct_names(names: Sequence[str], what: str, where: str) -> None:
         seen.setdefault(key, n)
 
 
+def _r_mean(xs: list[float]) -> float:
+    """R's ``mean()`` of doubles: summed in long double, divided, then corrected by the mean residual (R's
+    summary.c), converted to double."""
+    ld = np.longdouble
+    s = ld(0)
+    for x in xs:
+        s += ld(x)
+    s /= len(xs)
+    t = ld(0)
+    for x in xs:
+        t += ld(x) - s
+    return float(s + t / len(xs))
+
+
+def _as_wmt_wrote_them(judgments: list[Judgment], si: dict, gi: dict, scores: np.ndarray,
+                       count: np.ndarray) -> np.ndarray:  # fmt: skip
+    """WMT DA segment means as WMT's R pipeline wrote its segment-score files: R's ``mean()`` of a segment's
+    judgments, written with 15 significant digits. Ranked by the wmt22 protocol, the written values are what give
+    WMT's ties and so its published p-values (the judgment file and the segment-score file then agree to 1e-9
+    relative); the last digits change nothing else."""
+    several: dict[tuple[int, int], list[float]] = {}
+    for j in judgments:
+        k, i = si[j.system], gi[j.segment]
+        if count[k, i] > 1:
+            several.setdefault((k, i), []).append(j.score)
+    out = scores.copy()
+    for (k, i), xs in several.items():
+        out[k, i] = _r_mean(xs)
+    flat = out.reshape(-1)
+    ok = np.isfinite(flat)
+    flat[ok] = [float(f"{x:.15g}") for x in flat[ok]]
+    return out
+
+
 def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format: str,
               notes: Sequence[str] = (), runs: Sequence[tuple[int, int]] = ()) -> HumanScores:  # fmt: skip
     """Segment means per system (a system's segment score is the mean of its judgments of that segment). WMT DA
@@ -525,6 +559,8 @@ def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format
         count[si[j.system], gi[j.segment]] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    if input_format == "wmt-da":
+        scores = _as_wmt_wrote_them(judgments, si, gi, scores, count)
     docs = _per_segment([(j.segment, j.doc) for j in judgments], "document", gi, where)
     domains = _per_segment([(j.segment, j.domain) for j in judgments], "domain", gi, where)
     notes = list(notes)
