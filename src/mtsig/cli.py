@@ -439,6 +439,12 @@ def _human_args(p: argparse.ArgumentParser) -> None:
                    help="MQM weights: severity<TAB>weight or severity<TAB>category<TAB>weight per line (default: "
                    "Major 5, Minor 1, Neutral 0, Non-translation 25, Minor Fluency/Punctuation 0.1)")  # fmt: skip
     g.add_argument("--da-score", default="z", choices=("z", "raw"), help="wmt-da-seg: the z (default) or raw score")
+    g.add_argument(
+        "--lp",
+        default=None,
+        metavar="SRC-TGT",
+        help="the language pair to rank, of a file that holds several (Appraise's ESA exports)",
+    )
     g.add_argument("--docs", default=None, metavar="FILE",
                    help="the test set's documents (.docs: DOMAIN DOCID per line, as mt-metrics-eval and WMT24/25 "
                    "ship them, or the WMT XML test set): documents and domains of the judged segments (WMT DA "
@@ -475,7 +481,8 @@ def _human(a: argparse.Namespace, prog) -> None:
     from mtsig.report.render import render
 
     res = human(a.files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
-                mqm_weights=a.mqm_weights, da_score=a.da_score, docs=a.docs, test=a.test, correction=a.correction,
+                mqm_weights=a.mqm_weights, da_score=a.da_score, docs=a.docs, lp=a.lp, test=a.test,
+                correction=a.correction,
                 alpha=a.alpha,
                 confidence=a.confidence, n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap, seed=a.seed,
                 resample_unit=a.resample_unit, min_common=a.min_common, segments=a.segments, progress=prog)  # fmt: skip

@@ -19,6 +19,7 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     mqm_weights: str | dict | None = None,
     da_score: str = "z",
     docs=None,
+    lp: str | None = None,
     test: str = "ar",
     correction: str = "holm",
     alpha: float = 0.05,
@@ -48,6 +49,8 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         The test set's documents (a ``.docs`` file of ``DOMAIN DOCID`` lines, or the WMT XML test set): each
         judged segment's document and domain (WMT DA segment ids are placed as WMT numbers them: the documents
         sorted by id). WMT DA judgment files bring their documents without it, from their HITs.
+    lp:
+        The language pair to rank (``"en-ja"``), of files that hold several (Appraise's ESA exports).
     test, correction, alpha, confidence, n_resamples, n_bootstrap, seed, resample_unit, min_common:
         The mtsig protocol's paired test (``ar`` with 10,000 shuffles, or ``paired-bootstrap``), its correction and
         level; the level of the intervals and rank sets and their joint bootstrap resamples; the seed (12345 when
@@ -75,7 +78,7 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         h = files
     else:
         h = read_human(files, input_format=input_format, standardize=standardize, mqm_weights=mqm_weights,
-                       da_score=da_score, docs=docs)  # fmt: skip
+                       da_score=da_score, docs=docs, lp=lp)  # fmt: skip
     if isinstance(files, HumanScores) and docs is not None:
         from mtsig.io.documents import Documents, read_documents
 

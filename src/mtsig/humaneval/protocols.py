@@ -369,15 +369,20 @@ def mann_whitney_greater(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(ndtr(-(u1 - mu - 0.5) / sd)), float(ndtr(-(n1 * n2 - u1 - mu - 0.5) / sd))
 
 
-def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list]) -> HumanResult:
+def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list], scores: np.ndarray | None = None,  # noqa: PLR0913
+                clusters: list[list[str]] | None = None) -> HumanResult:  # fmt: skip
     """The WMT protocols' shared ending: clusters, wins, losses and rank ranges (losses + 1, N - wins), from
-    ``decided`` = (the comparisons by pair, the (winner, loser) pairs, the protocol's notes)."""
+    ``decided`` = (the comparisons by pair, the (winner, loser) pairs, the protocol's notes); ``scores`` and
+    ``clusters`` where the protocol has its own (WMT24: domain-averaged scores, its clusters)."""
     tested, beats, notes = decided
-    order = _order(h)
-    means = h.system_means()
+    means = h.system_means() if scores is None else scores
+    order = sorted(range(len(h.systems)), key=lambda k: (-means[k], h.systems[k]))
     names = [h.systems[k] for k in order]
     _, cis, unit, unit_notes = _intervals(h, opts, rs)
-    cl = _wmt_clusters(names, beats)
+    if scores is not None:  # the intervals are of the plain means: none for a protocol with scores of its own
+        cis = [None] * len(h.systems)
+        unit_notes = [*unit_notes, "no intervals: the scores are domain averages (the intervals are of plain means)"]
+    cl = _wmt_clusters(names, beats) if clusters is None else clusters
     at = _cluster_index(cl)
     K = len(names)
     wins = {n: sum((n, m) in beats for m in names) for n in names}
@@ -440,7 +445,8 @@ def _wilcoxon(x: np.ndarray, y: np.ndarray, alternative: str) -> float:
 
 
 def _stouffer(h: HumanScores, a: int, b: int, min_common: int) -> tuple[float | None, int, str | None]:
-    """Two-sided p of the pair from per-domain two-sided Wilcoxon tests combined by Stouffer's method."""
+    """mtsig's signed combination: a two-sided p of the pair from per-domain two-sided Wilcoxon tests, each domain's
+    z carrying the sign of its mean difference (Stouffer's method on signed z: domains that disagree cancel)."""
     from scipy.stats import norm
 
     domains = h.domains or ("",) * len(h.segments)
@@ -460,7 +466,7 @@ def _stouffer(h: HumanScores, a: int, b: int, min_common: int) -> tuple[float | 
     return float(2 * norm.sf(abs(Z))), int(both.sum()), None
 
 
-def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+def run_wmt24_signed(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
     _check(h)
     order = _order(h)
     means = h.system_means()
@@ -478,8 +484,97 @@ def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
                                              delta_common=float(np.mean(x - y)) if n else None, note=note)  # fmt: skip
     doms = len(set(h.domains)) if h.domains else 1
     note = (f"two-sided Wilcoxon signed-rank tests per domain ({doms} domain(s)) on the segments both systems were "
-            "judged on, combined by Stouffer's method; uncorrected")  # fmt: skip
-    return _wmt_result(h, opts, rs, "wmt24", (tested, beats, [note]))
+            "judged on, combined by Stouffer's method on signed z (domains that disagree cancel); "
+            "uncorrected")  # fmt: skip
+    return _wmt_result(h, opts, rs, "wmt24-signed", (tested, beats, [note]))
+
+
+# ------------------------------------------------------------------------------------------------ WMT24's own
+def domain_macro_means(h: HumanScores) -> np.ndarray:
+    """Each system's score as WMT24 computes it: the mean of its segment scores in each domain, averaged over the
+    domains it was judged in (every segment in one domain without domains)."""
+    domains = np.asarray(h.domains or ("",) * len(h.segments), dtype=object)
+    out = np.full(len(h.systems), np.nan)
+    for k in range(len(h.systems)):
+        per = [float(np.mean(h.scores[k][h.judged[k] & (domains == d)])) for d in dict.fromkeys(domains)
+               if np.any(h.judged[k] & (domains == d))]  # fmt: skip
+        out[k] = float(np.mean(per)) if per else np.nan
+    return out
+
+
+def wmt24_pvalue(x: np.ndarray, y: np.ndarray, domains: np.ndarray) -> float:
+    """WMT24's ``weighted_wilcoxon_signed_rank_test`` (humeval/tools.py): per domain, SciPy's two-sided Wilcoxon
+    signed-rank test of the paired differences with its defaults; the domains' p-values combined by Stouffer's
+    method on unsigned z = Φ⁻¹(1 - p), and p = 1 - Φ(Σz / √D). The direction is not in it: WMT24 takes it from the
+    systems' domain-averaged scores. (The same p for both orders of the pair.)"""
+    import warnings
+
+    from scipy.stats import norm, wilcoxon
+
+    pvalues = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SciPy's warnings on zero differences and small samples, as WMT24 ignores
+        for d in dict.fromkeys(domains):
+            sel = domains == d
+            pvalues.append(float(wilcoxon((x[sel] - y[sel]).tolist(), alternative="two-sided").pvalue))
+        z = [norm.ppf(1 - p) for p in pvalues]
+        return float(1 - norm.cdf(np.sum(z) / np.sqrt(len(pvalues))))
+
+
+def wmt24_clusters(order: list[str], p: dict[frozenset, float], alpha: float) -> dict[str, int]:
+    """WMT24's ``get_clusters``: down the ranking, a system's cluster number is the running count; a new cluster
+    starts after a system unless some system below it (or a later system reached from an earlier one) is not
+    significantly different (p > alpha) from it."""
+    out: dict[str, int] = {}
+    same_until = -1
+    last = 1
+    for i, s in enumerate(order):
+        if same_until <= i:
+            same_until = -1
+        for j in range(i + 1, len(order)):
+            if p[frozenset((s, order[j]))] > alpha:
+                same_until = max(j, same_until)
+        out[s] = last
+        if same_until == -1:
+            last += 1
+    return out
+
+
+def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    """WMT24's procedure exactly as humeval/tools.py and calculate_clusters.py run it (see :func:`wmt24_pvalue`):
+    systems by domain-averaged score, every pair tested on the segments both were judged on, a pair decided at p <
+    alpha in the direction of the domain-averaged scores, ranks (losses + 1, N - wins), WMT24's clusters."""
+    _check(h)
+    macro = domain_macro_means(h)
+    order = sorted(range(len(h.systems)), key=lambda k: (-macro[k], h.systems[k]))
+    names = [h.systems[k] for k in order]
+    domains = np.asarray(h.domains or ("",) * len(h.segments), dtype=object)
+    pvals: dict[frozenset, float] = {}
+    tested = {}
+    beats: set[tuple[str, str]] = set()
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            x, y, both = _paired(h, a, b)
+            A, B = h.systems[a], h.systems[b]
+            p = wmt24_pvalue(x, y, domains[both]) if both.any() else float("nan")
+            pvals[frozenset((A, B))] = p
+            sig = bool(p < opts.alpha)
+            if sig:
+                beats.add((A, B) if macro[a] > macro[b] else (B, A))
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(macro[a] - macro[b]),
+                                             p_value=None if np.isnan(p) else p, p_adjusted=None if np.isnan(p) else p,
+                                             significant=sig, n_common=int(both.sum()),
+                                             delta_common=float(np.mean(x - y)) if both.any() else None,
+                                             note=None if both.any() else "not tested: no segment judged for "
+                                             "both")  # fmt: skip
+    clusters = wmt24_clusters(names, pvals, opts.alpha)
+    cl = [[n for n in names if clusters[n] == c] for c in sorted(set(clusters.values()))]
+    doms = len(set(domains))
+    note = (f"WMT24's procedure (humeval/tools.py): two-sided Wilcoxon signed-rank tests per domain ({doms} "
+            "domain(s)) on the segments both systems were judged on, combined by Stouffer's method on unsigned z "
+            "(p = 1 - Φ(Σ Φ⁻¹(1 - p_d) / √D)); direction from the domain-averaged scores; uncorrected. "
+            "--protocol wmt24-signed keeps each domain's direction")  # fmt: skip
+    return _wmt_result(h, opts, rs, "wmt24", (tested, beats, [note]), scores=macro, clusters=cl)
 
 
 def run_wmt25(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
@@ -509,8 +604,10 @@ for _p in (
     Protocol(name="mtsig", help="paired tests, every pair, corrected; simultaneous rank sets (default)", run=run_mtsig),
     Protocol(name="wmt22", help="WMT22: one-sided Mann-Whitney U of every ordered pair, uncorrected",
              run=run_wmt22, one_sided=True),
-    Protocol(name="wmt24", help="WMT24: two-sided Wilcoxon signed-rank per domain, Stouffer-combined",
+    Protocol(name="wmt24", help="WMT24 as its humeval/tools.py: per-domain Wilcoxon, Stouffer on unsigned z",
              run=run_wmt24),
+    Protocol(name="wmt24-signed", help="WMT24's tests with each domain's direction kept (signed Stouffer)",
+             run=run_wmt24_signed),
     Protocol(name="wmt25", help="WMT25: one-sided Wilcoxon signed-rank of neighbours in score order",
              run=run_wmt25, one_sided=True),
 ):  # fmt: skip

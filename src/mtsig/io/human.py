@@ -37,7 +37,7 @@ import numpy as np
 from mtsig.errors import InputError, unknown_name
 from mtsig.io.text import read_text, split_lines
 
-INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv")
+INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa")
 WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time")  # fmt: skip
 WMT_DA_SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
@@ -70,6 +70,8 @@ class Judgment:
     annotator: str | None = None
     doc: str | None = None
     domain: str | None = None
+    #: the language pair ("en-ja"), where the file says it
+    lp: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,7 +127,8 @@ class HumanScores:
         default: ``doc-sorted`` for the WMT DA formats, ``line`` otherwise."""
         from mtsig.io.documents import check_contiguous, doc_sorted_lines
 
-        order = sid_order or ("doc-sorted" if self.input_format in ("wmt-da", "wmt-da-seg") else "line")
+        default = {"wmt-da": "doc-sorted", "wmt-da-seg": "doc-sorted", "appraise-esa": "index"}
+        order = sid_order or default.get(self.input_format, "line")
         check_contiguous(docs)
         where = ", ".join(self.sources) or "the human scores"
         ids = []
@@ -136,18 +139,29 @@ class HumanScores:
             ids.append(int(g))
         ids_arr = np.asarray(ids, dtype=np.int64)
         n = len(docs)
-        if ids_arr.size and (ids_arr.min() < 1 or ids_arr.max() > n):
-            bad = int(ids_arr.max() if ids_arr.max() > n else ids_arr.min())
-            raise InputError(f"{where}: segment id {bad} is outside the {n} segments of {docs.source} (ids run from 1):"
-                             " the documents file is not this test set's")  # fmt: skip
-        lines = doc_sorted_lines(docs)[ids_arr - 1] if order == "doc-sorted" else ids_arr - 1
+        first = 0 if order == "index" else 1  # Appraise's ids index the lines from 0 (WMT24's line 0: the canary)
+        if ids_arr.size and (ids_arr.min() < first or ids_arr.max() > n - 1 + first):
+            bad = int(ids_arr.max() if ids_arr.max() > n - 1 + first else ids_arr.min())
+            raise InputError(f"{where}: segment id {bad} is outside the {n} segments of {docs.source} (ids run from "
+                             f"{first}): the documents file is not this test set's")  # fmt: skip
+        if order == "doc-sorted":
+            lines = doc_sorted_lines(docs)[ids_arr - 1]
+        else:
+            lines = ids_arr - first
+        if self.documents is not None and self.documents_from == "the file":
+            clash = next(((g, d, docs.ids[x]) for g, d, x in zip(self.segments, self.documents, lines)
+                          if d and d != docs.ids[x]), None)  # fmt: skip
+            if clash:
+                raise InputError(f"{where}: segment {clash[0]} is in document {clash[1]!r} there but {clash[2]!r} in "
+                                 f"{docs.source}: the documents file is not this test set's")  # fmt: skip
         documents = tuple(docs.ids[i] for i in lines)
         domains = tuple(docs.domains[i] for i in lines) if docs.domains is not None else self.domains
         _check_runs(self, docs, lines, where)
-        how = ("segment ids placed as WMT's DA numbers them (the test set's documents sorted by id)"
-               if order == "doc-sorted" else "segment ids read as test-set line numbers")  # fmt: skip
+        how = {"doc-sorted": "segment ids placed as WMT's DA numbers them, the test set's documents sorted by id",
+               "index": "segment ids read as indices of its lines from 0",
+               "line": "segment ids read as test-set line numbers"}[order]  # fmt: skip
         notes = [n for n in self.notes if not n.startswith("documents: ")]
-        notes.append(f"documents: {len(set(documents))} from {docs.source} ({how})")
+        notes.append(f"documents: {len(set(documents))} from {docs.source}; {how}")
         return replace(self, documents=documents, domains=domains, lines=tuple(int(x) for x in lines),
                        documents_from=docs.source, notes=tuple(notes))  # fmt: skip
 
@@ -165,6 +179,8 @@ def detect_format(path: str, first_line: str) -> str:
         return "wmt-da"
     if words[: len(WMT_DA_SEG_HEADER)] == WMT_DA_SEG_HEADER:
         return "wmt-da-seg"
+    if _looks_like_appraise(first_line):
+        return "appraise-esa"
     cols = tuple(c.strip().lower() for c in first_line.split("\t"))
     if cols[: len(MQM_COLUMNS)] == MQM_COLUMNS or {"severity", "category", "rater"} <= set(cols):
         return "mqm"
@@ -447,6 +463,78 @@ def _read_tsv(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     return out, []
 
 
+# ------------------------------------------------------------------------------------------- Appraise ESA
+#: Appraise's three-letter language codes, as WMT24's humeval/tools.py maps them
+LANGUAGE_CODES = {"eng": "en", "ces": "cs", "hin": "hi", "zho": "zh", "jpn": "ja", "rus": "ru", "ukr": "uk",
+                  "deu": "de", "isl": "is", "spa": "es", "ara": "ar", "bho": "bho", "est": "et", "ita": "it",
+                  "kor": "ko", "mas": "mas", "srp": "sr", "fra": "fr", "pol": "pl", "hrv": "hr"}  # fmt: skip
+APPRAISE_COLUMNS = ("user_id", "system_id", "segment_id", "segment_type", "source_lang", "target_lang", "overall",
+                    "doc_id", "unused", "error_spans", "start_time", "end_time")  # fmt: skip
+
+
+def _looks_like_appraise(first_line: str) -> bool:
+    import csv
+
+    try:
+        cells = next(csv.reader([first_line]))
+    except (csv.Error, StopIteration):
+        return False
+    return len(cells) == 12 and cells[2].strip().isdigit() and cells[3] in ("TGT", "BAD", "REF", "CHK", "SRC")
+
+
+def _read_appraise(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    """Appraise's ESA export (WMT24's ``esa_generalMT2024_wave*.csv``): no header, 12 columns (user, system, segment
+    id, item type, source and target language, score 0-100, document, an unused column, error spans as JSON, start and
+    end time). Read as WMT24's humeval/tools.py reads it: TGT items only (BAD and the other quality-control items
+    left out), no tutorial system, no ``#incomplete`` or ``#dup`` document (fillers), no ``canary`` document; an
+    annotator who rated an item twice counts with the latest rating (by end time)."""
+    import csv
+
+    seen_systems: set[str] = set()
+    latest: dict[tuple, tuple[float, int, list[str]]] = {}
+    left: dict[str, int] = {}
+    for i, cells in enumerate(csv.reader(split_lines(text)), start=1):
+        if not cells or not any(c.strip() for c in cells):
+            raise InputError(f"{path}: line {i}: empty line")
+        if len(cells) != len(APPRAISE_COLUMNS):
+            raise InputError(f"{path}: line {i}: {len(cells)} columns, expected {len(APPRAISE_COLUMNS)} (Appraise's "
+                             "ESA "
+                             "export: user, system, segment, type, source, target, score, document, -, spans, start, "
+                             "end)")  # fmt: skip
+        kind, system, doc = cells[3].strip(), cells[1].strip(), cells[7].strip()
+        why = (
+            "quality control"
+            if kind != "TGT"
+            else "tutorial"
+            if "tutorial" in system
+            else "filler document"
+            if "#incomplete" in doc or "#dup" in doc
+            else "canary"
+            if doc == "canary"
+            else None
+        )
+        if why:
+            left[why] = left.get(why, 0) + 1
+            continue
+        _count_system(seen_systems, system, path, i)
+        if not cells[2].strip().isdigit():
+            raise InputError(f"{path}: line {i}: segment id {cells[2]!r} is not a whole number")
+        src, tgt = (LANGUAGE_CODES.get(c.strip(), c.strip()) for c in cells[4:6])
+        end = _number(cells[11], path, i, "end time") if cells[11].strip() else float("-inf")
+        key = (cells[0].strip(), system, doc, cells[2].strip(), f"{src}-{tgt}")
+        if key not in latest or end > latest[key][0]:  # the annotator's latest rating of the item
+            latest[key] = (end, i, cells)
+    out = []
+    for (user, system, doc, seg, lp), (_, i, cells) in latest.items():
+        out.append(Judgment(system=system, segment=seg, score=_number(cells[6], path, i), annotator=user, doc=doc,
+                            lp=lp))  # fmt: skip
+    notes = []
+    if left:
+        notes.append(f"{path}: left out as WMT24's humeval/tools.py leaves them out: " + ", ".join(
+            f"{n} {w} row(s)" for w, n in left.items()))  # fmt: skip
+    return out, notes
+
+
 # ------------------------------------------------------------------------------------------- aggregation
 def standardize_by_annotator(judgments: list[Judgment]) -> tuple[list[Judgment], str]:
     """Each annotator's scores as z-scores (ddof=1); an annotator with one score, or all scores equal, is an
@@ -578,6 +666,22 @@ def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format
                        notes=tuple(notes), documents_from=origin, runs=tuple(runs) or None)  # fmt: skip
 
 
+def _one_pair(judgments: list[Judgment], lp: str | None, where: str) -> list[Judgment]:
+    """The judgments of one language pair: ``lp``, or the only one the files hold."""
+    pairs = sorted({j.lp for j in judgments if j.lp is not None})
+    if lp is None:
+        if len(pairs) > 1:
+            raise InputError(f"{where}: judgments of {len(pairs)} language pairs ({', '.join(pairs)}): pick one "
+                             "with lp",
+                             param="lp")  # fmt: skip
+        return judgments
+    if not pairs:
+        raise InputError(f"{where}: the file does not say its language pair; lp {lp!r} cannot be picked", param="lp")
+    if lp not in pairs:
+        raise InputError(f"{where}: no judgments of language pair {lp!r}; the file has {', '.join(pairs)}", param="lp")
+    return [j for j in judgments if j.lp == lp]
+
+
 def _read_one(path: str, input_format: str | None, weights, da_score: str):
     text = read_text(path)
     if not text.strip():
@@ -590,6 +694,8 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str):
         got, more = _read_wmt_da_seg(path, text, da_score)
     elif fmt == "mqm":
         got, more = _read_mqm(path, text, weights)
+    elif fmt == "appraise-esa":
+        got, more = _read_appraise(path, text)
     else:
         got, more = _read_tsv(path, text)
     if not got:
@@ -597,7 +703,7 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str):
     return fmt, got, more, runs
 
 
-def read_human(
+def read_human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     paths: str | Sequence[str],
     *,
     input_format: str | None = None,
@@ -605,6 +711,7 @@ def read_human(
     mqm_weights: str | dict | None = None,
     da_score: str = "z",
     docs=None,
+    lp: str | None = None,
 ) -> HumanScores:
     """Read human judgments from one or more files of one format (see the module's docstring).
 
@@ -633,6 +740,7 @@ def read_human(
         runs += found
     if len(set(fmts)) > 1:
         raise InputError(f"the files are of different formats ({', '.join(f'{p}: {f}' for p, f in zip(paths, fmts))})")
+    judgments = _one_pair(judgments, lp, ", ".join(paths))
     if standardize == "annotator":
         judgments, note = standardize_by_annotator(judgments)
         notes.append(note)

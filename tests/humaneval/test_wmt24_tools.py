@@ -1,0 +1,85 @@
+"""``--protocol wmt24`` decides as WMT24's own script (humeval/tools.py and calculate_clusters.py of
+wmt-conference/wmt24-news-systems) on the shared ESA wave 3: every p-value, decision, score, rank range, win count and
+cluster. The script's results are in ``data/wmt24_tools_wave3.json``, written by ``python
+benchmarks/wmt24_oracle.py --tools WMT24_REPO/humeval --json ...`` (pandas 2, SciPy 1.17). And the Appraise ESA
+reader's rules, and why ``wmt24-signed`` is kept beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mtsig
+from mtsig.errors import InputError
+from tests.data import DATA, need
+
+ESA = DATA / "wmt24-esa"
+ORACLE = json.loads((Path(__file__).parent / "data" / "wmt24_tools_wave3.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lp", ["en-ja", "en-zh"])
+def test_wmt24_equals_its_script_on_every_pair(lp):
+    wave = str(need(ESA / "esa_generalMT2024_wave3.csv"))
+    res = mtsig.human(wave, lp=lp, docs=str(need(ESA / f"{lp}.docs")), protocol="wmt24", n_bootstrap=50)
+    o = ORACLE[lp]
+    assert len(res.comparisons) == len(o["pvalues"]) // 2 == 78
+    for c in res.comparisons:
+        p = o["pvalues"][f"{c.a}\t{c.b}"]
+        assert c.p_value == pytest.approx(p, rel=1e-9, abs=1e-300) and c.significant == (p < 0.05), (c.a, c.b)
+    for s in res.systems:
+        assert s.score == pytest.approx(o["scores"][s.name], rel=1e-12)
+        assert list(s.rank_range) == o["ranks"][s.name] and s.wins == o["wins"][s.name]
+        assert s.cluster == o["clusters"][s.name]
+    order = sorted(o["scores"], key=lambda n: -o["scores"][n])  # the script's order, by domain-averaged score
+    assert [s.name for s in res.systems] == order
+
+
+def test_signed_combination_keeps_a_domain_split_from_looking_like_a_winner():
+    """Two systems equally good overall, one better in one domain and worse in the other: WMT24's unsigned Stouffer
+    adds the two domains' evidence and calls a winner almost always (0.98 of 1,000 replicates of 120 segments); the
+    signed combination lets them cancel (0.027)."""
+    from mtsig.humaneval.protocols import _stouffer, wmt24_pvalue
+    from mtsig.io.human import HumanScores
+
+    rng = np.random.default_rng(0)
+    unsigned = signed = 0
+    reps = 200
+    dom = np.array(["a"] * 60 + ["b"] * 60, dtype=object)
+    for _ in range(reps):
+        x = rng.normal(size=120)
+        y = x + np.where(dom == "a", 0.4, -0.4) + rng.normal(size=120)
+        h = HumanScores(systems=("x", "y"), segments=tuple(map(str, range(120))), scores=np.vstack([x, y]),
+                        judgments=np.ones((2, 120), dtype=np.int64), domains=tuple(dom))  # fmt: skip
+        unsigned += wmt24_pvalue(x, y, dom) < 0.05
+        signed += _stouffer(h, 0, 1, 10)[0] < 0.05
+    assert unsigned / reps > 0.9 and signed / reps < 0.08
+
+
+def _esa(tmp_path: Path, rows: list[list]) -> str:
+    p = tmp_path / "wave.csv"
+    p.write_text("".join(",".join(map(str, r)) + "\n" for r in rows), encoding="utf-8")
+    return str(p)
+
+
+def test_appraise_rows_are_read_as_wmt24_reads_them(tmp_path):
+    from mtsig.io.human import read_human
+
+    def row(user, system, seg, kind="TGT", score=50, doc="d1", end=1.0, tgt="jpn"):  # noqa: PLR0913
+        return [user, system, seg, kind, "eng", tgt, score, doc, "False", "[]", 0.5, end]
+
+    rows = [row("u1", "A", 1, score=40, end=1.0), row("u1", "A", 1, score=60, end=2.0),  # the later rating counts
+            row("u2", "A", 1, score=80), row("u1", "B", 1, score=30), row("u1", "A", 2, kind="BAD", score=0),
+            row("u1", "ende-tutorial1", 1), row("u1", "B", 2, doc="d1#dup"), row("u1", "A", 3, tgt="zho")]  # fmt: skip
+    path = _esa(tmp_path, rows)
+    with pytest.raises(InputError, match="2 language pairs \\(en-ja, en-zh\\): pick one with lp"):
+        read_human(path)
+    h = read_human(path, lp="en-ja")
+    assert h.input_format == "appraise-esa" and h.systems == ("A", "B") and h.segments == ("1",)
+    assert h.scores[:, 0].tolist() == [70.0, 30.0]  # (60 + 80) / 2: u1's latest rating and u2's
+    assert "1 quality control" in h.notes[0] and "1 tutorial" in h.notes[0] and "1 filler document" in h.notes[0]
+    with pytest.raises(InputError, match="no judgments of language pair 'en-de'; the file has en-ja, en-zh"):
+        read_human(path, lp="en-de")
