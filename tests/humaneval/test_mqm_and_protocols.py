@@ -129,20 +129,24 @@ def test_segments_judged_for_one_system_only_are_not_paired(tmp_path):
     assert any("judged for one system only" in n and "tested on the segments both" in n for n in res.notes)
 
 
-def test_wmt24_is_stouffer_over_domain_wilcoxons(tmp_path):
+def test_wmt24_and_its_signed_variant_are_stouffer_over_domain_wilcoxons(tmp_path):
     rng = np.random.default_rng(4)
     n = 90
     doms = ["news", "social", "speech"] * 30
     a, b = rng.normal(0.3, 1, n), rng.normal(0, 1, n)
-    res = mtsig.human(_tsv(tmp_path, {"a": list(a), "b": list(b)}, domains=doms), protocol="wmt24",
-                      n_bootstrap=100)  # fmt: skip
-    zs = []
+    path = _tsv(tmp_path, {"a": list(a), "b": list(b)}, domains=doms)
+    signed = mtsig.human(path, protocol="wmt24-signed", n_bootstrap=100)
+    wmt24 = mtsig.human(path, protocol="wmt24", n_bootstrap=100)
+    zs, unsigned = [], []
     for d in ("news", "social", "speech"):
         sel = np.array(doms) == d
         p = wilcoxon(a[sel], b[sel]).pvalue
         zs.append(np.sign(np.mean(a[sel] - b[sel])) * norm.isf(p / 2))
+        unsigned.append(norm.ppf(1 - p))
     expected = 2 * norm.sf(abs(sum(zs) / np.sqrt(3)))
-    assert res.get("a", "b").p_value == pytest.approx(expected, rel=1e-12)
+    assert signed.get("a", "b").p_value == pytest.approx(expected, rel=1e-12)
+    # WMT24's own: unsigned z = Φ⁻¹(1 - p), one-sided combined p (tools.py's weighted_wilcoxon_signed_rank_test)
+    assert wmt24.get("a", "b").p_value == pytest.approx(1 - norm.cdf(sum(unsigned) / np.sqrt(3)), rel=1e-12)
 
 
 def test_wmt25_tests_neighbours_only_one_sided(tmp_path):
