@@ -149,14 +149,15 @@ def test_wmt24_and_its_signed_variant_are_stouffer_over_domain_wilcoxons(tmp_pat
     assert wmt24.get("a", "b").p_value == pytest.approx(1 - norm.cdf(sum(unsigned) / np.sqrt(3)), rel=1e-12)
 
 
-def test_wmt25_tests_neighbours_only_one_sided(tmp_path):
+def test_wmt25_tests_one_sided_at_half_alpha_without_waves(tmp_path):
     rng = np.random.default_rng(5)
     base = rng.normal(0, 1, 100)
     table = {"a": list(base + 1.0), "b": list(base + 0.9 + rng.normal(0, 0.3, 100)), "c": list(base)}
     res = mtsig.human(_tsv(tmp_path, table), protocol="wmt25", n_bootstrap=100)
-    assert [(c.a, c.b) for c in res.comparisons] == [("a", "b"), ("b", "c")]
+    assert [(c.a, c.b) for c in res.comparisons] == [("a", "b"), ("a", "c"), ("b", "c")]
     x = np.array(table["b"])
-    assert res.get("b", "c").p_value == pytest.approx(wilcoxon(x, base, alternative="greater").pvalue, rel=1e-12)
+    p = wilcoxon(x, base, alternative="greater").pvalue
+    assert res.get("b", "c").p_value == pytest.approx(p, rel=1e-12) and res.get("b", "c").significant == (p < 0.025)
     assert res.clusters[-1] == ("c",)
 
 

@@ -83,3 +83,64 @@ def test_appraise_rows_are_read_as_wmt24_reads_them(tmp_path):
     assert "1 quality control" in h.notes[0] and "1 tutorial" in h.notes[0] and "1 filler document" in h.notes[0]
     with pytest.raises(InputError, match="no judgments of language pair 'en-de'; the file has en-ja, en-zh"):
         read_human(path, lp="en-de")
+
+
+def _wmt25_file(tmp_path: Path, seed: int = 3) -> tuple[str, dict]:
+    """A WMT25-shaped humeval jsonl: 3 documents x 30 paragraphs, 5 systems, two waves (some missing)."""
+    rng = np.random.default_rng(seed)
+    quality = {"A": 80.0, "B": 79.0, "C": 74.0, "D": 73.5, "refA": 86.0}
+    lines, truth = [], {s: {"1": [], "2": []} for s in quality}
+    for d in range(3):
+        for i in range(30):
+            base = rng.normal(0, 8)
+            scores = {}
+            for s, q in quality.items():
+                v = {}
+                for w in ("1", "2"):
+                    x = float(np.clip(round(q + base + rng.normal(0, 6)), 0, 100))
+                    if rng.random() < 0.9:
+                        v[f"human{w}"] = x
+                        truth[s][w].append(x)
+                    else:
+                        truth[s][w].append(np.nan)
+                scores[s] = v
+            lines.append(json.dumps({"doc_id": f"en-cs_CZ_#_news_#_doc{d}_#_{i}", "scores": scores}))
+    p = tmp_path / "wmt25-genmt-humeval.jsonl"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(p), truth
+
+
+def test_wmt25_cross_pairs_its_waves_and_scans_for_rank_ranges(tmp_path):
+    """WMT25's 08-compute_clusters.py, restated independently: vectors wave by wave; a pair's test pairs a's
+    (wave 1, wave 2, wave 1, wave 2) with b's (wave 1, wave 2, wave 2, wave 1); one-sided Wilcoxon at 0.025; ranges
+    by scanning to the first significant test; boundaries where no range crosses."""
+    from scipy.stats import wilcoxon
+
+    path, truth = _wmt25_file(tmp_path)
+    res = mtsig.human(path, protocol="wmt25", n_bootstrap=50)
+    vec = {s: np.array(v["1"] + v["2"]) for s, v in truth.items()}
+    order = sorted(vec, key=lambda s: -np.nanmean(vec[s]))
+    assert [s.name for s in res.systems] == order
+
+    def sig(a, b):
+        n = len(a) // 2
+        x, y = np.r_[a, a], np.r_[b, b[n:], b[:n]]
+        ok = ~(np.isnan(x) | np.isnan(y))
+        return wilcoxon(x[ok] - y[ok], alternative="greater").pvalue < 0.025
+
+    for i, s in enumerate(order):
+        start = i + 1
+        for b in order[:i][::-1]:
+            if sig(vec[b], vec[s]):
+                break
+            start -= 1
+        end = i + 1
+        for b in order[i + 1 :]:
+            if sig(vec[s], vec[b]):
+                break
+            end += 1
+        assert res.system(s).rank_range == (start, end), s
+    assert res.system("A").score == pytest.approx(np.nanmean(vec["A"]))
+    h = __import__("mtsig").io.human.read_human(path)
+    assert h.input_format == "wmt25-humeval" and h.n_documents == 3 and set(h.domains) == {"news"}
+    assert set(h.waves) == {"1", "2"} and len(h.segments) == 180

@@ -370,7 +370,8 @@ def mann_whitney_greater(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list], scores: np.ndarray | None = None,  # noqa: PLR0913
-                clusters: list[list[str]] | None = None) -> HumanResult:  # fmt: skip
+                clusters: list[list[str]] | None = None,
+                ranges: list[tuple[int, int]] | None = None) -> HumanResult:  # fmt: skip
     """The WMT protocols' shared ending: clusters, wins, losses and rank ranges (losses + 1, N - wins), from
     ``decided`` = (the comparisons by pair, the (winner, loser) pairs, the protocol's notes); ``scores`` and
     ``clusters`` where the protocol has its own (WMT24: domain-averaged scores, its clusters)."""
@@ -387,9 +388,11 @@ def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list], scores: np.n
     K = len(names)
     wins = {n: sum((n, m) in beats for m in names) for n in names}
     losses = {n: sum((m, n) in beats for m in names) for n in names}
+    if ranges is None:
+        ranges = [(losses[n] + 1, K - wins[n]) for n in names]
     systems = tuple(HumanSystem(name=n, score=float(means[h.index(n)]), ci=cis[h.index(n)],
                                 n_segments=h.n_segments(h.index(n)), wins=wins[n], cluster=at[n],
-                                rank_range=(losses[n] + 1, K - wins[n])) for n in names)  # fmt: skip
+                                rank_range=ranges[i]) for i, n in enumerate(names))  # fmt: skip
     p = PROTOCOLS.get(name)
     st = _settings(h, opts, unit, correction="none", one_sided=p.one_sided, n_comparisons=len(tested))
     notes = [*h.notes, *unit_notes, *notes, "rank ranges are WMT's (losses + 1, N - wins) from uncorrected tests: they "
@@ -577,27 +580,111 @@ def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     return _wmt_result(h, opts, rs, "wmt24", (tested, beats, [note]), scores=macro, clusters=cl)
 
 
+def _wave_pairs(h: HumanScores, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """The paired scores of a and b as WMT25 pairs them: where the judgments come in waves (each item judged in
+    several waves, ``h.waves``), every wave of a's item against every wave of b's (WMT25's 08-compute_clusters.py
+    "cross-pairs" its two waves: a1-b1, a2-b2, a1-b2, a2-b1); otherwise segment by segment. Pairs with a score
+    missing on either side are left out."""
+    if h.waves is None or h.items is None:
+        x, y, _ = _paired(h, a, b)
+        return x, y
+    items = np.asarray(h.items, dtype=object)
+    xs, ys = [], []
+    for wa in dict.fromkeys(h.waves):
+        for wb in dict.fromkeys(h.waves):
+            sa = np.flatnonzero(np.asarray(h.waves, dtype=object) == wa)
+            sb = np.flatnonzero(np.asarray(h.waves, dtype=object) == wb)
+            at_b = {it: j for j, it in zip(sb, items[sb])}
+            pa = [(i, at_b[it]) for i, it in zip(sa, items[sa]) if it in at_b]
+            if not pa:
+                continue
+            ia, ib = (np.array(t) for t in zip(*pa))
+            ok = h.judged[a, ia] & h.judged[b, ib]
+            xs.append(h.scores[a, ia][ok])
+            ys.append(h.scores[b, ib][ok])
+    if not xs:
+        return np.zeros(0), np.zeros(0)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _wmt25_greater(x: np.ndarray, y: np.ndarray) -> float:
+    """SciPy's one-sided Wilcoxon signed-rank test that x - y tends to be positive, as WMT25 calls it."""
+    import warnings
+
+    from scipy.stats import wilcoxon
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(wilcoxon((x - y).tolist(), alternative="greater").pvalue)
+
+
+def wmt25_ranges(order: list[str], better: dict[tuple[str, str], bool]) -> list[tuple[int, int]]:
+    """WMT25's rank ranges: from each system's place in the score order, up past every system above until one is
+    significantly better than it, down past every system below until it is significantly better than one."""
+    out = []
+    for i, a in enumerate(order):
+        start = i + 1
+        for b in order[:i][::-1]:
+            if better[(b, a)]:
+                break
+            start -= 1
+        end = i + 1
+        for b in order[i + 1 :]:
+            if better[(a, b)]:
+                break
+            end += 1
+        out.append((start, end))
+    return out
+
+
+def wmt25_clusters(order: list[str], ranges: list[tuple[int, int]]) -> list[list[str]]:
+    """WMT25's ``does_cluster_end_here``: a boundary after the first i systems when every range above ends by i and
+    every range below starts after i."""
+    out, cur = [], []
+    for i, name in enumerate(order):
+        cur.append(name)
+        n = i + 1
+        if n < len(order) and all(e <= n for _, e in ranges[:n]) and all(s > n for s, _ in ranges[n:]):
+            out.append(cur)
+            cur = []
+    out.append(cur)
+    return out
+
+
 def run_wmt25(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    """WMT25's final procedure (humeval/08-compute_clusters.py of wmt-conference/wmt25-general-mt): systems by mean
+    score; a one-sided Wilcoxon signed-rank test at alpha/2 of "above is better than below" for each pair the
+    scans meet, its judgments cross-paired over the human waves; rank ranges by scanning up and down to the first
+    significant test; a cluster boundary where no range crosses it."""
     _check(h)
     order = _order(h)
     means = h.system_means()
-    tested, boundary = {}, []
-    for a, b in zip(order, order[1:]):
-        x, y, both = _paired(h, a, b)
-        n = int(both.sum())
-        p = _wilcoxon(x, y, "greater") if n >= opts.min_common else None
-        sig = p is not None and p < opts.alpha
-        boundary.append(sig)
-        note = None if p is not None else f"not tested: {n} segments judged for both (fewer than {opts.min_common})"
-        tested[(a, b)] = HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[a] - means[b]),
-                                         p_value=p, p_adjusted=p, significant=sig, n_common=n,
-                                         delta_common=float(np.mean(x - y)) if n else None, note=note)  # fmt: skip
     names = [h.systems[k] for k in order]
-    # a significant neighbour boundary separates everything above from everything below (WMT25's reading)
-    beats = {(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))
-             if any(boundary[i:j])}  # fmt: skip
-    note = "one-sided Wilcoxon signed-rank tests of each system against the next one in score order only; uncorrected"
-    return _wmt_result(h, opts, rs, "wmt25", (tested, beats, [note]))
+    level = opts.alpha / 2
+    better: dict[tuple[str, str], bool] = {}
+    tested = {}
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            A, B = h.systems[a], h.systems[b]
+            x, y = _wave_pairs(h, a, b)
+            p = _wmt25_greater(x, y) if x.size else float("nan")
+            better[(A, B)] = bool(p < level)
+            xr, yr = _wave_pairs(h, b, a)
+            better[(B, A)] = bool(xr.size and _wmt25_greater(xr, yr) < level)
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]),
+                                             p_value=None if np.isnan(p) else p, p_adjusted=None if np.isnan(p) else p,
+                                             significant=better[(A, B)], n_common=int(x.size),
+                                             delta_common=float(np.mean(x - y)) if x.size else None,
+                                             note=None if x.size else "not tested: no judgment of both")  # fmt: skip
+    ranges = wmt25_ranges(names, better)
+    cl = wmt25_clusters(names, ranges)
+    beats = {(names[i], names[j]) for i in range(len(names)) for j in range(len(names))
+             if i != j and ranges[i][1] < j + 1 and ranges[j][0] > i + 1}  # fmt: skip
+    waves = f", cross-paired over its {len(set(h.waves))} waves" if h.waves else ""
+    note = (f"WMT25's procedure (humeval/08-compute_clusters.py): one-sided Wilcoxon signed-rank tests at alpha/2 = "
+            f"{level:g}{waves}; rank ranges by scanning up and down to the first significant test; uncorrected. "
+            "Wins count the systems wholly below a system's range")  # fmt: skip
+    return _wmt_result(h, opts, rs, "wmt25", (tested, beats, [note]), clusters=cl, ranges=ranges)
 
 
 for _p in (
@@ -608,8 +695,8 @@ for _p in (
              run=run_wmt24),
     Protocol(name="wmt24-signed", help="WMT24's tests with each domain's direction kept (signed Stouffer)",
              run=run_wmt24_signed),
-    Protocol(name="wmt25", help="WMT25: one-sided Wilcoxon signed-rank of neighbours in score order",
-             run=run_wmt25, one_sided=True),
+    Protocol(name="wmt25", help="WMT25 as its 08-compute_clusters.py: one-sided Wilcoxon at alpha/2, ranges by "
+             "scanning, waves cross-paired", run=run_wmt25, one_sided=True),
 ):  # fmt: skip
     register_protocol(_p)
 

@@ -37,7 +37,7 @@ import numpy as np
 from mtsig.errors import InputError, unknown_name
 from mtsig.io.text import read_text, split_lines
 
-INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa")
+INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt25-humeval")
 WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time")  # fmt: skip
 WMT_DA_SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
@@ -72,6 +72,9 @@ class Judgment:
     domain: str | None = None
     #: the language pair ("en-ja"), where the file says it
     lp: str | None = None
+    #: the wave of a judgment campaign (WMT25 judged items twice), and the item judged (the segment is the pair)
+    wave: str | None = None
+    item: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +100,10 @@ class HumanScores:
     #: WMT DA judgments: the runs of consecutive segment ids one HIT scored for one system (first, last); each is
     #: one document of the test set
     runs: tuple[tuple[int, int], ...] | None = field(default=None, repr=False)
+    #: judgments in waves (WMT25): each segment's wave and the item it judges (an item judged in two waves is two
+    #: segments, as WMT25 counts them)
+    waves: tuple[str, ...] | None = None
+    items: tuple[str, ...] | None = None
 
     @property
     def n_documents(self) -> int:
@@ -181,6 +188,8 @@ def detect_format(path: str, first_line: str) -> str:
         return "wmt-da-seg"
     if _looks_like_appraise(first_line):
         return "appraise-esa"
+    if first_line.lstrip().startswith("{") and '"scores"' in first_line and '"doc_id"' in first_line:
+        return "wmt25-humeval"
     cols = tuple(c.strip().lower() for c in first_line.split("\t"))
     if cols[: len(MQM_COLUMNS)] == MQM_COLUMNS or {"severity", "category", "rater"} <= set(cols):
         return "mqm"
@@ -535,6 +544,46 @@ def _read_appraise(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     return out, notes
 
 
+# ------------------------------------------------------------------------------------------- WMT25
+def _read_wmt25(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    """WMT25's human evaluation (``wmt25-genmt-humeval.jsonl``): one JSON object per line, ``doc_id``
+    ``LANGS_#_DOMAIN_#_DOCUMENT_#_PARAGRAPH`` and ``scores`` ``{system: {"human1": x, "human2": y, ...}}`` (each
+    wave's score; ``{system: x}`` for a single wave). Every (item, wave) is a segment, as WMT25 counts them; the
+    document and domain come from the id, the language pair too."""
+    import json
+
+    seen_systems: set[str] = set()
+    out: list[Judgment] = []
+    for i, ln in enumerate(split_lines(text), start=1):
+        if not ln.strip():
+            raise InputError(f"{path}: line {i}: empty line")
+        try:
+            rec = json.loads(ln)
+        except ValueError as exc:
+            raise InputError(f"{path}: line {i}: not JSON ({exc})") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str) or not isinstance(rec.get("scores"),
+                                                                                                  dict):  # fmt: skip
+            raise InputError(f'{path}: line {i}: expected {{"doc_id": ..., "scores": {{system: ...}}}}')
+        parts = rec["doc_id"].split("_#_")
+        if len(parts) < 3:
+            raise InputError(f"{path}: line {i}: doc_id {rec['doc_id']!r} is not LANGS_#_DOMAIN_#_DOCUMENT[_#_N]")
+        lp, domain, doc = parts[0], parts[1], "_#_".join(parts[:3])
+        for system, v in rec["scores"].items():
+            _count_system(seen_systems, system, path, i)
+            waves = {"1": v} if isinstance(v, (int, float)) and not isinstance(v, bool) else {
+                k[5:]: x for k, x in v.items() if k.startswith("human") and k[5:].isdigit()} if isinstance(v, dict) \
+                else None  # fmt: skip
+            if waves is None:
+                raise InputError(f"{path}: line {i}: the scores of {system!r} are neither a number nor "
+                                 "{\"human1\": ..., ...}")  # fmt: skip
+            for wave, x in waves.items():
+                if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                    raise InputError(f"{path}: line {i}: {system}'s human{wave} {x!r} is not a finite number")
+                out.append(Judgment(system=system, segment=f"{rec['doc_id']}#{wave}", score=float(x), doc=doc,
+                                    domain=domain, lp=lp, wave=wave, item=rec["doc_id"]))  # fmt: skip
+    return out, []
+
+
 # ------------------------------------------------------------------------------------------- aggregation
 def standardize_by_annotator(judgments: list[Judgment]) -> tuple[list[Judgment], str]:
     """Each annotator's scores as z-scores (ddof=1); an annotator with one score, or all scores equal, is an
@@ -638,7 +687,13 @@ def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format
     systems = list(dict.fromkeys(j.system for j in judgments))
     where = ", ".join(sources)
     check_distinct_names(systems, "system", where)
-    segments = _order(j.segment for j in judgments)
+    if any(j.wave is not None for j in judgments):  # wave by wave, items in file order (as WMT25 lays them out)
+        by_wave: dict[str, list[str]] = {}
+        for j in judgments:
+            by_wave.setdefault(j.wave or "", []).append(j.segment)
+        segments = list(dict.fromkeys(g for w in sorted(by_wave, key=lambda w: (len(w), w)) for g in by_wave[w]))
+    else:
+        segments = _order(j.segment for j in judgments)
     si, gi = {s: k for k, s in enumerate(systems)}, {g: i for i, g in enumerate(segments)}
     total = np.zeros((len(systems), len(segments)))
     count = np.zeros((len(systems), len(segments)), dtype=np.int64)
@@ -661,9 +716,12 @@ def aggregate(judgments: list[Judgment], *, sources: Sequence[str], input_format
                      "consecutive segment ids of one system)"
                      + ("" if clean else "; some runs cross each other, so crossing runs were merged into one unit "
                         "(larger units: the cautious side)"))  # fmt: skip
+    waves = _per_segment([(j.segment, j.wave) for j in judgments], "wave", gi, where)
+    items = _per_segment([(j.segment, j.item) for j in judgments], "item", gi, where)
     return HumanScores(systems=tuple(systems), segments=tuple(segments), scores=scores, judgments=count,
                        documents=docs, domains=domains, sources=tuple(sources), input_format=input_format,
-                       notes=tuple(notes), documents_from=origin, runs=tuple(runs) or None)  # fmt: skip
+                       notes=tuple(notes), documents_from=origin, runs=tuple(runs) or None, waves=waves,
+                       items=items)  # fmt: skip
 
 
 def _one_pair(judgments: list[Judgment], lp: str | None, where: str) -> list[Judgment]:
@@ -696,6 +754,8 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str):
         got, more = _read_mqm(path, text, weights)
     elif fmt == "appraise-esa":
         got, more = _read_appraise(path, text)
+    elif fmt == "wmt25-humeval":
+        got, more = _read_wmt25(path, text)
     else:
         got, more = _read_tsv(path, text)
     if not got:
