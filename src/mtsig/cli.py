@@ -502,7 +502,7 @@ def _human(a: argparse.Namespace, prog) -> None:
 
 
 def _meta_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--human", nargs="+", required=True, metavar="FILE",
+    p.add_argument("--human", nargs="+", default=None, metavar="FILE",
                    help="human scores: WMT DA, MQM, TSV (as mtsig human reads them) or SYSTEM score lines")  # fmt: skip
     p.add_argument("--metric", nargs="+", default=[], metavar="NAME=FILE",
                    help="metric scores in mt-metrics-eval's layout: SYSTEM score per line (once per system: system "
@@ -521,6 +521,7 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--docs", default=None, metavar="FILE",
                    help="the test set's documents (.docs: DOMAIN DOCID per line, or the WMT XML test set): places "
                    "WMT DA segment ids in the test set (segment level needs it)")  # fmt: skip
+    _mtme_args(p)
     own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
     own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
     own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)")
@@ -558,9 +559,108 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     _plot_width(p)
 
 
+def _mtme_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("mt-metrics-eval directories (instead of --human and --metric)")
+    g.add_argument("--mtme", default=None, metavar="DIR",
+                   help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23): its human and metric "
+                   "scores of --lp, or with --task the WMT metrics task")  # fmt: skip
+    g.add_argument("--lp", default=None, metavar="PAIR", help="the language pair of --mtme (e.g. en-de, en-de_DE)")
+    g.add_argument("--task", default=None, choices=("wmt23", "wmt24", "wmt25"),
+                   help="the WMT metrics task set as mt-metrics-eval's tasks.py defines it, over --lps")  # fmt: skip
+    g.add_argument("--lps", nargs="+", default=None, metavar="PAIR",
+                   help="language pairs of --task (default: the year's official ones)")  # fmt: skip
+    g.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="--task: permutations per task (0: statistics and ranks by value only; default 1000)",
+    )
+    g.add_argument("--gold", default=None, metavar="NAME", help="human scores to use (default: the year's standard)")
+    g.add_argument(
+        "--ref",
+        nargs="+",
+        default=None,
+        metavar="REF",
+        help="the main reference(s) (default: the year's standard one); metrics using others are left out",
+    )
+    g.add_argument(
+        "--all-metrics",
+        action="store_true",
+        help="every metric, not only the primary submissions and baselines (non-primary shown with *)",
+    )
+    g.add_argument("--include-outliers", action="store_true", help="keep the systems the year calls outliers")
+    g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="systems to leave out")
+    g.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        metavar="METRIC",
+        help="--task: these metrics only (names as shown, e.g. 'GEMBA-MQM[noref]')",
+    )
+    g.add_argument("-j", "--jobs", type=int, default=1, help="--task: worker processes for the permutations")
+    g.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="--task: run the permutations on a Dask scheduler (or local:N workers); same results",
+    )
+
+
+def _meta_tasks(a: argparse.Namespace) -> None:
+    from mtsig.errors import InputError
+    from mtsig.metaeval.tasks import run_task_set
+    from mtsig.report.render import render
+
+    if a.lp:
+        raise InputError("--task runs over --lps (several pairs), not --lp")
+    if a.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {a.jobs}")
+    from mtsig.studies.replicates import runner
+
+    run = runner(a.jobs, a.dask)
+    try:
+        with _progress_factory(not a.quiet) as prog:
+            res = run_task_set(a.mtme, a.task, a.lps, k=1000 if a.k is None else a.k, seed=a.seed, gold=a.gold,
+                               refs=set(a.ref) if a.ref else None, primary=not a.all_metrics,
+                               include_outliers=a.include_outliers, exclude=tuple(a.exclude), only=a.only,
+                               executor=run.executor, progress=prog)  # fmt: skip
+    finally:
+        close = getattr(run.executor, "close", None)
+        if close is not None:
+            close()
+    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+
+
 def _meta(a: argparse.Namespace) -> None:
+    from mtsig.errors import InputError
     from mtsig.metaeval import meta
     from mtsig.report.render import render
+
+    if a.mtme is None:
+        for flag, given in (("--lp", a.lp), ("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
+                            ("--gold", a.gold), ("--ref", a.ref), ("--only", a.only), ("--exclude", a.exclude),
+                            ("--all-metrics", a.all_metrics), ("--include-outliers", a.include_outliers),
+                            ("--dask", a.dask), ("-j", a.jobs != 1)):  # fmt: skip
+            if given:
+                raise InputError(f"{flag} belongs to --mtme DIR (an mt-metrics-eval folder)")
+        if not a.human:
+            raise InputError("give --human FILE (with --metric NAME=FILE or -m), or --mtme DIR (an mt-metrics-eval "
+                             "folder) with --lp or --task")  # fmt: skip
+    else:
+        if a.human or a.metric or a.metrics:
+            raise InputError("--mtme DIR brings the human and metric scores: leave out --human, --metric and -m")
+        if a.task:
+            return _meta_tasks(a)
+        for flag, given in (("--lps", a.lps), ("--k", a.k is not None), ("--only", a.only), ("--dask", a.dask),
+                            ("-j", a.jobs != 1)):  # fmt: skip
+            if given:
+                raise InputError(f"{flag} belongs to --task")
+        if not a.lp:
+            from mtsig.metaeval.mtme import language_pairs
+
+            raise InputError(f"--mtme {a.mtme}: give --lp (one of {', '.join(language_pairs(a.mtme)) or 'none'}) "
+                             "or --task")  # fmt: skip
+        return _meta_mtme(a)
 
     if a.metrics and not (a.refs and a.systems):
         from mtsig.errors import InputError
@@ -572,6 +672,30 @@ def _meta(a: argparse.Namespace) -> None:
                    n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
                    seed=a.seed, lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format,
                    resample_unit=a.resample_unit, progress=prog)  # fmt: skip
+    if a.plot:
+        from mtsig.report.paper import plot_meta
+        from mtsig.report.plots import save
+        from mtsig.report.style import COLUMN
+
+        save(plot_meta(res, _width(a) or COLUMN), a.plot)
+    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+
+
+def _meta_mtme(a: argparse.Namespace) -> None:
+    from mtsig.metaeval import MetaOptions, run_meta
+    from mtsig.metaeval.mtme import meta_data, read_evalset
+    from mtsig.report.render import render
+    from mtsig.resample import DEFAULT_SEED
+
+    evs = read_evalset(a.mtme, a.lp)
+    data = meta_data(evs, refs=set(a.ref) if a.ref else None, gold=a.gold, include_outliers=a.include_outliers,
+                     primary=not a.all_metrics, exclude=tuple(a.exclude))  # fmt: skip
+    opts = MetaOptions(level=a.level, statistic=a.statistic, average_by=a.average_by, test=a.test or "perm-both",
+                       n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha,
+                       correction=a.correction, seed=DEFAULT_SEED if a.seed is None else a.seed,
+                       resample_unit=a.resample_unit)  # fmt: skip
+    with _progress_factory(not a.quiet) as prog:
+        res = run_meta(data, opts, prog)
     if a.plot:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save

@@ -629,6 +629,7 @@ LAZY_FORMATS = {
     "mtsig.analysis.result.AnalyzeResult": "mtsig.report.analyze",
     "mtsig.humaneval.result.HumanResult": "mtsig.report.human",
     "mtsig.metaeval.core.MetaResult": "mtsig.report.meta",
+    "mtsig.metaeval.tasks.TaskSetResult": "mtsig.report.tasks",
 }
 
 

@@ -1,0 +1,370 @@
+"""mt-metrics-eval's data directories (``mt-metrics-eval-v2/<test set>/``), read as its ``data.EvalSet`` reads
+them, for ``mtsig meta --mtme DIR`` and the WMT metrics tasks (:mod:`mtsig.metaeval.tasks`).
+
+A test set's folder holds, per language pair LP (``en-de``, or a locale pair such as ``en-de_DE``):
+
+- ``sources/LP.txt``, ``documents/LP.docs`` (``DOMAIN DOCID`` per segment), ``references/LP.REF.txt``;
+- ``system-outputs/LP/SYSTEM.txt`` (references are there too, as human "systems"); a line
+  ``[No translation supplied]`` is a missing output;
+- ``human-scores/LP.NAME.LEVEL.score`` (LEVEL ``sys``, ``domain``, ``doc``, ``seg``): ``SYSTEM score`` per line
+  (``DOMAIN SYSTEM score`` at domain level), ``None`` where nobody judged it;
+- ``metric-scores/LP/BASENAME-REF.LEVEL.score``: the same, REF the reference used (``src`` for reference-free
+  metrics, ``refA.refB`` for several). mt-metrics-eval stores every metric higher-is-better (MetricX negated).
+
+Which reference is standard, which human scores are gold, which systems are outliers and which metrics are primary
+are not in the data: mt-metrics-eval keeps them in ``meta_info.py``. :data:`STANDARD` holds those facts for
+WMT23-25 (every option can be given instead).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mtsig.errors import InputError
+
+LEVELS = ("sys", "domain", "doc", "seg")
+NO_TRANSLATION = "[No translation supplied]"
+
+
+@dataclass(frozen=True)
+class LpInfo:
+    """mt-metrics-eval's meta information of one language pair of a standard test set."""
+
+    std_ref: str
+    #: the gold human scores by level
+    std_gold: dict[str, str]
+    outliers: frozenset[str] = frozenset()
+    #: base names of the primary submissions and baselines (None: every metric is primary)
+    primary: frozenset[str] | None = None
+
+
+_WMT23_PRIMARY = frozenset({
+    "Calibri-COMET22", "Calibri-COMET22-QE", "cometoid22-wmt22", "eBLEU", "embed_llama", "GEMBA-MQM", "KG-BERTScore",
+    "MaTESe", "MEE4", "MetricX-23", "MetricX-23-QE", "mre-score-labse-regular", "mbr-metricx-qe", "sescoreX",
+    "tokengram_F", "XCOMET-Ensemble", "XCOMET-QE-Ensemble", "XLsim", "BERTscore", "BLEU", "BLEURT-20", "chrF", "COMET",
+    "CometKiwi", "docWMT22CometDA", "docWMT22CometKiwiDA", "f200spBLEU", "MS-COMET-QE-22", "prismRef", "prismSrc",
+    "Random-sysname", "YiSi-1"})  # fmt: skip
+_WMT24_PRIMARY = frozenset({
+    "BLCOM_1", "bright-qe", "chrfS", "damonmonli", "gemba_esa", "MEE4", "metametrics_mt_mqm_hybrid_kendall",
+    "metametrics_mt_mqm_qe_kendall.seg.s", "MetricX-24-Hybrid", "MetricX-24-Hybrid-QE", "XCOMET", "XCOMET-QE",
+    "XLsimMqm", "BERTScore", "BLEU", "BLEURT-20", "chrF", "COMET-22", "CometKiwi", "PrismRefMedium", "PrismRefSmall",
+    "spBLEU", "YiSi-1", "sentinel-cand-mqm", "sentinel-ref-mqm", "sentinel-src-mqm"})  # fmt: skip
+_WMT25_PRIMARY = frozenset({
+    "EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-2", "Q_Relative-MQM", "SEGALE-QE", "TASER-No-Ref", "UvA-MT",
+    "comet-multi", "hw-tsc", "mr7_2_1", "rankedCOMET"})  # fmt: skip
+# (WMT25's baselines, BLEU, chrF, COMET22 ..., are not among its primary metrics in meta_info.py, unlike WMT23's and
+# WMT24's: with primary metrics only, mt-metrics-eval leaves them out of the WMT25 tasks, and so does mtsig)
+_MQM = {"sys": "mqm", "domain": "mqm", "seg": "mqm"}
+_DA23 = {"sys": "da-sqm", "domain": "da-sqm", "seg": "da-sqm"}
+_ESA24 = {"sys": "esa", "domain": "esa", "seg": "esa"}
+_ESA25 = {"sys": "esa-human1", "domain": "esa-human1", "seg": "esa-human1"}
+
+#: mt-metrics-eval's meta_info.py for WMT23-25 (facts of the data sets: references, gold scores, outliers, primaries)
+STANDARD: dict[str, dict[str, LpInfo]] = {
+    "wmt23": {
+        "en-de": LpInfo("refA", _MQM, frozenset({"synthetic_ref"}), _WMT23_PRIMARY),
+        "he-en": LpInfo("refB", _MQM, frozenset(), _WMT23_PRIMARY),
+        "zh-en": LpInfo("refA", _MQM, frozenset({"synthetic_ref"}), _WMT23_PRIMARY),
+        **{lp: LpInfo("refA", _DA23, frozenset(), _WMT23_PRIMARY)
+           for lp in ("cs-uk", "de-en", "en-cs", "en-ja", "en-zh", "ja-en")},
+        "en-he": LpInfo("refB", {}, frozenset(), _WMT23_PRIMARY),
+        **{lp: LpInfo("refA", {}, frozenset(), _WMT23_PRIMARY) for lp in ("en-ru", "en-uk", "ru-en", "uk-en")},
+    },
+    "wmt24": {
+        "en-de": LpInfo("refB", _MQM, frozenset({"MSLC"}), _WMT24_PRIMARY),
+        "en-es": LpInfo("refA", _MQM, frozenset({"MSLC"}), _WMT24_PRIMARY),
+        "ja-zh": LpInfo("refA", _MQM, frozenset({"MSLC"}), _WMT24_PRIMARY),
+        **{lp: LpInfo("refA", _ESA24, frozenset(), _WMT24_PRIMARY)
+           for lp in ("cs-uk", "en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh")},
+    },
+    "wmt25": {
+        **{lp: LpInfo("refA", _MQM, frozenset(), _WMT25_PRIMARY) for lp in ("ja-zh_CN", "en-ko_KR")},
+        **{lp: LpInfo("refA", _ESA25, frozenset(), _WMT25_PRIMARY)
+           for lp in ("cs-de_DE", "cs-uk_UA", "en-ar_EG", "en-bho_IN", "en-zh_CN", "en-cs_CZ", "en-et_EE",
+                      "en-is_IS", "en-it_IT", "en-ja_JP", "en-mas_KE", "en-ru_RU", "en-sr_Cyrl_RS", "en-uk_UA")},
+    },
+}  # fmt: skip
+
+
+def _lines(path: Path) -> list[str]:
+    from mtsig.io.text import read_text, split_lines
+
+    return split_lines(read_text(str(path)))
+
+
+def _score(text: str, path: Path, line: int) -> float | None:
+    if text == "None":
+        return None
+    from mtsig.io.human import MAX_SCORE
+
+    try:
+        x = float(text)
+    except ValueError:
+        raise InputError(f"{path}: line {line}: score {text!r} is not a number") from None
+    if not np.isfinite(x) or abs(x) >= MAX_SCORE:
+        raise InputError(f"{path}: line {line}: score {text!r} is not a finite number of a usable size")
+    return x
+
+
+def read_scores(path: Path, level: str, domains: list[str]) -> dict[str, list[float | None]]:
+    """A ``.score`` file: each system's scores in order (``DOMAIN SYSTEM score`` lines at domain level, placed in
+    ``domains`` order)."""
+    out: dict[str, list[float | None]] = {}
+    at = {d: i for i, d in enumerate(domains)}
+    for i, ln in enumerate(_lines(path), start=1):
+        cells = ln.split()
+        if level == "domain":
+            if len(cells) != 3:
+                raise InputError(f"{path}: line {i}: expected 'DOMAIN SYSTEM score', got {len(cells)} fields")
+            if cells[0] not in at:
+                raise InputError(f"{path}: line {i}: domain {cells[0]!r} is not one of the test set's")
+            out.setdefault(cells[1], [None] * len(domains))[at[cells[0]]] = _score(cells[2], path, i)
+            continue
+        if len(cells) != 2:
+            raise InputError(f"{path}: line {i}: expected 'SYSTEM score', got {len(cells)} fields"
+                             + (" (a truncated line?)" if len(cells) < 2 else ""))  # fmt: skip
+        out.setdefault(cells[0], []).append(_score(cells[1], path, i))
+    if not out:
+        raise InputError(f"{path}: empty score file")
+    return out
+
+
+@dataclass
+class EvalSet:
+    """One language pair of an mt-metrics-eval test set (see the module's docstring)."""
+
+    root: Path
+    lp: str
+    info: LpInfo
+    n_segments: int = 0
+    domains_per_seg: list[str] = field(default_factory=list)
+    docs_per_seg: list[str] = field(default_factory=list)
+    refs: set[str] = field(default_factory=set)
+    systems: set[str] = field(default_factory=set)
+    #: human score name -> level -> file
+    human_files: dict[str, dict[str, Path]] = field(default_factory=dict)
+    #: metric name (BASENAME-REF) -> level -> file
+    metric_files: dict[str, dict[str, Path]] = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def test_set(self) -> str:
+        return self.root.name
+
+    @property
+    def domain_names(self) -> list[str]:
+        """The domains in mt-metrics-eval's canonical (sorted) order."""
+        return sorted(set(self.domains_per_seg))
+
+    @property
+    def human_systems(self) -> set[str]:
+        """System outputs that are references (human translations)."""
+        return self.systems & self.refs
+
+    def scores(self, level: str, name: str, human: bool) -> dict[str, list[float | None]] | None:
+        """Stored scores of a human score name or a metric (``BASENAME-REF``) at ``level`` (None: not at that
+        level)."""
+        files = (self.human_files if human else self.metric_files).get(name, {})
+        if level not in files:
+            return None
+        key = (human, name, level)
+        if key not in self._cache:
+            got = read_scores(files[level], level, self.domain_names)
+            expect = {"sys": 1, "domain": len(self.domain_names), "seg": self.n_segments,
+                      "doc": len(dict.fromkeys(self.docs_per_seg))}[level]  # fmt: skip
+            for system, values in got.items():
+                if system not in self.systems:
+                    raise InputError(f"{files[level]}: {system!r} is not a system of {self.lp} (no "
+                                     f"system-outputs/{self.lp}/{system}.txt): two test sets mixed?")  # fmt: skip
+                if len(values) != expect:
+                    raise InputError(f"{files[level]}: {system} has {len(values)} scores; the {level} level of "
+                                     f"{self.lp} has {expect}")  # fmt: skip
+                if not human and any(v is None for v in values):
+                    raise InputError(f"{files[level]}: {system} has None scores: a metric scores every "
+                                     "segment (mt-metrics-eval refuses None in metric scores too)")  # fmt: skip
+            self._cache[key] = got
+        return self._cache[key]
+
+    @staticmethod
+    def parse_metric(name: str) -> tuple[str, set[str]]:
+        """``BASENAME-REF`` -> (BASENAME, the references it used; empty for ``src``)."""
+        if "-" not in name:
+            raise InputError(f"metric file name {name!r} is not BASENAME-REF")
+        base, refs = name.rsplit("-", 1)
+        return base, set() if refs == "src" else set(refs.split("."))
+
+    def display_name(self, name: str) -> str:
+        """mt-metrics-eval's display name: the base name, ``*`` before a non-primary one, ``[noref]`` after a
+        reference-free one."""
+        base, refs = self.parse_metric(name)
+        if self.info.primary is not None and base not in self.info.primary:
+            base = "*" + base
+        return base + ("" if refs else "[noref]")
+
+    def is_primary(self, name: str) -> bool:
+        return self.info.primary is None or self.parse_metric(name)[0] in self.info.primary
+
+
+def _lp_files(folder: Path, lp: str, suffix: str) -> list[Path]:
+    return sorted(p for p in folder.glob(f"{lp}.*{suffix}") if p.name.startswith(lp + "."))
+
+
+def read_evalset(root: str | Path, lp: str, info: LpInfo | None = None) -> EvalSet:  # noqa: C901
+    """Read language pair ``lp`` of the test-set folder ``root`` (``.../mt-metrics-eval-v2/wmt23``)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError(f"{root}: no such mt-metrics-eval test-set folder (give DIR/wmt23, a folder holding sources/, "
+                         "documents/, references/, system-outputs/, human-scores/, metric-scores/)")  # fmt: skip
+    docs = root / "documents" / f"{lp}.docs"
+    if not docs.exists():
+        have = sorted(p.name[: -len(".docs")] for p in (root / "documents").glob("*.docs"))
+        raise InputError(f"{root}: no language pair {lp!r} (it has {', '.join(have) or 'none'})", param="lp")
+    std = STANDARD.get(root.name, {}).get(lp)
+    info = info or std or LpInfo("refA", {"sys": "mqm", "domain": "mqm", "seg": "mqm"})
+    doc_lines = _lines(docs)
+    evs = EvalSet(root=root, lp=lp, info=info, n_segments=len(doc_lines))
+    for i, ln in enumerate(doc_lines, start=1):
+        cells = ln.split()
+        if len(cells) != 2:
+            raise InputError(f"{docs}: line {i}: expected 'DOMAIN DOCID'")
+        evs.domains_per_seg.append(cells[0])
+        evs.docs_per_seg.append(cells[1])
+    src = root / "sources" / f"{lp}.txt"
+    if src.exists() and len(_lines(src)) != evs.n_segments:
+        raise InputError(f"{src}: {len(_lines(src))} lines but {docs} has {evs.n_segments}: two test sets mixed?")
+    for p in _lp_files(root / "references", lp, ".txt"):
+        name = p.name[len(lp) + 1 : -len(".txt")]
+        if len(_lines(p)) != evs.n_segments:
+            raise InputError(f"{p}: {len(_lines(p))} lines but {docs} has {evs.n_segments}: two test sets mixed?")
+        evs.refs.add(name)
+    out_dir = root / "system-outputs" / lp
+    for p in sorted(out_dir.glob("*.txt")) if out_dir.is_dir() else []:
+        evs.systems.add(p.stem)
+    for p in _lp_files(root / "human-scores", lp, ".score"):
+        parts = p.name.split(".")
+        name, level = ".".join(parts[1:-2]), parts[-2]
+        if level not in LEVELS:
+            raise InputError(f"{p}: level {level!r} is not one of {', '.join(LEVELS)}")
+        evs.human_files.setdefault(name, {})[level] = p
+    mdir = root / "metric-scores" / lp
+    for p in sorted(mdir.glob("*.score")) if mdir.is_dir() else []:
+        m = re.fullmatch(r"(.+)\.(sys|domain|doc|seg)\.score", p.name)
+        if m is None:
+            raise InputError(f"{p}: not NAME-REF.LEVEL.score")
+        evs.parse_metric(m.group(1))
+        evs.metric_files.setdefault(m.group(1), {})[m.group(2)] = p
+    if not evs.systems:
+        raise InputError(f"{out_dir}: no system outputs of {lp}")
+    return evs
+
+
+def language_pairs(root: str | Path) -> list[str]:
+    """The language pairs of a test-set folder (from its documents)."""
+    return sorted(p.name[: -len(".docs")] for p in (Path(root) / "documents").glob("*.docs"))
+
+
+@dataclass(frozen=True)
+class Scored:
+    """The data of one task: the systems compared, and per metric (display name) its scores and the gold scores
+    over them (``(S,)`` at system level, ``(S, N)`` at segment level; NaN where the gold score is None)."""
+
+    lp: str
+    level: str
+    systems: tuple[str, ...]
+    gold: np.ndarray
+    metrics: dict[str, np.ndarray]
+
+
+def task_data(evs: EvalSet, level: str, *, refs: set[str] | None = None, gold: str | None = None,  # noqa: PLR0913
+              include_human: bool = False, include_outliers: bool = False, primary: bool = True,
+              exclude: tuple[str, ...] = ()) -> Scored:  # fmt: skip
+    """mt-metrics-eval's ``GetCorrelations``: the systems (every output but the main references, human outputs
+    unless ``include_human``, outliers unless ``include_outliers``, and ``exclude``; those with gold scores), the
+    gold scores (``gold``, default the standard one of the level) and every metric whose references are main
+    references (the standard one by default), primary ones only with ``primary``."""
+    main_refs = refs or {evs.info.std_ref}
+    gold = gold or evs.info.std_gold.get(level)
+    if gold is None:
+        raise InputError(f"{evs.lp}: no standard gold scores at {level} level; give gold", param="gold")
+    gold_scores = evs.scores(level, gold, True)
+    if gold_scores is None:
+        have = ", ".join(sorted(evs.human_files)) or "none"
+        raise InputError(f"{evs.lp}: no {gold!r} human scores at {level} level (the folder has: {have})", param="gold")
+    systems = evs.systems - main_refs
+    if not include_human:
+        systems -= evs.human_systems
+    if not include_outliers:
+        systems -= evs.info.outliers
+    systems -= set(exclude)
+    systems &= {s for s, v in gold_scores.items() if v and any(x is not None for x in v)}
+    names = tuple(sorted(systems))
+    if len(names) < 2:
+        raise InputError(f"{evs.lp}: {len(names)} system(s) with gold scores at {level} level")
+    g = np.array([[np.nan if x is None else x for x in gold_scores[s]] for s in names], dtype=np.float64)
+    metrics = {}
+    for name in sorted(evs.metric_files):
+        _, mrefs = evs.parse_metric(name)
+        if (primary and not evs.is_primary(name)) or not mrefs <= main_refs:
+            continue
+        scores = evs.scores(level, name, False)
+        if scores is None:
+            continue
+        missing = [s for s in names if s not in scores]
+        if missing:
+            raise InputError(f"{evs.metric_files[name][level]}: no scores of {', '.join(missing)}")
+        metrics[evs.display_name(name)] = np.array([scores[s] for s in names], dtype=np.float64)
+    if level == "sys":
+        g = g[:, 0]
+        metrics = {k: v[:, 0] for k, v in metrics.items()}
+    return Scored(lp=evs.lp, level=level, systems=names, gold=g, metrics=metrics)
+
+
+def meta_data(evs: EvalSet, *, refs: set[str] | None = None, gold: str | None = None, include_human: bool = False,  # noqa: PLR0913
+              include_outliers: bool = False, primary: bool = True, exclude: tuple[str, ...] = ()):  # fmt: skip
+    """The data of ``mtsig meta`` from one language pair of an mt-metrics-eval folder: the systems mt-metrics-eval
+    would compare (see :func:`task_data`), the gold segment scores (NaN where None) and system scores, every metric's
+    stored system scores and, where it has them, segment scores, and each segment's document."""
+    from mtsig.metaeval.core import MetaData, MetricScores
+
+    sys_d = task_data(evs, "sys", refs=refs, gold=gold, include_human=include_human,
+                      include_outliers=include_outliers, primary=primary, exclude=exclude)  # fmt: skip
+    seg_gold = gold or evs.info.std_gold.get("seg")
+    seg_d = None
+    if seg_gold is not None and evs.scores("seg", seg_gold, True) is not None:
+        seg_d = task_data(evs, "seg", refs=refs, gold=seg_gold, include_human=include_human,
+                          include_outliers=include_outliers, primary=primary, exclude=exclude)  # fmt: skip
+    systems = list(sys_d.systems)
+    H = None
+    if seg_d is not None:
+        at = {s: i for i, s in enumerate(seg_d.systems)}
+        H = np.full((len(systems), evs.n_segments), np.nan)
+        for i, s in enumerate(systems):
+            if s in at:
+                H[i] = seg_d.gold[at[s]]
+    metrics = []
+    for name, sysv in sys_d.metrics.items():
+        seg = None
+        if seg_d is not None and name in seg_d.metrics:
+            at = {s: i for i, s in enumerate(seg_d.systems)}
+            seg = np.full((len(systems), evs.n_segments), np.nan)
+            for i, s in enumerate(systems):
+                if s in at:
+                    seg[i] = seg_d.metrics[name][at[s]]
+        metrics.append(MetricScores(name=name, segments=seg, systems=np.asarray(sysv, dtype=np.float64),
+                                    source=f"{evs.root}/metric-scores/{evs.lp}"))  # fmt: skip
+    if not metrics:
+        raise InputError(f"{evs.root}: no metric of {evs.lp} has system scores with the chosen references")
+    gold_name = gold or evs.info.std_gold.get("sys")
+    used = ", ".join(sorted(refs or {evs.info.std_ref}))
+    which = "primary metrics" if primary else "every metric"
+    notes = (f"{evs.test_set} {evs.lp}: gold {gold_name}, reference(s) {used}, {len(systems)} systems, {which}",)
+    return MetaData(systems=tuple(systems), human=H, human_systems=np.asarray(sys_d.gold, dtype=np.float64),
+                    metrics=tuple(metrics), notes=notes, item_documents=tuple(evs.docs_per_seg))  # fmt: skip
+
+
+__all__ = ["EvalSet", "LpInfo", "STANDARD", "Scored", "language_pairs", "meta_data", "read_evalset", "read_scores",
+           "task_data", "NO_TRANSLATION"]  # fmt: skip

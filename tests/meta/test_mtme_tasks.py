@@ -1,0 +1,227 @@
+"""mt-metrics-eval directories and the WMT metrics tasks (``mtsig meta --mtme DIR [--task wmt23|wmt24]``).
+
+Parity: every task statistic of ``tasks.WMT23(['en-de'], k=0)`` and ``tasks.WMT24OnWMT23(['en-de'], k=0)`` on the
+shared WMT23 en-de folder, as mt-metrics-eval computed them (``data/mtme_wmt23_ende_k0.json``, written by
+``benchmarks/mtme_tasks_oracle.py --json``, its systems in name order). Properties of the permutations on a small
+folder made here: reproducible from the seed, the same with worker processes, p = 1 for a metric against its copy.
+Bad input: one ``mtsig: error:`` line each."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtsig.errors import InputError
+from mtsig.metaeval.tasks import PCE_PERMUTATIONS, assign_ranks, run_task_set, task_set
+from tests.data import DATA, need
+
+ORACLE = json.loads((Path(__file__).parent / "data" / "mtme_wmt23_ende_k0.json").read_text(encoding="utf-8"))
+WMT23 = DATA / "mtme-wmt23-ende" / "wmt23"
+
+
+@pytest.mark.slow
+def test_wmt23_en_de_every_statistic_as_mt_metrics_eval():
+    got = run_task_set(need(WMT23), "wmt23", ["en-de"], k=0).to_dict()
+    want = ORACLE["wmt23"]
+    assert [(t["lp"], t["level"], t["statistic"]) for t in got["tasks"]] == [
+        ("en-de", "sys", "accuracy"), ("en-de", "sys", "pearson"), ("en-de", "seg", "pearson"),
+        ("en-de", "seg", "KendallWithTiesOpt")]  # fmt: skip
+    assert [t["weight"] for t in got["tasks"]] == pytest.approx(want["weights"], abs=1e-15)
+    for tg, tw in zip(got["tasks"], want["tasks"], strict=True):
+        assert set(tg["metrics"]) == set(tw["metrics"]) and len(tw["metrics"]) == 32
+        for m, v in tw["metrics"].items():
+            assert tg["metrics"][m] == pytest.approx(v, abs=1e-12), (tw["statistic"], m)
+        assert tg["ranks"] == tw["ranks"]
+        assert list(tg["metrics"]) == list(tw["metrics"])  # the order: value, then name
+    for m, v in want["average"].items():
+        assert got["average"][m] == pytest.approx(v, abs=1e-12), m
+    assert list(got["average"]) == list(want["average"])
+    assert got["average_ranks"] == pytest.approx(want["average_ranks"], abs=1e-12)
+
+
+@pytest.mark.slow
+def test_wmt24_task_set_on_wmt23_soft_pairwise_accuracy_within_one_count():
+    """acc-eq to 1e-12. pce: mt-metrics-eval sums in float32, so a tie between a permutation's difference and the
+    observed one falls either way by rounding; mtsig sums in float64 and counts decimal ties as ties. They differ by
+    at most one permutation in one system pair: 1 / (1000 x 66) on a metric's value."""
+    got = run_task_set(need(WMT23), "wmt24", ["en-de"], k=0).to_dict()
+    want = ORACLE["wmt24"]
+    pce, acc = got["tasks"]
+    assert (pce["statistic"], acc["statistic"]) == ("pce", "KendallWithTiesOpt")
+    one = 1.0 / (PCE_PERMUTATIONS * 66)
+    for m, v in want["tasks"][0]["metrics"].items():
+        assert abs(pce["metrics"][m] - v) <= one + 1e-12, m
+    for m, v in want["tasks"][1]["metrics"].items():
+        assert acc["metrics"][m] == pytest.approx(v, abs=1e-12), m
+    assert acc["ranks"] == want["tasks"][1]["ranks"]
+
+
+def test_task_sets_as_tasks_py():
+    tasks, w = task_set("wmt23", ["zh-en", "en-de", "he-en"])
+    assert [t.lp for t in tasks][:2] == ["en-de,he-en,zh-en", "en-de"]
+    assert len(tasks) == 10 and w[0] == pytest.approx(3 / 12) and w[1] == pytest.approx(1 / 12)
+    assert tasks[0].human and not tasks[1].human and tasks[4].human  # he-en: human translations as systems
+    tasks, w = task_set("wmt24", ["en-es", "en-de"])
+    assert [(t.lp, t.statistic) for t in tasks] == [("en-de", "pce"), ("en-de", "KendallWithTiesOpt"),
+                                                    ("en-es", "pce"), ("en-es", "KendallWithTiesOpt")]  # fmt: skip
+    assert w == [0.25] * 4 and tasks[0].human and not tasks[2].human
+    assert tasks[1].range == (0.0, 1.0) and task_set("wmt23", ["en-de"])[0][1].range == (-1.0, 1.0)
+    with pytest.raises(InputError, match="wmt26"):
+        task_set("wmt26")
+
+
+def test_assign_ranks_is_wmts_greedy_rule():
+    sig = np.ones((4, 4))
+    sig[0, 2] = 0.01  # 0 beats 2: 2 starts rank 2; 1 stays with 0
+    sig[2, 3] = 0.04
+    assert assign_ranks(sig) == [1, 1, 2, 3]
+    assert assign_ranks(np.zeros((3, 3))) == [1, 2, 3]  # k = 0: ranks by value
+
+
+# ------------------------------------------------------------------------------------------------ a small folder
+SYSTEMS = ["sysA", "sysB", "sysC", "sysD", "sysE", "sysF"]
+
+
+def make_folder(root: Path, lp: str = "xx-yy", n: int = 40, seed: int = 1, drop: dict | None = None) -> Path:
+    """An mt-metrics-eval test-set folder: 2 domains, 4 documents, 6 systems and refA, MQM-like gold scores (some
+    None), metrics good (noisy gold), good-copy (the same scores), noise (unrelated) and a QE metric."""
+    rng = random.Random(seed)
+    d = root / "toy"
+    for sub in ("documents", "sources", "references", f"system-outputs/{lp}", "human-scores", f"metric-scores/{lp}"):
+        (d / sub).mkdir(parents=True, exist_ok=True)
+    docs = [("news" if i < n // 2 else "social", f"doc{i // (n // 4)}") for i in range(n)]
+    (d / "documents" / f"{lp}.docs").write_text("".join(f"{a} {b}\n" for a, b in docs), encoding="utf-8")
+    (d / "sources" / f"{lp}.txt").write_text("".join(f"source {i}\n" for i in range(n)), encoding="utf-8")
+    (d / "references" / f"{lp}.refA.txt").write_text("".join(f"ref {i}\n" for i in range(n)), encoding="utf-8")
+    for s in [*SYSTEMS, "refA"]:
+        (d / "system-outputs" / lp / f"{s}.txt").write_text("".join(f"{s} {i}\n" for i in range(n)), encoding="utf-8")
+    quality = {s: -i for i, s in enumerate(SYSTEMS)}
+    gold = {s: [None if (i % 9 == 4 and s != "sysA") else round(quality[s] + rng.gauss(0, 3), 1) for i in range(n)]
+            for s in SYSTEMS}  # fmt: skip
+    metrics = {"good-refA": {s: [(g if g is not None else quality[s]) + rng.gauss(0, 2) for g in gold[s]]
+                             for s in SYSTEMS}}  # fmt: skip
+    metrics["goodcopy-refA"] = metrics["good-refA"]
+    metrics["noise-refA"] = {s: [rng.gauss(0, 1) for _ in range(n)] for s in SYSTEMS}
+    metrics["qe-src"] = {s: [quality[s] + rng.gauss(0, 4) for _ in range(n)] for s in SYSTEMS}
+
+    def write(path: Path, scores: dict, level: str):
+        lines = []
+        for s, v in scores.items():
+            if level == "sys":
+                ok = [x for x in v if x is not None]
+                lines.append(f"{s}\t{sum(ok) / len(ok)!r}\n")
+            else:
+                lines += [f"{s}\t{'None' if x is None else repr(x)}\n" for x in v]
+        path.write_text("".join(lines), encoding="utf-8")
+
+    for level in ("sys", "seg"):
+        write(d / "human-scores" / f"{lp}.mqm.{level}.score", gold, level)
+        for m, sc in metrics.items():
+            sc = {s: v for s, v in sc.items() if (drop or {}).get(m) != s}
+            write(d / "metric-scores" / lp / f"{m}.{level}.score", sc, level)
+    return d
+
+
+def test_small_folder_permutations_reproducible_and_a_copy_is_never_better(tmp_path):
+    d = make_folder(tmp_path)
+    a = run_task_set(d, "wmt23", ["xx-yy"], k=300, seed=7)
+    b = run_task_set(d, "wmt23", ["xx-yy"], k=300, seed=7)
+    assert a.to_dict() == b.to_dict() and a.clusters is not None
+    for t in a.tasks:
+        names = list(t.values)
+        i, j = sorted((names.index("good"), names.index("goodcopy")))
+        assert t.p_values[i, j] == 1.0  # identical scores: every draw reaches the observed 0
+        assert t.values["good"] == t.values["goodcopy"]
+    assert any("good" in c and "goodcopy" in c for c in a.clusters)
+    # the good metric is ahead of noise on every task, and the test says so at system level on 6 systems
+    assert all(t.values["good"] > t.values["noise"] for t in a.tasks)
+    c = run_task_set(d, "wmt23", ["xx-yy"], k=300, seed=8)
+    assert c.to_dict()["tasks"][0]["p_values"] != a.to_dict()["tasks"][0]["p_values"]
+
+
+def test_workers_give_the_same_result(tmp_path):
+    from mtsig.executor import ProcessExecutor
+
+    d = make_folder(tmp_path)
+    serial = run_task_set(d, "wmt24", ["xx-yy"], k=200, seed=3)
+    forked = run_task_set(d, "wmt24", ["xx-yy"], k=200, seed=3, executor=ProcessExecutor(2))
+    assert serial.to_dict() == forked.to_dict()
+
+
+def test_pce_gaps_of_some_systems_noted(tmp_path):
+    d = make_folder(tmp_path)
+    res = run_task_set(d, "wmt24", ["xx-yy"], k=0)
+    assert any("judged for every system" in n for n in res.notes)  # sysA has scores where the others have None
+
+
+def test_cli_task_json_and_text(tmp_path, capsys):
+    from mtsig.cli import main
+
+    d = make_folder(tmp_path)
+    assert main(["meta", "--mtme", str(d), "--task", "wmt23", "--lps", "xx-yy", "--k", "100", "-f", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"tasks", "average", "average_ranks", "clusters"}
+    assert [t["statistic"] for t in out["tasks"]] == ["accuracy", "pearson", "pearson", "KendallWithTiesOpt"]
+    assert "qe[noref]" in out["average"]
+    main(["meta", "--mtme", str(d), "--task", "wmt23", "--lps", "xx-yy", "--k", "0"])
+    text = capsys.readouterr().out
+    assert "xx-yy seg acc-eq" in text and "avg corr" in text
+
+
+def test_cli_one_pair_meta_from_the_folder(tmp_path, capsys):
+    from mtsig.cli import main
+
+    d = make_folder(tmp_path)
+    main(["meta", "--mtme", str(d), "--lp", "xx-yy", "--level", "segment", "-f", "json", "--n-resamples", "200",
+          "--n-bootstrap", "100"])  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    names = {m["name"] for m in out["metrics"]}
+    assert names == {"good", "goodcopy", "noise", "qe[noref]"}
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("missing-system", "no scores of sysC"),
+        ("none-metric", "None scores"),
+        ("no-lp", "no language pair 'zz-yy'"),
+        ("mixed", "two test sets mixed"),
+        ("truncated", "truncated line"),
+        ("unknown-system", "not a system of"),
+    ],
+)
+def test_bad_folders_one_error_line(tmp_path, case, message, capsys):
+    from mtsig.cli import main
+
+    d = make_folder(tmp_path, drop={"good-refA": "sysC"} if case == "missing-system" else None)
+    lp = "xx-yy"
+    seg = d / "metric-scores" / lp / "noise-refA.seg.score"
+    if case == "none-metric":
+        lines = seg.read_text().splitlines()
+        lines[3] = lines[3].split("\t")[0] + "\tNone"
+        seg.write_text("\n".join(lines) + "\n")
+    elif case == "no-lp":
+        lp = "zz-yy"
+    elif case == "mixed":
+        (d / "references" / "xx-yy.refA.txt").write_text("a\nb\n")
+    elif case == "truncated":
+        lines = seg.read_text().splitlines()
+        seg.write_text("\n".join(lines[:-1] + [lines[-1].split("\t")[0]]) + "\n")
+    elif case == "unknown-system":
+        seg.write_text(seg.read_text() + "ghost\t0.5\n" * 40)
+    rc = main(["meta", "--mtme", str(d), "--task", "wmt23", "--lps", lp, "--k", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("mtsig: error:") and message in err[0], err
+
+
+def test_api_refuses_bad_k(tmp_path):
+    d = make_folder(tmp_path)
+    for bad in (-1, 2.5, "100"):
+        with pytest.raises(InputError, match="k must be"):
+            run_task_set(d, "wmt23", ["xx-yy"], k=bad)
+    with pytest.raises(InputError, match="metric"):
+        run_task_set(d, "wmt23", ["xx-yy"], only=["nosuch"])
