@@ -225,3 +225,61 @@ def test_api_refuses_bad_k(tmp_path):
             run_task_set(d, "wmt23", ["xx-yy"], k=bad)
     with pytest.raises(InputError, match="metric"):
         run_task_set(d, "wmt23", ["xx-yy"], only=["nosuch"])
+
+
+# ------------------------------------------------------------------------------------------------ human files
+def test_mtme_human_files_read_directly():
+    from mtsig.io.human import read_human
+
+    hs = need(WMT23 / "human-scores")
+    seg = read_human(str(hs / "en-de.mqm.seg.score"))
+    rating = read_human(str(hs / "en-de.mqm.merged.seg.rating"))
+    assert (seg.input_format, rating.input_format) == ("mtme-seg", "mtme-rating")
+    assert sorted(seg.systems) == sorted(rating.systems) and seg.scores.shape == (13, 460)
+    order = [rating.systems.index(s) for s in seg.systems]
+    cols = [rating.segments.index(g) for g in seg.segments]
+    r = rating.scores[order][:, cols]
+    assert np.array_equal(np.isfinite(seg.scores), np.isfinite(r))
+    ok = np.isfinite(seg.scores)
+    assert np.abs(seg.scores[ok] - r[ok]).max() < 1e-9  # minus the sum of the errors' scores
+
+
+def test_meta_human_seg_score_file_keeps_the_sign(capsys):
+    """mt-metrics-eval's metric files store MetricX negated: no --lower-is-better, Pearson positive."""
+    from mtsig.cli import main
+
+    d = need(WMT23)
+    rc = main(["meta", "--human", str(d / "human-scores" / "en-de.mqm.seg.score"), "--metric",
+               f"MetricX={d / 'metric-scores' / 'en-de' / 'MetricX-23-refA.seg.score'}",
+               f"BLEU={d / 'metric-scores' / 'en-de' / 'BLEU-refA.seg.score'}", "-f", "json", "-q",
+               "--n-bootstrap", "100", "--n-resamples", "200"])  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    r = {m["name"]: m["pearson"] for m in out["metrics"]}
+    assert r["MetricX"] > 0.9 and r["BLEU"] > 0.8
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('sysA\t{"errors": []}\nsysA\t{"errors": [{"severity": "major"\n', "truncated"),
+        ('sysA\t{"errors": []}\nsysB\t{"errors": []}\nsysA\tNone\n', "different numbers of lines"),
+        ('sysA\t{"errors": []}\nsysA\n', "truncated"),
+    ],
+)
+def test_bad_rating_files(tmp_path, text, message):
+    from mtsig.io.human import read_human
+
+    p = tmp_path / "xx-yy.mqm.seg.rating"
+    p.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        read_human(str(p))
+
+
+def test_mtme_seg_file_one_line_per_system_is_system_level(tmp_path):
+    from mtsig.io.human import read_human
+
+    p = tmp_path / "x.seg.score"
+    p.write_text("sysA 1.0\nsysB 2.0\n", encoding="utf-8")
+    with pytest.raises(InputError, match="system-level"):
+        read_human(str(p), input_format="mtme-seg")

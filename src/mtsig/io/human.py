@@ -37,7 +37,7 @@ import numpy as np
 from mtsig.errors import InputError, unknown_name
 from mtsig.io.text import read_text, split_lines
 
-INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt25-humeval")
+INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt25-humeval", "mtme-seg", "mtme-rating")
 WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time")  # fmt: skip
 WMT_DA_SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
@@ -190,6 +190,11 @@ def detect_format(path: str, first_line: str) -> str:
         return "appraise-esa"
     if first_line.lstrip().startswith("{") and '"scores"' in first_line and '"doc_id"' in first_line:
         return "wmt25-humeval"
+    tab = first_line.split("\t")
+    if len(tab) == 2 and (tab[1].lstrip().startswith('{"errors"') or tab[1].strip() == "None"):
+        return "mtme-rating"
+    if len(words) == 2 and (words[1] == "None" or _is_number(words[1])):
+        return "mtme-seg"
     cols = tuple(c.strip().lower() for c in first_line.split("\t"))
     if cols[: len(MQM_COLUMNS)] == MQM_COLUMNS or {"severity", "category", "rater"} <= set(cols):
         return "mqm"
@@ -201,6 +206,75 @@ def detect_format(path: str, first_line: str) -> str:
         f"{'|'.join(INPUT_FORMATS)} (a TSV needs a header naming system, segment and score)",
         param="input_format",
     )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_mtme_seg(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    """mt-metrics-eval's segment scores (``LP.NAME.seg.score``): ``SYSTEM score`` per line, each system's lines in
+    test-set order (its k-th line is segment k), ``None`` where nobody judged it."""
+    got: list[Judgment] = []
+    seen: dict[str, int] = {}
+    for i, ln in enumerate(split_lines(text), start=1):
+        cells = ln.split()
+        if len(cells) != 2:
+            raise InputError(f"{path}: line {i}: expected 'SYSTEM score', got {len(cells)} fields"
+                             + (" (a truncated line?)" if len(cells) < 2 else ""))  # fmt: skip
+        system, v = cells
+        k = seen[system] = seen.get(system, 0) + 1
+        if v == "None":
+            continue
+        got.append(Judgment(system=system, segment=str(k), score=_number(v, path, i, "score")))
+    counts = set(seen.values())
+    if len(counts) > 1:
+        raise InputError(f"{path}: the systems have different numbers of lines ({', '.join(map(str, sorted(counts)))}):"
+                         " an mt-metrics-eval segment file has one line per segment for every system")  # fmt: skip
+    if counts == {1}:
+        raise InputError(f"{path}: one line per system: system-level scores, not segment scores (give it to mtsig "
+                         "meta --human as system-level human scores)")  # fmt: skip
+    return got, [f"{path}: mt-metrics-eval segment scores, {counts.pop()} segments per system (ids: line numbers)"]
+
+
+def _read_mtme_rating(path: str, text: str, weights) -> tuple[list[Judgment], list[str]]:
+    """mt-metrics-eval's MQM ratings (``LP.NAME.seg.rating``): ``SYSTEM<TAB>{"errors": [...]}`` per segment (or
+    ``None``), in test-set order per system. A segment's score is minus the sum of its errors' weights: each error's
+    own ``score`` (as mt-metrics-eval stored it), or with ``weights`` given, the weight of its severity and
+    category."""
+    import json
+
+    got: list[Judgment] = []
+    seen: dict[str, int] = {}
+    for i, ln in enumerate(split_lines(text), start=1):
+        system, tab, rest = ln.partition("\t")
+        if not tab or not system.strip():
+            raise InputError(f"{path}: line {i}: expected SYSTEM<TAB>rating (a truncated line?)")
+        k = seen[system] = seen.get(system, 0) + 1
+        if rest.strip() == "None":
+            continue
+        try:
+            errors = json.loads(rest)["errors"]
+            total = 0.0
+            for e in errors:
+                if weights is None:
+                    total += float(e["score"])
+                else:
+                    total += _mqm_weight(weights, str(e["severity"]), str(e["category"]), path, i)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}: line {i}: not a rating (JSON with a list of errors, each with a severity, a "
+                             f"category and a score): {type(exc).__name__} {exc} (a truncated line?)") from None  # fmt: skip
+        got.append(Judgment(system=system, segment=str(k), score=-total))
+    counts = set(seen.values())
+    if len(counts) > 1:
+        raise InputError(f"{path}: the systems have different numbers of lines ({', '.join(map(str, sorted(counts)))})"
+                         ": a rating file has one line per segment for every system")  # fmt: skip
+    how = "the errors' own scores" if weights is None else "the MQM weights"
+    return got, [f"{path}: mt-metrics-eval MQM ratings, {counts.pop()} segments per system, scored by {how}"]
 
 
 def _tsv_columns(cols: Sequence[str], path: str | None) -> dict[str, int] | None:
@@ -740,7 +814,7 @@ def _one_pair(judgments: list[Judgment], lp: str | None, where: str) -> list[Jud
     return [j for j in judgments if j.lp == lp]
 
 
-def _read_one(path: str, input_format: str | None, weights, da_score: str):
+def _read_one(path: str, input_format: str | None, weights, da_score: str, own_weights: bool = True):
     text = read_text(path)
     if not text.strip():
         raise InputError(f"{path}: empty file")
@@ -756,6 +830,10 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str):
         got, more = _read_appraise(path, text)
     elif fmt == "wmt25-humeval":
         got, more = _read_wmt25(path, text)
+    elif fmt == "mtme-seg":
+        got, more = _read_mtme_seg(path, text)
+    elif fmt == "mtme-rating":
+        got, more = _read_mtme_rating(path, text, weights if own_weights else None)
     else:
         got, more = _read_tsv(path, text)
     if not got:
@@ -793,7 +871,7 @@ def read_human(  # noqa: PLR0913 - every setting is a keyword, typed and documen
     fmts = []
     runs: list[tuple[int, int]] = []
     for path in paths:
-        fmt, got, more, found = _read_one(path, input_format, weights, da_score)
+        fmt, got, more, found = _read_one(path, input_format, weights, da_score, mqm_weights is not None)
         fmts.append(fmt)
         judgments += got
         notes += more
