@@ -163,9 +163,12 @@ def main() -> None:
             cmd += ["--n-resamples", str(a.n_resamples)]
         wall, s, out = measure(cmd)
     print(out[-2000:])
-    print(f"mtsig {a.command}: {a.segments:,} segments x 2 systems x {len(a.metrics)} metrics "
-          f"({' '.join(a.metrics)}), --jobs {a.jobs}, {a.input} input" + (f", --by {' '.join(a.by)}" if a.by else "")
-          + (f", --n-resamples {a.n_resamples}" if a.n_resamples else ""))
+    print(
+        f"mtsig {a.command}: {a.segments:,} segments x 2 systems x {len(a.metrics)} metrics "
+        f"({' '.join(a.metrics)}), --jobs {a.jobs}, {a.input} input"
+        + (f", --by {' '.join(a.by)}" if a.by else "")
+        + (f", --n-resamples {a.n_resamples}" if a.n_resamples else "")
+    )
     print(f"wall {wall:.1f} s; peak memory of all processes together: PSS {s.peak_pss / 2**20:.2f} GiB "
           f"(RSS summed {s.peak_rss / 2**20:.2f} GiB; up to {s.peak_procs} processes)")  # fmt: skip
 

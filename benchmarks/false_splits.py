@@ -64,7 +64,9 @@ def main() -> int:
     ap.add_argument("--n-resamples", type=int, default=2000, help="mtsig's paired tests: resamples per pair")
     a = ap.parse_args()
     print(f"{a.replicates} replicates per data set, seed {a.seed}; share of replicates with more than one cluster\n")
-    print("| data | systems | documents | wmt22 | wmt24 | wmt24-signed | wmt25 | mtsig clusters | mtsig rank sets miss |")
+    print(
+        "| data | systems | documents | wmt22 | wmt24 | wmt24-signed | wmt25 | mtsig clusters | mtsig rank sets miss |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for spec in a.data:
         h = load(spec)

@@ -266,8 +266,10 @@ def _read_mtme_rating(path: str, text: str, weights) -> tuple[list[Judgment], li
                 else:
                     total += _mqm_weight(weights, str(e["severity"]), str(e["category"]), path, i)
         except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}: line {i}: not a rating (JSON with a list of errors, each with a severity, a "
-                             f"category and a score): {type(exc).__name__} {exc} (a truncated line?)") from None  # fmt: skip
+            raise InputError(
+                f"{path}: line {i}: not a rating (JSON with a list of errors, each with a severity, a "
+                f"category and a score): {type(exc).__name__} {exc} (a truncated line?)"
+            ) from None
         got.append(Judgment(system=system, segment=str(k), score=-total))
     counts = set(seen.values())
     if len(counts) > 1:
