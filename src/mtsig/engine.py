@@ -46,8 +46,9 @@ from mtsig.units import by_unit, check_unit
 
 
 def _check_confidence(confidence: float) -> None:
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}", param="confidence")
+    from mtsig.checks import probability
+
+    probability(confidence, "confidence")
 
 
 # ================================================================================================ score
@@ -248,11 +249,12 @@ class CompareOptions:
         CORRECTIONS.get(self.correction)
         if self.alternative not in ALTERNATIVES:
             raise unknown_name("alternative", self.alternative, ALTERNATIVES)
-        if not 0 < self.alpha < 1:
-            raise InputError(f"alpha must lie strictly between 0 and 1, got {self.alpha}", param="alpha")
+        from mtsig.checks import probability, resample_count
+
+        probability(self.alpha, "alpha")
         _check_confidence(self.confidence)
-        if self.n_bootstrap is not None and self.n_bootstrap < 1:
-            raise InputError(f"n_bootstrap must be at least 1, got {self.n_bootstrap}", param="n_bootstrap")
+        if self.n_bootstrap is not None:
+            resample_count(self.n_bootstrap, "n_bootstrap")
 
 
 #: an automatic number of resamples makes the smallest attainable p-value at most this share of the
@@ -589,4 +591,5 @@ def _compare_settings(
         n_segments=table.n_segments,
         resample_unit=rtable.unit,
         n_units=rtable.n_segments,
+        paired_runs=opts.paired_runs,
     )

@@ -259,8 +259,16 @@ class CompareSettings:
     #: what every resampling procedure drew or swapped ("segment", "document", "domain") and how many there are
     resample_unit: str = "segment"
     n_units: int | None = None
+    #: optimizer runs of different systems paired by position (changes the runs test's numbers)
+    paired_runs: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._dict()
+        if self.paired_runs:  # (only when set: the JSON of unpaired runs stays as it was)
+            out["paired_runs"] = True
+        return out
+
+    def _dict(self) -> dict[str, Any]:
         return {
             "tests": list(self.tests),
             "n_resamples": dict(self.n_resamples),

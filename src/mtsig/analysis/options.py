@@ -74,8 +74,9 @@ class AnalyzeOptions:
                 raise InputError(f"bucket cutoffs apply to {', '.join(with_cutoffs())}, not to {kind!r}",
                                  param="cutoffs")  # fmt: skip
             Cutoffs(tuple(cuts))
-        if self.top < 1:
-            raise InputError(f"top must be at least 1, got {self.top}", param="top")
+        from mtsig.checks import whole_number
+
+        whole_number(self.top, "top", 1)
         if not 0 < self.ngram_alpha < float("inf"):
             raise InputError(f"ngram_alpha must be a positive finite number, got {self.ngram_alpha}",
                              param="ngram_alpha")  # fmt: skip

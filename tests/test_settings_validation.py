@@ -1,0 +1,46 @@
+"""Settings given with the wrong type get one clear InputError naming the setting, not a TypeError from deep inside
+(issue 46's list), and a setting that changes a number is recorded with the result."""
+
+from __future__ import annotations
+
+import pytest
+
+import mtsig
+from mtsig.errors import InputError
+from tests.data import MULTEVAL, multeval_ref, need
+
+
+def _two():
+    d = need(MULTEVAL)
+    runs = {s: sorted(str(p) for p in d.glob(f"hyps.lc.tok.en.{s}.opt*")) for s in ("baseline", "sys1")}
+    return multeval_ref(d), runs
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"alpha": "0.05"}, "alpha must be a number"),
+        ({"alpha": 1.5}, "alpha must lie strictly between"),
+        ({"n_bootstrap": "100"}, "n_bootstrap must be a whole number"),
+        ({"n_bootstrap": 1000.5}, "n_bootstrap must be a whole number"),
+        ({"confidence": "0.9"}, "confidence must be a number"),
+    ],
+)
+def test_compare_settings_of_the_wrong_type(kw, message):
+    ref, runs = _two()
+    with pytest.raises(InputError, match=message):
+        mtsig.compare(ref, {s: r[0] for s, r in runs.items()}, **kw)
+
+
+def test_analyze_top_must_be_whole():
+    ref, runs = _two()
+    with pytest.raises(InputError, match="top must be a whole number"):
+        mtsig.analyze(ref, {s: r[0] for s, r in runs.items()}, top=2.5)
+
+
+def test_paired_runs_is_recorded():
+    ref, runs = _two()
+    spec = [f"{s}={','.join(r)}" for s, r in runs.items()]
+    paired = mtsig.compare(ref, spec, paired_runs=True, n_resamples=200, n_bootstrap=100).to_dict()["settings"]
+    unpaired = mtsig.compare(ref, spec, n_resamples=200, n_bootstrap=100).to_dict()["settings"]
+    assert paired["paired_runs"] is True and "paired_runs" not in unpaired
