@@ -44,3 +44,14 @@ def test_paired_runs_is_recorded():
     paired = mtsig.compare(ref, spec, paired_runs=True, n_resamples=200, n_bootstrap=100).to_dict()["settings"]
     unpaired = mtsig.compare(ref, spec, n_resamples=200, n_bootstrap=100).to_dict()["settings"]
     assert paired["paired_runs"] is True and "paired_runs" not in unpaired
+
+
+def test_a_plugins_extra_cannot_overwrite_a_field():
+    from mtsig.results import TestResult
+
+    r = TestResult(test="mine", metric="bleu", a="A", b="B", score_a=1.0, score_b=2.0, delta=1.0, p_value=0.03,
+                   extra={"p_value": 0.9, "eps_min": 0.2})  # fmt: skip
+    d = r.to_dict()
+    assert d["p_value"] == 0.03 and d["eps_min"] == 0.2 and d["extra"] == {"p_value": 0.9}
+    assert "extra" not in TestResult(test="ar", metric="bleu", a="A", b="B", score_a=1.0, score_b=2.0, delta=1.0,
+                                     p_value=0.5).to_dict()  # fmt: skip

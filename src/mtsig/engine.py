@@ -444,8 +444,8 @@ def _metric_context(
     table, mname, plan: ComparisonPlan, opts: CompareOptions, resampling, shared: dict
 ) -> MetricContext:
     """Everything the tests of one metric read: scores, bootstrap scores, intervals of differences, and what
-    each kind prepared. ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores; per
-    kind, what its ``prepare_all`` returned). ``table`` holds the resampling units; the scores come from the
+    each kind prepared. ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores;
+    ``kinds``: per kind, what its ``prepare_all`` returned). ``table`` holds the resampling units; the scores come from the
     segments of ``shared["segments"]`` (the same table when the units are segments)."""
     seg_table = shared.get("segments", table)
     boot_all = shared["boot"]
@@ -473,7 +473,7 @@ def _metric_context(
         alternative=alternative_for(seg_table.metrics[mname], opts.alternative),
     )
     for kind, tests in _by_kind(opts.tests).items():
-        ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared.get(kind))
+        ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared["kinds"].get(kind))
     return ctx
 
 
@@ -543,9 +543,11 @@ def compare_table(
     comparisons: list[Comparison] = []
     cl: dict[str, list[list[str]] | None] = {}
     cluster = opts.baseline is None and opts.alternative == "two-sided"
-    shared = {"boot": boot_all, "segments": seg_table}
+    # what each kind prepared for all metrics, under its own key (a kind named "boot" or "segments" cannot
+    # overwrite the bootstrap or the segment table)
+    shared: dict = {"boot": boot_all, "segments": seg_table, "kinds": {}}
     for kind, tests in _by_kind(opts.tests).items():
-        shared[kind] = KINDS[kind].prepare_all(table, plan, opts, resampling, tests)
+        shared["kinds"][kind] = KINDS[kind].prepare_all(table, plan, opts, resampling, tests)
     for mname, metric in table.metrics.items():
         ctx = _metric_context(table, mname, plan, opts, resampling, shared)
         rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}

@@ -67,7 +67,10 @@ class TestResult:
         }
         if self.statistic is not None:
             d["statistic"] = self.statistic
-        d.update(self.extra)
+        clash = {k: v for k, v in self.extra.items() if k in d}
+        d.update({k: v for k, v in self.extra.items() if k not in d})  # a test's own fields (e.g. eps_min)
+        if clash:  # a plugin's extra named like a field (p_value) does not overwrite it: kept apart
+            d["extra"] = clash
         return d
 
 
