@@ -445,8 +445,8 @@ def _metric_context(
 ) -> MetricContext:
     """Everything the tests of one metric read: scores, bootstrap scores, intervals of differences, and what
     each kind prepared. ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores;
-    ``kinds``: per kind, what its ``prepare_all`` returned). ``table`` holds the resampling units; the scores come from the
-    segments of ``shared["segments"]`` (the same table when the units are segments)."""
+    ``kinds``: per kind, what its ``prepare_all`` returned). ``table`` holds the resampling units; the scores come
+    from the segments of ``shared["segments"]`` (the same table when the units are segments)."""
     seg_table = shared.get("segments", table)
     boot_all = shared["boot"]
     names = table.system_names
