@@ -152,6 +152,23 @@ def test_workers_give_the_same_result(tmp_path):
     assert serial.to_dict() == forked.to_dict()
 
 
+@pytest.mark.slow
+def test_dask_gives_the_same_result(tmp_path):
+    from tests.data import unavailable
+
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        unavailable("Dask distributed is not installed (pip install 'mtsig[dask]')")
+    from mtsig.executor import DaskExecutor
+
+    d = make_folder(tmp_path)
+    serial = run_task_set(d, "wmt23", ["xx-yy"], k=200, seed=3)
+    with DaskExecutor("local:2") as ex:
+        on_dask = run_task_set(d, "wmt23", ["xx-yy"], k=200, seed=3, executor=ex)
+    assert serial.to_dict() == on_dask.to_dict()
+
+
 def test_pce_gaps_of_some_systems_noted(tmp_path):
     d = make_folder(tmp_path)
     res = run_task_set(d, "wmt24", ["xx-yy"], k=0)
