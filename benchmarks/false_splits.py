@@ -62,8 +62,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--n-bootstrap", type=int, default=1000, help="mtsig's rank sets: bootstrap resamples")
     ap.add_argument("--n-resamples", type=int, default=2000, help="mtsig's paired tests: resamples per pair")
+    ap.add_argument("--protocols", nargs="+", default=None, help="the protocols to run (default: every one)")
+    ap.add_argument("--confidence", type=float, default=0.95, help="the level of mtsig's rank sets")
     a = ap.parse_args()
-    print(f"{a.replicates} replicates per data set, seed {a.seed}; share of replicates with more than one cluster\n")
+    print(
+        f"{a.replicates} replicates per data set, seed {a.seed}, mtsig's rank sets at {a.confidence:.0%}; share of "
+        "replicates with more than one cluster\n"
+    )
     print(
         "| data | systems | documents | wmt22 | wmt24 | wmt24-signed | wmt25 | mtsig clusters | mtsig rank sets miss |"
     )
@@ -72,6 +77,7 @@ def main() -> int:
         h = load(spec)
         has_domains = h.domains is not None
         protocols = ["wmt22", "wmt24", "wmt24-signed", "wmt25", "mtsig"] if has_domains else ["wmt22", "wmt25", "mtsig"]
+        protocols = [p for p in protocols if a.protocols is None or p in a.protocols]
         splits = dict.fromkeys([*protocols, "sets"], 0)
         rng = np.random.default_rng(a.seed)
         t0 = time.perf_counter()
@@ -79,7 +85,8 @@ def main() -> int:
             ph = pseudo(h, rng)
             for p in protocols:
                 opts = HumanOptions(protocol=p, seed=a.seed * 100_003 + r, n_bootstrap=a.n_bootstrap,
-                                    n_resamples=a.n_resamples if p == "mtsig" else None)  # fmt: skip
+                                    n_resamples=a.n_resamples if p == "mtsig" else None,
+                                    confidence=a.confidence)  # fmt: skip
                 res = run_human(ph, opts)
                 splits[p] += len(res.clusters) > 1
                 if p == "mtsig":

@@ -485,9 +485,9 @@ class TaskSetResult:
         return out
 
     def __repr__(self) -> str:
-        from mtsig.report.tasks import task_table
-
-        return task_table(self, "text")
+        top = ", ".join(f"{m} {v:.4f}" for m, v in list(self.average.items())[:3])
+        return (f"<TaskSetResult {self.name} {','.join(self.lps)}: {len(self.tasks)} tasks, "
+                f"{len(self.average)} metrics; {top}{' ...' if len(self.average) > 3 else ''}>")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ run
