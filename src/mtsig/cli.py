@@ -521,6 +521,11 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--docs", default=None, metavar="FILE",
                    help="the test set's documents (.docs: DOMAIN DOCID per line, or the WMT XML test set): places "
                    "WMT DA segment ids in the test set (segment level needs it)")  # fmt: skip
+    p.add_argument("--wmt25-scores", nargs="+", default=None, metavar="PATH",
+                   help="WMT25's automatic scores (data/automatic_scores, or <SYSTEM>.jsonl files): each metric placed "
+                   "on the judged items of WMT25's humeval file")  # fmt: skip
+    p.add_argument("--wmt25-metrics", nargs="+", default=None, metavar="NAME",
+                   help="only these metrics of --wmt25-scores (e.g. XCOMET-XL MetricX-24-Hybrid-XL)")  # fmt: skip
     _mtme_args(p)
     own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
     own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
@@ -564,7 +569,9 @@ def _mtme_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mtme", default=None, metavar="DIR",
                    help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23): its human and metric "
                    "scores of --lp, or with --task the WMT metrics task")  # fmt: skip
-    g.add_argument("--lp", default=None, metavar="PAIR", help="the language pair of --mtme (e.g. en-de, en-de_DE)")
+    g.add_argument("--lp", default=None, metavar="PAIR",
+                   help="the language pair of --mtme (e.g. en-de, en-de_DE), or of a --human file holding "
+                   "several")  # fmt: skip
     g.add_argument("--task", default=None, choices=("wmt23", "wmt24", "wmt25"),
                    help="the WMT metrics task set as mt-metrics-eval's tasks.py defines it, over --lps")  # fmt: skip
     g.add_argument("--lps", nargs="+", default=None, metavar="PAIR",
@@ -637,7 +644,7 @@ def _meta(a: argparse.Namespace) -> None:
     from mtsig.report.render import render
 
     if a.mtme is None:
-        for flag, given in (("--lp", a.lp), ("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
+        for flag, given in (("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
                             ("--gold", a.gold), ("--ref", a.ref), ("--only", a.only), ("--exclude", a.exclude),
                             ("--all-metrics", a.all_metrics), ("--include-outliers", a.include_outliers),
                             ("--dask", a.dask), ("-j", a.jobs != 1)):  # fmt: skip
@@ -647,8 +654,9 @@ def _meta(a: argparse.Namespace) -> None:
             raise InputError("give --human FILE (with --metric NAME=FILE or -m), or --mtme DIR (an mt-metrics-eval "
                              "folder) with --lp or --task")  # fmt: skip
     else:
-        if a.human or a.metric or a.metrics:
-            raise InputError("--mtme DIR brings the human and metric scores: leave out --human, --metric and -m")
+        if a.human or a.metric or a.metrics or a.wmt25_scores:
+            raise InputError("--mtme DIR brings the human and metric scores: leave out --human, --metric, "
+                             "--wmt25-scores and -m")  # fmt: skip
         if a.task:
             return _meta_tasks(a)
         for flag, given in (("--lps", a.lps), ("--k", a.k is not None), ("--only", a.only), ("--dask", a.dask),
@@ -671,7 +679,8 @@ def _meta(a: argparse.Namespace) -> None:
                    statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
                    n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
                    seed=a.seed, lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format,
-                   resample_unit=a.resample_unit, progress=prog)  # fmt: skip
+                   resample_unit=a.resample_unit, lp=a.lp, wmt25_scores=a.wmt25_scores,
+                   wmt25_metrics=a.wmt25_metrics, progress=prog)  # fmt: skip
     if a.plot:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save

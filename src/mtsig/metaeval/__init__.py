@@ -32,6 +32,9 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     docs: Any = None,
     input_format: str | None = None,
     resample_unit: str | None = None,
+    lp: str | None = None,
+    wmt25_scores: str | Sequence[str] | None = None,
+    wmt25_metrics: Sequence[str] | None = None,
     progress: Any = None,
     **options: Any,
 ) -> MetaResult:
@@ -68,12 +71,18 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         What intervals and segment-level PERM-BOTH resample: ``segment``, ``document`` (whole documents; PERM-BOTH
         swaps a system's scores of one document together), or None: documents wherever the human scores have them
         (WMT DA's HITs, a doc column, ``docs``).
+    lp:
+        The language pair to read from a human file that holds several (as :func:`mtsig.human` reads it).
+    wmt25_scores, wmt25_metrics:
+        WMT25's automatic scores (``data/automatic_scores``: the directory or ``<SYSTEM>.jsonl`` files), each
+        metric placed on the human judgments' items (WMT25's humeval ``LP_#_DOMAIN_#_DOCUMENT_#_PARAGRAPH``); every
+        metric in the files, or only ``wmt25_metrics``. Stored higher-is-better (MetricX-24 negated).
     """
     from mtsig.errors import InputError
     from mtsig.resample import DEFAULT_SEED
 
     if isinstance(human, (str, list, tuple)):
-        h = human_input(human, input_format=input_format, docs=docs or _xml_refs(refs))
+        h = human_input(human, input_format=input_format, docs=docs or _xml_refs(refs), lp=lp)
     else:
         h = human
     specs = list(metrics.items()) if isinstance(metrics, Mapping) else [_spec(x) for x in (metrics or ())]
@@ -85,6 +94,7 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
 
     check_distinct_names([n for n, _ in specs] + list(compute), "metric", "the metrics")
     scores = {name: (read_score_file(path)[0], path) for name, path in specs}
+    h, placed_notes = _wmt25(h, scores, wmt25_scores, wmt25_metrics)
     for name in lower_is_better:  # oriented so that higher is better, as every statistic here assumes
         if name not in scores:
             raise InputError(
@@ -101,12 +111,45 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     if not scores:
         raise InputError("no metric given: metrics NAME=FILE (score files), or compute=[...] with refs and systems")
     data = align(h, scores, boot, level=level)
+    if placed_notes:
+        from dataclasses import replace
+
+        data = replace(data, notes=tuple(placed_notes) + data.notes)
     opts = MetaOptions(level=level, statistic=statistic, average_by=average_by, test=test or _default_test(data, level,
                        statistic),
                        n_resamples=n_resamples, n_bootstrap=n_bootstrap, confidence=confidence, alpha=alpha,
                        correction=correction, seed=DEFAULT_SEED if seed is None else seed,
                        resample_unit=resample_unit)  # fmt: skip
     return run_meta(data, opts, progress)
+
+
+def _wmt25(h: Any, scores: dict, paths: str | Sequence[str] | None, names: Sequence[str] | None):
+    """WMT25's automatic scores placed on the human segments' items (added to ``scores``); the human scores then
+    placed in their own order, the order the metric rows follow."""
+    from dataclasses import replace
+
+    from mtsig.errors import InputError
+    from mtsig.io.human import HumanScores
+
+    if paths is None:
+        if names:
+            raise InputError("wmt25_metrics picks metrics of wmt25_scores: give the WMT25 score files too",
+                             param="wmt25_metrics")  # fmt: skip
+        return h, []
+    if not isinstance(h, HumanScores):
+        raise InputError("WMT25 scores are placed on the judged items: give segment-level human judgments (WMT25's "
+                         "humeval jsonl), not system scores", param="wmt25_scores")  # fmt: skip
+    from mtsig.io.wmt25scores import read_wmt25_scores, segment_scores
+
+    items = list(h.items) if h.items is not None else list(h.segments)
+    placed, notes = segment_scores(read_wmt25_scores(paths, items=items), items, names)
+    where = paths if isinstance(paths, str) else (paths[0] if len(paths) == 1 else f"{paths[0]} ...")
+    for m, by_system in placed.items():
+        if m in scores:
+            raise InputError(f"metric name {m!r} is given twice (a score file and the WMT25 scores): name each "
+                             "metric once", param="metric")  # fmt: skip
+        scores[m] = (by_system, f"WMT25 scores {where}")
+    return replace(h, lines=tuple(range(len(h.segments)))), notes
 
 
 def _xml_refs(refs: Any) -> str | None:

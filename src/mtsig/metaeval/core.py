@@ -57,7 +57,11 @@ class MetricScores:
             return self.resampled(W)
         if self.segments is None:
             raise InputError(f"metric {self.name}: system scores only; a bootstrap over segments needs segment scores")
-        return (W @ self.segments.T) / W.sum(axis=1, keepdims=True)
+        ok = np.isfinite(self.segments)  # missing (None) scores left out, as the system score's nanmean does
+        if ok.all():
+            return (W @ self.segments.T) / W.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (W @ np.where(ok, self.segments, 0.0).T) / (W @ ok.T.astype(np.float64))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -248,6 +248,9 @@ def human_input(path: str | Sequence[str], **read_options) -> HumanScores | dict
                 if big is not None:
                     raise InputError(f"{paths[0]}: the score of {big} is too large (scores must lie within "
                                      f"±{MAX_SCORE:.0e})")  # fmt: skip
+                if read_options.get("lp"):
+                    raise InputError(f"{paths[0]}: system scores (SYSTEM score lines) of one language pair: lp "
+                                     f"{read_options['lp']!r} picks a pair of a judgment file", param="lp")  # fmt: skip
                 return out
     return read_human(paths, **read_options)
 

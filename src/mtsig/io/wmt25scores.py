@@ -1,0 +1,154 @@
+"""WMT25's automatic scores (``wmt25-general-mt/data/automatic_scores/<SYSTEM>.jsonl``).
+
+One file per system, one JSON object per line and document: ``language_pair`` (``en-cs_CZ``), ``domain``,
+``document_id`` and ``metric_scores``, ``{METRIC: [score of paragraph 0, paragraph 1, ...]}`` (``null`` where the
+metric gave no score: missing). The paragraphs are the
+document's ``"\\n\\n"``-separated parts, the units WMT25's human evaluation judged: paragraph ``i`` of a document is
+the humeval item ``LP_#_DOMAIN_#_DOCUMENT_#_i``. Every metric is stored higher-is-better (MetricX-24 negated).
+
+The system's name is the file's name without ``.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+
+from mtsig.errors import InputError
+from mtsig.io.text import read_text, split_lines
+
+#: scores by metric, system and humeval item id
+Wmt25Scores = dict[str, dict[str, dict[str, float]]]
+
+
+def _files(paths: str | Sequence[str]) -> list[str]:
+    """The ``.jsonl`` files given, a directory standing for every ``.jsonl`` file in it."""
+    out: list[str] = []
+    for p in [paths] if isinstance(paths, str) else list(paths):
+        if os.path.isdir(p):
+            found = sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".jsonl"))
+            if not found:
+                raise InputError(f"{p}: a directory without .jsonl files (WMT25's data/automatic_scores holds one "
+                                 "<SYSTEM>.jsonl per system)")  # fmt: skip
+            out += found
+        else:
+            out.append(p)
+    names = [os.path.basename(f)[: -len(".jsonl")] if f.endswith(".jsonl") else os.path.basename(f) for f in out]
+    dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if dup is not None:
+        raise InputError(f"two WMT25 score files of system {dup!r}: give each system once")
+    return out
+
+
+_FIELDS = ("language_pair", "domain", "document_id", "metric_scores")
+
+
+def _record(path: str, i: int, ln: str) -> dict:
+    if not ln.strip():
+        raise InputError(f"{path}: line {i}: empty line")
+    try:
+        rec = json.loads(ln)
+    except ValueError as exc:
+        raise InputError(f"{path}: line {i}: not JSON ({exc})") from None
+    if not isinstance(rec, dict) or any(f not in rec for f in _FIELDS) or not isinstance(rec["metric_scores"], dict):
+        raise InputError(f"{path}: line {i}: expected WMT25's automatic scores ({', '.join(_FIELDS)})")
+    return rec
+
+
+def _score(x: object, where: str) -> float:
+    if x is None:  # the judge gave no score: missing, as mt-metrics-eval's None
+        return float("nan")
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise InputError(f"{where} is {json.dumps(x)}, not a finite number")
+    return float(x)
+
+
+def _one_file(path: str, lps: set[str] | None, items: set[str] | None, out: Wmt25Scores, system: str) -> None:
+    for i, ln in enumerate(split_lines(read_text(path)), start=1):
+        rec = _record(path, i, ln)
+        if lps is not None and rec["language_pair"] not in lps:
+            continue
+        doc = f"{rec['language_pair']}_#_{rec['domain']}_#_{rec['document_id']}"
+        n = None
+        for metric, values in rec["metric_scores"].items():
+            if not isinstance(values, list):
+                raise InputError(f"{path}: line {i}: {metric}'s scores are not a list (one per paragraph)")
+            if n is not None and len(values) != n:
+                raise InputError(f"{path}: line {i}: {metric} scores {len(values)} paragraphs of {doc}, the other "
+                                 f"metrics {n}")  # fmt: skip
+            n = len(values)
+            got = out.setdefault(str(metric), {}).setdefault(system, {})
+            for j, x in enumerate(values):
+                item = f"{doc}_#_{j}"
+                if items is not None and item not in items:
+                    continue
+                if item in got:
+                    raise InputError(f"{path}: line {i}: document {doc} appears twice")
+                got[item] = _score(x, f"{path}: line {i}: {metric}'s score of paragraph {j} of {doc}")
+
+
+def read_wmt25_scores(paths: str | Sequence[str], *, lps: Sequence[str] | None = None,
+                      items: Sequence[str] | None = None) -> Wmt25Scores:  # fmt: skip
+    """``{metric: {system: {item id: score}}}`` from WMT25 automatic-score files (or directories of them), only the
+    language pairs ``lps`` and the humeval ``items`` when given. Files need not hold the same metrics (WMT25 scored
+    chrF++ only where a reference exists). A paragraph count that differs between metrics or a non-number is an
+    error naming the file and line."""
+    files = _files(paths)
+    lp_set = set(lps) if lps is not None else None
+    item_set = set(items) if items is not None else None
+    out: Wmt25Scores = {}
+    for f in files:
+        system = os.path.basename(f)[: -len(".jsonl")] if f.endswith(".jsonl") else os.path.basename(f)
+        _one_file(f, lp_set, item_set, out, system)
+    out = {m: {k: d for k, d in by.items() if d} for m, by in out.items()}  # only what the filters kept
+    out = {m: by for m, by in out.items() if by}
+    if not out:
+        what = f" of {', '.join(sorted(lp_set))}" if lp_set else ""
+        raise InputError(f"{', '.join(files[:3])}{' ...' if len(files) > 3 else ''}: no scores{what}")
+    return out
+
+
+def looks_like_wmt25_scores(path: str) -> bool:
+    """Whether ``path`` is a directory of, or a file in, WMT25's automatic-score format (by its first line)."""
+    try:
+        f = _files(path)[0] if os.path.isdir(path) else path
+        with open(f, encoding="utf-8") as fh:
+            rec = json.loads(fh.readline())
+    except (OSError, ValueError, InputError, IndexError):
+        return False
+    return isinstance(rec, dict) and {"document_id", "metric_scores", "language_pair"} <= set(rec)
+
+
+def segment_scores(scores: Wmt25Scores, items: Sequence[str], metrics: Sequence[str] | None = None,
+                   ) -> tuple[dict[str, dict[str, list[float]]], list[str]]:  # fmt: skip
+    """Each metric's scores placed on a sequence of humeval items (one per human segment; an item judged in two
+    waves appears twice): ``{metric: {system: [score per position]}}`` (NaN where the system's file has no score of
+    that item), and notes saying what was missing."""
+    names = list(scores) if metrics is None else list(metrics)
+    unknown = [m for m in names if m not in scores]
+    if unknown:
+        from mtsig.errors import unknown_name
+
+        raise unknown_name("WMT25 metric", unknown[0], tuple(scores))
+    out: dict[str, dict[str, list[float]]] = {}
+    notes = []
+    for m in names:
+        if not any(math.isfinite(by_item.get(it, math.nan)) for by_item in scores[m].values() for it in items):
+            if metrics is not None:
+                raise InputError(f"WMT25 metric {m} scores none of the judged items", param="wmt25_metrics")
+            notes.append(f"{m}: no score of the judged items (WMT25 scored it on other language pairs): left out")
+            continue
+        out[m] = {}
+        for system, by_item in scores[m].items():
+            row = [by_item.get(it, float("nan")) for it in items]
+            lost = sum(1 for x in row if math.isnan(x))
+            if lost == len(row):
+                notes.append(f"{m}: {system}'s file scores none of the judged items: left out")
+                continue
+            if lost:
+                notes.append(f"{m}: {system}'s file has no score (absent or null) of {lost} judged item(s): left out "
+                             "there")  # fmt: skip
+            out[m][system] = row
+    return out, notes
