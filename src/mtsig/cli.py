@@ -428,8 +428,15 @@ def _human_args(p: argparse.ArgumentParser) -> None:
     from mtsig.io.human import INPUT_FORMATS
     from mtsig.stats.multiple import p_corrections
 
-    p.add_argument("files", nargs="+", metavar="FILE", help="files of human judgments, all of one format")
+    p.add_argument("files", nargs="*", metavar="FILE", help="files of human judgments, all of one format")
     g = p.add_argument_group("judgments")
+    g.add_argument("--mtme", default=None, metavar="DIR",
+                   help="an mt-metrics-eval test-set folder instead of FILE: the gold segment scores of --lp with "
+                   "its documents")  # fmt: skip
+    g.add_argument("--gold", default=None, metavar="NAME",
+                   help="--mtme: the human scores to rank by (default: the year's standard, e.g. mqm)")  # fmt: skip
+    g.add_argument("--include-outliers", action="store_true", help="--mtme: keep the systems the year calls outliers")
+    g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="--mtme: systems to leave out")
     g.add_argument("--input-format", default=None, choices=INPUT_FORMATS,
                    help="wmt-da (WMT's DA judgments), wmt-da-seg (WMT's segment scores), mqm (error spans), tsv "
                    "(system, segment, [annotator,] score); default: recognised from the first line")  # fmt: skip
@@ -480,7 +487,8 @@ def _human(a: argparse.Namespace, prog) -> None:
     from mtsig.humaneval import human
     from mtsig.report.render import render
 
-    res = human(a.files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
+    files = _human_files(a)
+    res = human(files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
                 mqm_weights=a.mqm_weights, da_score=a.da_score, docs=a.docs, lp=a.lp, test=a.test,
                 correction=a.correction,
                 alpha=a.alpha,
@@ -499,6 +507,31 @@ def _human(a: argparse.Namespace, prog) -> None:
 
         save(plot_human(res, _width(a) or COLUMN), a.plot)
     _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+
+
+def _human_files(a: argparse.Namespace):
+    """The judgment files, or the human scores of an mt-metrics-eval folder (``--mtme DIR --lp LP``)."""
+    from mtsig.errors import InputError
+
+    if a.mtme is None:
+        for flag, given in (("--gold", a.gold), ("--include-outliers", a.include_outliers),
+                            ("--exclude", a.exclude)):  # fmt: skip
+            if given:
+                raise InputError(f"{flag} belongs to --mtme DIR (an mt-metrics-eval folder)")
+        if not a.files:
+            raise InputError("give files of human judgments, or --mtme DIR --lp LP (an mt-metrics-eval folder)")
+        return a.files
+    if a.files or a.docs or a.input_format:
+        raise InputError("--mtme DIR brings the judgments and the documents: leave out FILE, --docs and "
+                         "--input-format")  # fmt: skip
+    from mtsig.metaeval.mtme import human_scores, language_pairs, read_evalset
+
+    if not a.lp:
+        raise InputError(f"--mtme {a.mtme}: give --lp (one of {', '.join(language_pairs(a.mtme)) or 'none'})")
+    h = human_scores(read_evalset(a.mtme, a.lp), gold=a.gold, include_outliers=a.include_outliers,
+                     exclude=tuple(a.exclude))  # fmt: skip
+    a.lp = None  # the folder's pair is read already
+    return h
 
 
 def _meta_args(p: argparse.ArgumentParser) -> None:

@@ -300,3 +300,51 @@ def test_mtme_seg_file_one_line_per_system_is_system_level(tmp_path):
     p.write_text("sysA 1.0\nsysB 2.0\n", encoding="utf-8")
     with pytest.raises(InputError, match="system-level"):
         read_human(str(p), input_format="mtme-seg")
+
+
+def test_human_ranks_an_mtme_folder(capsys):
+    """``mtsig human --mtme DIR --lp LP``: the year's gold segment scores with the folder's documents, the outliers
+    left out; each system's score is the mean of its non-None lines of the .seg.score file."""
+    from mtsig.cli import main
+
+    d = need(WMT23)
+    assert main(["human", "--mtme", str(d), "--lp", "en-de", "--n-bootstrap", "200", "-f", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows: dict[str, list[float]] = {}
+    for ln in (d / "human-scores" / "en-de.mqm.seg.score").read_text().splitlines():
+        name, v = ln.split("\t")
+        if v != "None":
+            rows.setdefault(name, []).append(float(v))
+    got = {s["name"]: s["score"] for s in out["systems"]}
+    assert set(got) == set(rows) - {"synthetic_ref"}
+    for name, score in got.items():
+        assert score == pytest.approx(np.mean(rows[name]), abs=1e-12)
+    assert any("outliers left out: synthetic_ref" in n for n in out["notes"])
+    assert any("190 documents" in n or "documents: 190" in n for n in out["notes"])
+    main(["human", "--mtme", str(d), "--lp", "en-de", "--gold", "da-sqm", "--exclude", "refA", "--protocol",
+          "wmt22", "-f", "json"])  # fmt: skip
+    names = {s["name"] for s in json.loads(capsys.readouterr().out)["systems"]}
+    assert "refA" not in names and "ONLINE-W" in names
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--gold", "xx"], "no segment-level human scores 'xx' for en-de (it has da-sqm, mqm)"),
+        (["--exclude", "nobody"], "--exclude 'nobody': not a system of"),
+        (["--lp", "zz-yy"], "no language pair 'zz-yy'"),
+        (["--docs", "x.docs"], "leave out FILE, --docs and --input-format"),
+    ],
+)
+def test_human_mtme_bad_input_one_error_line(args, message, capsys):
+    from mtsig.cli import main
+
+    argv = ["human", "--mtme", str(need(WMT23)), *args]
+    if "--lp" not in args:
+        argv += ["--lp", "en-de"]
+    rc = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("mtsig: error:") and message in err[0], err
+    rc = main(["human", "--exclude", "x"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and "--exclude belongs to --mtme" in err[0]

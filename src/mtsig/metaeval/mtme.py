@@ -366,5 +366,35 @@ def meta_data(evs: EvalSet, *, refs: set[str] | None = None, gold: str | None = 
                     metrics=tuple(metrics), notes=notes, item_documents=tuple(evs.docs_per_seg))  # fmt: skip
 
 
-__all__ = ["EvalSet", "LpInfo", "STANDARD", "Scored", "language_pairs", "meta_data", "read_evalset", "read_scores",
-           "task_data", "NO_TRANSLATION"]  # fmt: skip
+def human_scores(evs: EvalSet, *, gold: str | None = None, include_outliers: bool = False,
+                 exclude: tuple[str, ...] = ()):  # fmt: skip
+    """The gold segment scores of one language pair as ``mtsig human`` ranks them: ``LP.GOLD.seg.score`` with the
+    folder's documents and domains (``documents/LP.docs``), every scored system (the human translations too)
+    except the year's outliers (unless ``include_outliers``) and ``exclude``."""
+    from mtsig.io.human import read_human
+
+    name = gold or evs.info.std_gold.get("seg")
+    files = evs.human_files.get(name or "", {})
+    if "seg" not in files:
+        have = sorted(n for n, lv in evs.human_files.items() if "seg" in lv)
+        raise InputError(f"{evs.root}: no segment-level human scores {name!r} for {evs.lp} (it has "
+                         f"{', '.join(have) or 'none'}): give --gold", param="gold")  # fmt: skip
+    h = read_human(str(files["seg"]), input_format="mtme-seg", docs=str(evs.root / "documents" / f"{evs.lp}.docs"))
+    unknown = [x for x in exclude if x not in h.systems]
+    if unknown:
+        raise InputError(f"--exclude {unknown[0]!r}: not a system of {files['seg']} (it has "
+                         f"{', '.join(h.systems)})", param="exclude")  # fmt: skip
+    drop = set(exclude) | (set() if include_outliers else set(evs.info.outliers))
+    kept = [x for x in h.systems if x not in drop]
+    h = h.select(kept)
+    left = sorted(drop & set(evs.info.outliers) - set(exclude))
+    note = f"{evs.test_set} {evs.lp}: gold {name} ({files['seg'].name}), documents from documents/{evs.lp}.docs"
+    if left:
+        note += f"; the year's outliers left out: {', '.join(left)}"
+    from dataclasses import replace
+
+    return replace(h, notes=(*h.notes, note))
+
+
+__all__ = ["EvalSet", "LpInfo", "STANDARD", "Scored", "human_scores", "language_pairs", "meta_data", "read_evalset",
+           "read_scores", "task_data", "NO_TRANSLATION"]  # fmt: skip
