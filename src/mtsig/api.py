@@ -90,6 +90,7 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
     ref_translator: Sequence[str] | None = None,
     test_set: str | None = None,
     langpair: str | None = None,
+    mtme: str | None = None,
     **metric_options: Any,
 ) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
@@ -127,6 +128,8 @@ def _table(refs, systems, metrics, stats, load: LoadOptions, metric_options: dic
             raise InputError("give either statistics or references and systems, not both")
         wanted = None if metrics in (None, DEFAULT_METRICS) else list(metrics)
         return table.select(wanted)
+    if load.mtme:
+        return _compute(refs, systems, metrics, load, metric_options)
     if (refs is None and not load.test_set) or systems is None:
         raise InputError("give references and systems (or a statistics file)")
     return _compute(refs, systems, metrics, load, metric_options)
@@ -193,6 +196,7 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     ref_translator: Sequence[str] | None = None,
     test_set: str | None = None,
     langpair: str | None = None,
+    mtme: str | None = None,
     **metric_options: Any,
 ) -> ScoreResult:
     """Corpus scores of every system under every metric, with bootstrap intervals when ``ci=True``.
@@ -252,6 +256,7 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     ref_translator: Sequence[str] | None = None,
     test_set: str | None = None,
     langpair: str | None = None,
+    mtme: str | None = None,
     **metric_options: Any,
 ) -> CompareResult:
     """Paired significance tests between systems: all pairs, or each against ``baseline``.
@@ -316,6 +321,7 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     ref_translator: Sequence[str] | None = None,
     test_set: str | None = None,
     langpair: str | None = None,
+    mtme: str | None = None,
     fork: bool = False,
     **metric_options: Any,
 ):

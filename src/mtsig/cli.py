@@ -95,9 +95,15 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
     g.add_argument("-t", "--test-set", default=None, metavar="NAME",
                    help="a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, "
                    "from sacreBLEU's cache or downloaded")  # fmt: skip
-    g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT", help="the language pair of --test-set")
+    g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT",
+                   help="the language pair of --test-set or --mtme")  # fmt: skip
+    g.add_argument("--mtme", default=None, metavar="DIR",
+                   help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23) instead of -r: the "
+                   "references of -l (the year's standard one, or --ref-translator's), documents, domains and system "
+                   "outputs (all but the references and outliers; -s NAME ... picks)")  # fmt: skip
     g.add_argument("--ref-translator", nargs="+", metavar="T", default=None,
-                   help="with a WMT XML test set: the translators whose references to use (default: all)")  # fmt: skip
+                   help="with a WMT XML test set: the translators whose references to use (default: all); with "
+                   "--mtme: the references (e.g. refA refB)")  # fmt: skip
     g.add_argument("--docids", metavar="FILE", default=None,
                    help="the document of each segment, one id per line (plain-text input; SGML/XML brings its own): "
                    "what --resample-unit document resamples")  # fmt: skip
@@ -185,6 +191,7 @@ def _compute_options(a: argparse.Namespace) -> dict:
         "ref_translator": a.ref_translator,
         "test_set": a.test_set,
         "langpair": a.langpair,
+        "mtme": getattr(a, "mtme", None),
     }
 
 
@@ -991,6 +998,10 @@ def _table(a: argparse.Namespace):
         )
     if a.test_set and a.refs:
         raise InputError("give -r or -t (a test set by name), not both")
+    if a.mtme:
+        if a.refs:
+            raise InputError("give -r or --mtme (an mt-metrics-eval folder), not both")
+        return compute(None, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
     if not a.refs and not a.test_set:
         raise InputError("no reference given: use -r REF [REF ...] (or -t TESTSET -l SRC-TGT)")
     if not a.systems:

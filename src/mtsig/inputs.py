@@ -50,7 +50,13 @@ class LoadOptions:
         "references (sacreBLEU's default ones, or ``ref_translator``'s), documents and domains, from sacreBLEU's "
         "cache or downloaded.",
     )
-    langpair: str | None = setting(None, "The language pair of ``test_set`` (``SRC-TGT``).")
+    langpair: str | None = setting(None, "The language pair of ``test_set`` (``SRC-TGT``) or of ``mtme``.")
+    mtme: str | None = setting(
+        None,
+        "An mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``) instead of ``refs``: the references "
+        "of ``langpair`` (the year's standard one, or ``ref_translator``'s) with its documents and domains, and its "
+        "system outputs (all but the references and the year's outliers, or those ``systems`` names).",
+    )
 
     def __post_init__(self):
         if isinstance(self.jobs, bool) or int(self.jobs) != self.jobs or self.jobs < 1:
@@ -60,8 +66,18 @@ class LoadOptions:
                 "s_dev needs both development references (dev_refs) and outputs (dev_systems)",
                 param=("dev_refs", "dev_systems"),
             )
-        if self.langpair and not self.test_set:
-            raise InputError("langpair goes with a test set by name (test_set, -t)", param="langpair")
+        if self.langpair and not (self.test_set or self.mtme):
+            raise InputError("langpair goes with a test set by name (test_set, -t) or an mt-metrics-eval folder "
+                             "(mtme)", param="langpair")  # fmt: skip
+        if self.mtme and self.test_set:
+            raise InputError(
+                "give a test set by name or an mt-metrics-eval folder, not both", param=("mtme", "test_set")
+            )
+        if self.mtme and not self.langpair:
+            from mtsig.metaeval.mtme import language_pairs
+
+            raise InputError(f"{self.mtme}: give its language pair (langpair, -l; one of "
+                             f"{', '.join(language_pairs(self.mtme)) or 'none'})", param="langpair")  # fmt: skip
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -104,12 +120,21 @@ def resolve(
 ) -> Inputs:
     """Read and check every input once. ``options``: metric options and side inputs by keyword (names already
     checked by the caller)."""
-    _check_stdin_once(refs, systems)
+    if not load.mtme:  # a folder's systems are named, not files
+        _check_stdin_once(refs, systems)
     side = all_side_inputs()
     metric_opts = {k: v for k, v in options.items() if k not in side}
     ms = build_metrics(list(metrics), **metric_opts)
     unescape = metric_opts.get("tokenize", DEFAULT_TOKENIZER) not in MTEVAL_TOKENIZERS
-    if load.test_set:
+    if load.mtme:
+        if refs is not None:
+            raise InputError("give references or an mt-metrics-eval folder, not both", param=("refs", "mtme"))
+        from mtsig.metaeval.mtme import text_inputs
+
+        rs, folder, _ = text_inputs(load.mtme, load.langpair, load.ref_translator, allow_empty=load.allow_empty_refs,
+                                    unescape=unescape)  # fmt: skip
+        systems = _folder_systems(systems, folder, load.mtme)
+    elif load.test_set:
         from mtsig.io.testsets import load_test_set
 
         if refs is not None:
@@ -128,6 +153,27 @@ def resolve(
 
         ms = adopt_file_metric(ms, ss, metric_opts)
     return Inputs(rs, tuple(ss), ms)
+
+
+def _folder_systems(systems: Any, folder: dict[str, str], root: str) -> Any:
+    """The systems of an mt-metrics-eval folder: all of them (``systems`` None), or those ``systems`` names; other
+    specs (files of one's own) are read as given."""
+    from mtsig.metaeval.mtme import check_translated
+
+    if isinstance(systems, Mapping):
+        return systems
+    specs = [systems] if isinstance(systems, str) else list(systems or [])
+    if not specs:
+        chosen = dict(folder)
+        specs = []
+    else:
+        chosen = {s: folder[s] for s in specs if s in folder}
+        specs = [s for s in specs if s not in folder]
+    if not chosen and not specs:
+        raise InputError(f"{root}: no system outputs to compare", param="systems")
+    for name, path in chosen.items():
+        check_translated(path, name)
+    return [f"{n}={p}" for n, p in chosen.items()] + specs
 
 
 def _is_lines(x: Any) -> bool:

@@ -348,3 +348,65 @@ def test_human_mtme_bad_input_one_error_line(args, message, capsys):
     rc = main(["human", "--exclude", "x"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and "--exclude belongs to --mtme" in err[0]
+
+
+@pytest.mark.slow
+def test_compare_reads_an_mtme_folder(capsys):
+    """``compare --mtme DIR -l LP``: the standard reference, the folder's documents, every output but the references
+    and the outliers; BLEU as sacreBLEU computes it on the same files."""
+    import sacrebleu
+
+    from mtsig.cli import main
+
+    d = need(WMT23)
+    assert main(["compare", "--mtme", str(d), "-l", "en-de", "-m", "bleu", "--resample-unit", "document",
+                 "--n-resamples", "200", "-f", "json"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    names = {c[k] for c in out["comparisons"] for k in ("a", "b")}
+    outputs = {p.stem for p in (d / "system-outputs" / "en-de").glob("*.txt")}
+    assert names == outputs - {"refA", "synthetic_ref"}
+    docs = [ln.split()[1] for ln in (d / "documents" / "en-de.docs").read_text().splitlines()]
+    assert out["settings"]["n_units"] == len(set(docs))
+    ref = (d / "references" / "en-de.refA.txt").read_text(encoding="utf-8").splitlines()
+    hyp = (d / "system-outputs" / "en-de" / "ONLINE-W.txt").read_text(encoding="utf-8").splitlines()
+    import mtsig
+
+    got = mtsig.score(None, ["ONLINE-W"], ["bleu"], mtme=str(d), langpair="en-de")
+    assert got.systems[0].scores["bleu"].score == pytest.approx(sacrebleu.corpus_bleu(hyp, [ref]).score, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-l", "xx-yy", "-s", "sysA", "sysB"], "has 1 segment(s) '[No translation supplied]'"),
+        (["-s", "sysA", "sysB"], "give its language pair"),
+        (["-l", "xx-yy", "-r", "ref.txt"], "give -r or --mtme"),
+        (["-l", "xx-yy", "--ref-translator", "refB"], "no reference 'refB' of xx-yy (it has refA)"),
+        (["-l", "zz-yy"], "no language pair 'zz-yy'"),
+        (["-l", "xx-yy", "-t", "wmt22"], "not both"),
+    ],
+)
+def test_compare_mtme_bad_input_one_error_line(tmp_path, args, message, capsys):
+    from mtsig.cli import main
+
+    d = make_folder(tmp_path)
+    out = d / "system-outputs" / "xx-yy" / "sysB.txt"
+    lines = out.read_text().splitlines()
+    lines[5] = "[No translation supplied]"
+    out.write_text("\n".join(lines) + "\n")
+    rc = main(["compare", "--mtme", str(d), *args, "-m", "bleu"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("mtsig: error:") and message in err[0], err
+
+
+def test_compare_mtme_picks_systems_and_keeps_own_files(tmp_path):
+    import mtsig
+
+    d = make_folder(tmp_path)
+    mine = tmp_path / "mine.txt"
+    mine.write_text("".join(f"ref {i}\n" for i in range(40)))
+    res = mtsig.compare(None, ["sysA", "sysC", f"mine={mine}"], ["chrf"], mtme=str(d), langpair="xx-yy",
+                        n_resamples=200)  # fmt: skip
+    assert {c.result.a for c in res.comparisons} | {c.result.b for c in res.comparisons} == {"sysA", "sysC", "mine"}
+    every = mtsig.score(None, None, ["chrf"], mtme=str(d), langpair="xx-yy")
+    assert {s.name for s in every.systems} == set(SYSTEMS)

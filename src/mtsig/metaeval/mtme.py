@@ -396,5 +396,38 @@ def human_scores(evs: EvalSet, *, gold: str | None = None, include_outliers: boo
     return replace(h, notes=(*h.notes, note))
 
 
-__all__ = ["EvalSet", "LpInfo", "STANDARD", "Scored", "human_scores", "language_pairs", "meta_data", "read_evalset",
-           "read_scores", "task_data", "NO_TRANSLATION"]  # fmt: skip
+def text_inputs(root: str | Path, lp: str, refs: list[str] | None = None, *, allow_empty: bool = False,
+                unescape: bool = True):  # fmt: skip
+    """The texts of one language pair for ``score``/``compare``/``analyze``: the references (the year's standard
+    one, or ``refs``) as a :class:`~mtsig.io.segments.RefSet` with the folder's documents and domains, and
+    ``{system: output file}`` of every system output except the references in use and the year's outliers."""
+    from mtsig.io.load import load_references
+
+    evs = read_evalset(root, lp)
+    names = list(refs) if refs else [evs.info.std_ref]
+    unknown = [r for r in names if r not in evs.refs]
+    if unknown:
+        raise InputError(f"{evs.root}: no reference {unknown[0]!r} of {lp} (it has {', '.join(sorted(evs.refs))})",
+                         param="ref_translator")  # fmt: skip
+    rs = load_references([str(evs.root / "references" / f"{lp}.{r}.txt") for r in names], allow_empty=allow_empty,
+                         unescape=unescape)  # fmt: skip
+    rs.units["document"] = list(evs.docs_per_seg)
+    rs.units["domain"] = list(evs.domains_per_seg)
+    out = evs.root / "system-outputs" / lp
+    systems = {s: str(out / f"{s}.txt") for s in sorted(evs.systems) if s not in names and s not in evs.info.outliers}
+    return rs, systems, evs
+
+
+def check_translated(path: str, name: str) -> None:
+    """mt-metrics-eval marks a segment a system did not translate with ``[No translation supplied]``: scoring the
+    marker as a translation would be a silent wrong number, so such a system is refused."""
+    with open(path, encoding="utf-8") as f:
+        missing = sum(1 for ln in f if ln.rstrip("\n") == NO_TRANSLATION)
+    if missing:
+        raise InputError(f"{path}: {name} has {missing} segment(s) {NO_TRANSLATION!r} (mt-metrics-eval's mark of a "
+                         "missing output): leave the system out (name the others with -s)",
+                         param="systems")  # fmt: skip
+
+
+__all__ = ["EvalSet", "LpInfo", "STANDARD", "Scored", "check_translated", "human_scores", "language_pairs", "meta_data",
+           "read_evalset", "read_scores", "task_data", "text_inputs", "NO_TRANSLATION"]  # fmt: skip
