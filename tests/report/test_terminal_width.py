@@ -39,6 +39,37 @@ def test_compare_fits_the_terminal_and_keeps_every_number(capsys, monkeypatch, c
     assert "…" not in narrow
 
 
+@pytest.mark.parametrize("cols", [80, 120])
+def test_narrow_compare_says_which_test_each_p_value_belongs_to(capsys, monkeypatch, cols):
+    """Issue 47: with two tests, the narrow layout printed the pair twice with no test named on either row; a user
+    could copy one test's p-value as the other's. Each test is now a block titled with the metric and the test, and
+    the p-values under each title are that test's (as in the wide layout's labelled rows)."""
+    wide = _run(capsys, COMPARE)
+    labelled = {}  # (metric, test label) -> p cell, from the wide layout's rows
+    metric = None
+    for line in wide.splitlines():
+        if line[:4] in ("BLEU", "TER "):
+            metric = line.split()[0]
+        for label in ("approx. randomization", "paired bootstrap"):
+            if f"│ {label}" in line:
+                labelled[(metric, label)] = line.split("│")[7].strip()
+    assert len(labelled) == 4
+    monkeypatch.setenv("COLUMNS", str(cols))
+    narrow = _run(capsys, COMPARE)
+    assert max(len(x) for x in narrow.splitlines() if " " in x.strip()) <= cols
+    lines = narrow.splitlines()
+    blocks = 0
+    for (m, label), p in labelled.items():
+        head = [i for i, x in enumerate(lines) if x.rstrip() == f"{m}, {label}"]
+        if head:
+            blocks += 1
+            row = next(x for x in lines[head[0] + 1 :] if x.startswith(" base"))
+            assert row.split("│")[3].strip() == p, (m, label, row)
+        else:  # this metric's table fits the terminal: the wide layout, whose test column names the test
+            assert any(f"│ {label}" in x and p in x for x in lines), (m, label)
+    assert blocks == 4 if cols == 80 else blocks >= 2
+
+
 @pytest.mark.parametrize("command", [["score", "-m", "bleu", "chrf", "ter"], ["analyze", "--by", "ref-length"]])
 def test_score_and_analyze_fit_80_columns(capsys, monkeypatch, command):
     args = [command[0], "-r", str(EX / "ref.A.en"), "-s", f"base={EX / 'base.en'}", f"new={EX / 'new.en'}",

@@ -365,15 +365,20 @@ def _compare_narrow(res: CompareResult, m: str, table: Table) -> tuple[str, list
     corrected = next(h for h in table.header if h.startswith("p ("))
     agree = "humans agree" in col
     header = ["A / B", "Δ B−A", table.header[col["Δ B−A"] + 1], "p", corrected] + (["agree"] if agree else [])
-    rows = []
-    for r in table.rows:
-        first = [r[col["A"]], r[col["Δ B−A"]], r[col["Δ B−A"] + 1], r[col["p"]], r[col[corrected]] + r[col["sig."]]]
-        rows += [first + ([r[col["humans agree"]]] if agree else []), ["→ " + r[col["B"]]] + [""] * (len(header) - 1)]
+    tests = list(dict.fromkeys(r[col["test"]] for r in table.rows))
     align = ["left", *(["right"] * (len(header) - 1))]
-    tests = ", ".join(sorted({r[col["test"]] for r in table.rows}))
-    line = f"{m.upper()} {_arrow_of(res, m)}, {tests} ({res.settings.signatures.get(m, '')})"
-    return line, [Table(["system", m], [[n, v] for n, v in scores.items()], ["left", "right"]),
-                  Table(header, rows, align)]  # fmt: skip
+    pairs = []
+    for test in tests:  # one block per test, titled with it: no row can be read as another test's
+        rows = []
+        for r in (r for r in table.rows if r[col["test"]] == test):
+            first = [r[col["A"]], r[col["Δ B−A"]], r[col["Δ B−A"] + 1], r[col["p"]],
+                     r[col[corrected]] + r[col["sig."]]]  # fmt: skip
+            rows += [first + ([r[col["humans agree"]]] if agree else []),
+                     ["→ " + r[col["B"]]] + [""] * (len(header) - 1)]  # fmt: skip
+        pairs.append(Table(header, rows, align, f"{m.upper()}, {test}" if len(tests) > 1 else None))
+    one = f", {tests[0]}" if len(tests) == 1 else ""
+    line = f"{m.upper()} {_arrow_of(res, m)}{one} ({res.settings.signatures.get(m, '')})"
+    return line, [Table(["system", m], [[n, v] for n, v in scores.items()], ["left", "right"]), *pairs]
 
 
 def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: list[str], width) -> str:
