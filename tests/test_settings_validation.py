@@ -55,3 +55,18 @@ def test_a_plugins_extra_cannot_overwrite_a_field():
     assert d["p_value"] == 0.03 and d["eps_min"] == 0.2 and d["extra"] == {"p_value": 0.9}
     assert "extra" not in TestResult(test="ar", metric="bleu", a="A", b="B", score_a=1.0, score_b=2.0, delta=1.0,
                                      p_value=0.5).to_dict()  # fmt: skip
+
+
+def test_settings_and_study_designs_are_keyword_only():
+    """Issue 46: settings built by position silently shift when a field is added; every settings class and study
+    design takes keywords only."""
+    from mtsig.results import CompareSettings, ScoreSettings
+    from mtsig.studies import clark, documents, koehn, riezler
+
+    classes = [ScoreSettings, CompareSettings, clark.RunsDesign, clark.PowerDesign, documents.UnitsDesign,
+               koehn.SamplingDesign, koehn.CoverageDesign, koehn.LevelsDesign, koehn.TestsizeDesign,
+               riezler.Type1Design, riezler.MultiplicityDesign, riezler.SensitivityDesign]  # fmt: skip
+    for cls in classes:
+        with pytest.raises(TypeError, match="positional"):
+            cls(1)
+    assert ScoreSettings(n_bootstrap=5).n_bootstrap == 5

@@ -173,11 +173,11 @@ def score_table(
         )
         for s in table.systems
     )
-    ci = (opts.ci_method, opts.confidence) if opts.ci else (None, None)
-    boot_settings = (resampling.count(DEFAULT_BOOTSTRAP), resampling.seed) if need_boot else (None, None)
+    ci = {"ci_method": opts.ci_method, "confidence": opts.confidence} if opts.ci else {}
+    boot_settings = {"n_bootstrap": resampling.count(DEFAULT_BOOTSTRAP), "seed": resampling.seed} if need_boot else {}
     signatures = {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics}
     units = {"resample_unit": rtable.unit, "n_units": rtable.n_segments} if need_boot else {}
-    settings = ScoreSettings(*boot_settings, *ci, signatures=signatures, n_segments=table.n_segments, **units)
+    settings = ScoreSettings(**boot_settings, **ci, signatures=signatures, n_segments=table.n_segments, **units)
     segments = sentence_scores(table) if opts.sentence_level else None
     return ScoreResult(systems, settings, table.directions(), table.decimals(), segments)
 

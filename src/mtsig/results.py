@@ -139,7 +139,7 @@ class SystemResult:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScoreSettings:
     """What produced the scores: the metrics' signatures and the test set's size always; the bootstrap's count
     and seed when something was resampled (intervals, s_sel), the interval's method and level with ``--ci``."""
@@ -239,7 +239,7 @@ class Comparison:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CompareSettings:
     tests: tuple[str, ...]
     #: resamples per resampling test

@@ -41,7 +41,7 @@ from mtsig.studies.result import StudyResult, StudyTable
 POWER_TESTS = ("ar", "paired-bootstrap", "bootstrap", "ttest")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunsDesign(Design):
     """``study runs``: p-values and differences by the number of optimizer runs."""
 
@@ -197,7 +197,7 @@ def _single_output_tests() -> tuple[str, ...]:
     return tuple(t for t, spec in PAIRED_TESTS.items() if KINDS[spec.kind].single_output)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PowerDesign(Design):
     """``study power``: power and the detectable difference by test-set size, from a pilot pair."""
 

@@ -41,7 +41,7 @@ def _test_names() -> tuple[str, ...]:
     return tuple(t for t, spec in PAIRED_TESTS.items() if KINDS[spec.kind].single_output)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UnitsDesign(Design):
     """``study units``: segment-level against document-level tests and intervals."""
 

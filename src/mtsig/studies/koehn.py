@@ -52,7 +52,7 @@ def _test_names() -> tuple[str, ...]:
     return tuple(t for t, spec in PAIRED_TESTS.items() if KINDS[spec.kind].single_output)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SamplingDesign(Design):
     """``study sampling``: blocks of consecutive segments against broad samples."""
 
@@ -61,7 +61,7 @@ class SamplingDesign(Design):
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CoverageDesign(Design):
     """``study coverage``: bootstrap intervals on samples, against the full-set score."""
 
@@ -78,7 +78,7 @@ class CoverageDesign(Design):
         check_bootstrap(MIN_SEGMENTS_BOOTSTRAP, self.n_bootstrap, self.confidence, "an interval")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LevelsDesign(Design):
     """``study levels``: correctness of conclusions by the significance level they reach."""
 
@@ -92,7 +92,7 @@ class LevelsDesign(Design):
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_PAIRS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TestsizeDesign(LevelsDesign):
     """``study testsize``: conclusions and their correctness by test-set size (the samples and tests of
     ``levels``, and the level at which a conclusion is drawn)."""

@@ -76,7 +76,7 @@ def label(test: str) -> str:
     return _LABEL.get(test) or PAIRED_TESTS[test].label
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Type1Design(Design):
     """``study type1``: the options of Riezler & Maxwell's type-I error experiments."""
 
@@ -91,7 +91,7 @@ class Type1Design(Design):
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MultiplicityDesign(Design):
     """``study multiplicity``: families of exact-null pseudo-systems."""
 
@@ -106,7 +106,7 @@ class MultiplicityDesign(Design):
     pairs: tuple[tuple[str, str], ...] | None = pairs_option(_NULL_PAIR, most=1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SensitivityDesign(Design):
     """``study sensitivity``: every pair under every metric given with -m."""
 
