@@ -602,6 +602,9 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw each metric's agreement and interval, one column (.png, .svg, .pdf)")  # fmt: skip
     _plot_width(p)
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="also write a self-contained HTML report (sortable tables, the figure, settings, "
+                   "command)")  # fmt: skip
 
 
 def _mtme_args(p: argparse.ArgumentParser) -> None:
@@ -660,6 +663,10 @@ def _meta_tasks(a: argparse.Namespace) -> None:
 
     if a.lp:
         raise InputError("--task runs over --lps (several pairs), not --lp")
+    for flag, given in (("--plot", a.plot), ("--html", a.html)):
+        if given:
+            raise InputError(f"{flag} draws one meta-evaluation (--lp or --human); --task prints the task tables "
+                             "(text, JSON, CSV, Markdown, LaTeX)")  # fmt: skip
     if a.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {a.jobs}")
     from mtsig.studies.replicates import runner
@@ -721,13 +728,24 @@ def _meta(a: argparse.Namespace) -> None:
                    seed=a.seed, lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format,
                    resample_unit=a.resample_unit, lp=a.lp, wmt25_scores=a.wmt25_scores,
                    wmt25_metrics=a.wmt25_metrics, progress=prog)  # fmt: skip
+    _meta_extras(res, a)
+    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+
+
+def _meta_extras(res, a: argparse.Namespace) -> None:
+    """``--plot`` and ``--html`` of one meta-evaluation."""
     if a.plot:
         from mtsig.report.paper import plot_meta
         from mtsig.report.plots import save
         from mtsig.report.style import COLUMN
 
         save(plot_meta(res, _width(a) or COLUMN), a.plot)
-    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+    if a.html:
+        import shlex
+
+        from mtsig.report.meta import render_meta_html
+
+        _write(render_meta_html(_decimals(res, a), shlex.join(["mtsig", *a.argv])), a.html, "--html")
 
 
 def _meta_mtme(a: argparse.Namespace) -> None:
@@ -745,12 +763,7 @@ def _meta_mtme(a: argparse.Namespace) -> None:
                        resample_unit=a.resample_unit)  # fmt: skip
     with _progress_factory(not a.quiet) as prog:
         res = run_meta(data, opts, prog)
-    if a.plot:
-        from mtsig.report.paper import plot_meta
-        from mtsig.report.plots import save
-        from mtsig.report.style import COLUMN
-
-        save(plot_meta(res, _width(a) or COLUMN), a.plot)
+    _meta_extras(res, a)
     _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
 
 

@@ -122,3 +122,48 @@ def test_hostile_system_names_stay_data_in_the_report(tmp_path):
     assert errors == []
     assert parsed == names
     assert scripts == 2  # the data and the page's own script, nothing swallowed or added
+
+
+def test_meta_report_in_headless_chromium(tmp_path):
+    """``meta --html`` (issues 46, 47): the page opens with no error and no request, its metrics table sorts by a
+    clicked header (numbers by their full-precision data-value), it does not scroll sideways at 390 px, and its
+    embedded JSON is the result's."""
+    import json
+
+    from tests.data import DATA, need
+
+    chromium = _chromium()
+    folder = need(DATA / "mtme-wmt23-ende" / "wmt23")
+    report = tmp_path / "meta.html"
+    out = tmp_path / "meta.json"
+    assert main(["meta", "--mtme", str(folder), "--lp", "en-de", "--n-resamples", "200", "--n-bootstrap", "200",
+                 "--html", str(report), "-q", "-f", "json", "-o", str(out)]) == 0  # fmt: skip
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(report.as_uri())
+        page.wait_for_load_state("load")
+        header = "#mtsig-metrics thead th:nth-child(2)"  # pearson
+        cells = "els => els.map(e => parseFloat(e.dataset.value))"
+        page.click(header)
+        up = page.eval_on_selector_all("#mtsig-metrics tbody td:nth-child(2)", cells)
+        page.click(header)
+        down = page.eval_on_selector_all("#mtsig-metrics tbody td:nth-child(2)", cells)
+        embedded = json.loads(page.inner_text("#mtsig-result"))
+        n_svg = page.eval_on_selector_all("figure svg", "els => els.length")
+        page.set_viewport_size({"width": 390, "height": 800})
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        browser.close()
+    assert errors == [] and requests == [report.as_uri()]
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert embedded == result
+    want = sorted(m["pearson"] for m in result["metrics"])
+    assert up == pytest.approx(want) and down == pytest.approx(want[::-1])
+    assert n_svg == 1 and wide <= 390, wide
