@@ -256,9 +256,26 @@ def markdown(t: Table) -> list[str]:
     ]
 
 
+#: a cell of numbers only (values, intervals, rank ranges, p-values, percentages; already escaped)
+_NUMERIC_CELL = re.compile(r"[\s\d.,\[\]()+*%\\e-]*\d[\s\d.,\[\]()+*%\\e-]*")
+_MINUS = re.compile(r"(?:(?<=^)|(?<=[\s\[(,]))-(?=\d)")
+_RANGE = re.compile(r"(\d+)-(\d+)")
+
+
+def tex_numbers(cell: str) -> str:
+    """A numeric cell as typeset text: a negative sign as a math minus (``$-$``, not a hyphen), a rank range with
+    an en dash (``1--5``). Names and other text are left as they are."""
+    if not _NUMERIC_CELL.fullmatch(cell):
+        return cell
+    if _RANGE.fullmatch(cell):
+        return _RANGE.sub(r"\1--\2", cell)
+    return _MINUS.sub("$-$", cell)
+
+
 def latex(t: Table, colspec: str, caption: str) -> str:
-    """A booktabs table environment with ``colspec`` columns and ``caption`` (cells already escaped)."""
-    body = "\n".join(" & ".join(r) + r" \\" for r in t.rows)
+    """A booktabs table environment with ``colspec`` columns and ``caption`` (cells already escaped; numbers typeset
+    by :func:`tex_numbers`)."""
+    body = "\n".join(" & ".join(tex_numbers(c) for c in r) + r" \\" for r in t.rows)
     return (
         f"\\begin{{table}}\n\\centering\n\\begin{{tabular}}{{{colspec}}}\n\\toprule\n"
         + " & ".join(t.header)
