@@ -97,11 +97,73 @@ def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[st
         elif full < data.human.shape[1]:
             notes.append(f"spa: {full} of {data.human.shape[1]} segments have a human score for every system; it is "
                          "computed on those")  # fmt: skip
+    if opts.level == "system":
+        notes += _leverage_notes(data, out)
     undefined = [m for m, v in out.items() if v.get(opts.compared_on) is None and opts.compared_on != "spa"]
     if undefined:
         notes.append(f"{', '.join(undefined)}: {opts.compared_on} is undefined (a constant metric, or too few "
                      "entries): shown as -, and not compared with the other metrics")  # fmt: skip
     return out, eps, notes
+
+
+#: a system is said to drive a metric's system-level Pearson when leaving it out moves r by this much or more and
+#: its Cook's distance in the regression of the metric on the human scores exceeds :data:`COOK` (the usual rule for
+#: a point that alone moves the fit): both, so that the noise of a weakly correlated metric is not flagged
+LEVERAGE, COOK = 0.1, 1.0
+
+
+def _leverage_notes(data: MetaData, values: dict[str, dict]) -> list[str]:
+    """Systems that drive a system-level Pearson: one system far from the others can make r near 1 (or near 0) on
+    its own (an outlier's leverage), which an interval over few systems does not show. For each system, the metrics
+    whose Pearson moves by at least :data:`LEVERAGE` when it is left out and in whose fit it has a Cook's distance
+    above :data:`COOK`."""
+    h = np.asarray(data.human_systems, dtype=np.float64)
+    S = h.size
+    if S < 5:  # leaving one out of four leaves three points: every r is fragile, nothing to single out
+        return []
+    by_system: dict[int, list[tuple[float, str, float, float]]] = {}
+    for m in data.metrics:
+        r = values[m.name].get("pearson")
+        x = np.asarray(m.systems, dtype=np.float64)
+        if r is None or not (np.isfinite(x).all() and np.isfinite(h).all()):
+            continue
+        cook = _cooks_distance(h, x)
+        for k in range(S):
+            if not cook[k] > COOK:
+                continue
+            keep = np.arange(S) != k
+            a, b = h[keep], x[keep]
+            if np.ptp(a) == 0 or np.ptp(b) == 0:
+                continue
+            r_k = float(np.corrcoef(a, b)[0, 1])
+            if abs(r - r_k) >= LEVERAGE:
+                by_system.setdefault(k, []).append((abs(r - r_k), m.name, r, r_k))
+    notes = []
+    for k, hits in sorted(by_system.items(), key=lambda kv: -max(x[0] for x in kv[1])):
+        hits.sort(reverse=True)
+        shown = "; ".join(f"{name} {r:.3f} with it, {r_k:.3f} without" for _, name, r, r_k in hits[:3])
+        more = f" (and {len(hits) - 3} more metric(s))" if len(hits) > 3 else ""
+        notes.append(f"system {data.systems[k]} drives the system-level Pearson of {len(hits)} metric(s): {shown}"
+                     f"{more}. One system far from the others can decide r on its own; read Spearman, Kendall "
+                     "and pairwise accuracy beside it")  # fmt: skip
+    return notes
+
+
+def _cooks_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Cook's distance of each point in the least-squares line of ``y`` on ``x`` (zeros where it is undefined)."""
+    n = x.size
+    dx = x - x.mean()
+    sxx = float(dx @ dx)
+    if sxx == 0 or n < 3:
+        return np.zeros(n)
+    b = float(dx @ (y - y.mean())) / sxx
+    e = y - (y.mean() + b * dx)
+    s2 = float(e @ e) / (n - 2)
+    lev = 1.0 / n + dx**2 / sxx
+    if s2 == 0:
+        return np.zeros(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.nan_to_num(e**2 / (2 * s2) * lev / (1 - lev) ** 2)
 
 
 # ------------------------------------------------------------------------------------------------ intervals
