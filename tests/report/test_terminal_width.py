@@ -112,3 +112,21 @@ def test_analyze_width_flag_sets_decimals_not_the_layout(capsys):
     assert scores and all(len(n.split(".")[1]) == 3 for n in scores)
     assert main([*args, "-w", "13"]) != 0
     assert "between 0 and 12 decimals" in capsys.readouterr().err
+
+
+def test_human_tests_stay_a_table_at_80_columns(capsys, monkeypatch, tmp_path):
+    """Issue 47: at 80 columns human's tests became two-line bullets (one per pair); they are a table with each
+    pair on two lines, every number kept."""
+    rows = ["system\tsegment\tscore"] + [f"{s}\t{i}\t{(i * 7 + k * 3) % 11 + (k // 2)}" for k, s in
+                                         enumerate(["CUNI-DocTransformer.6", "JDExploreAcademy.8", "Online-W.2",
+                                                    "ALMAnaCH-Inria.3"]) for i in range(60)]  # fmt: skip
+    path = tmp_path / "scores.tsv"
+    path.write_text("\n".join(rows) + "\n")
+    args = ["human", str(path), "--n-bootstrap", "200"]
+    wide = _run(capsys, args)
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = _run(capsys, args)
+    tests = narrow[narrow.index("tests (") :]
+    assert "• A:" not in tests and "┃ Δ (A − B)" in tests and "→ JDExploreAcademy.8" in tests
+    assert max(len(x.rstrip()) for x in narrow.splitlines()) <= 80
+    assert sorted(_numbers(narrow)) == sorted(_numbers(wide))

@@ -69,6 +69,21 @@ def tests_table(res: HumanResult, d: int | None = None) -> Table:
     return Table(head, rows, title=f"{res.protocol}: tests ({corr}; * significant at α = {res.settings['alpha']})")
 
 
+def _fitted(t: Table, width: int | None) -> Table:
+    """The tests for a terminal narrower than their table: each pair on two lines (A, then → B) with its numbers on
+    the first, as compare's narrow layout; the note column, when there is one, kept. Unchanged when the table fits
+    or the narrow one does not either (then the table is printed as records)."""
+    from mtsig.report.table import DEFAULT_WIDTH, natural_width, shown
+
+    if width is None or width >= DEFAULT_WIDTH or natural_width(shown(t)) <= width:
+        return t
+    rows = []
+    for r in t.rows:
+        rows += [[r[0], *r[2:]], ["→ " + r[1]] + [""] * (len(r) - 2)]
+    narrow = Table(["A / B", *t.header[2:]], rows, ["left", *(["right"] * (len(t.header) - 2))], title=t.title)
+    return narrow if natural_width(shown(narrow)) <= width else t
+
+
 def _clusters_line(res: HumanResult) -> str:
     return "clusters: " + " > ".join("{" + ", ".join(c) + "}" for c in res.clusters)
 
@@ -90,7 +105,7 @@ def _text(res: HumanResult, width: int | None) -> str:
     out.table(ranking_table(res))
     out.line(_clusters_line(res))
     out.line()
-    out.table(tests_table(res))
+    out.table(_fitted(tests_table(res), width))
     for n in res.notes:
         out.line(f"note: {n}")
     return out.getvalue()
