@@ -43,19 +43,25 @@ def _crossed(wmt: Path, folder: Path) -> list[str]:
     return specs
 
 
+def _page(p, chromium: str, report: Path, width: int, errors: list[str], requests: list[str]):
+    """The browser and the report opened at ``width`` px, console errors and requests collected."""
+    browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(report.as_uri())
+    page.wait_for_load_state("load")
+    return browser, page
+
+
 def _open(chromium: str, report: Path, shot: Path) -> tuple[list[str], list[str], list[float], list[float]]:
     from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
     requests: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1366, "height": 800})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda r: requests.append(r.url))
-        page.goto(report.as_uri())
-        page.wait_for_load_state("load")
+        browser, page = _page(p, chromium, report, 1366, errors, requests)
         header = "#mtsig-comparisons-bleu thead th:nth-child(10)"  # p adj.
         cells = "els => els.map(e => parseFloat(e.dataset.value))"
         page.click(header)
@@ -143,13 +149,7 @@ def test_meta_report_in_headless_chromium(tmp_path):
     errors: list[str] = []
     requests: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda r: requests.append(r.url))
-        page.goto(report.as_uri())
-        page.wait_for_load_state("load")
+        browser, page = _page(p, chromium, report, 1280, errors, requests)
         header = "#mtsig-metrics thead th:nth-child(2)"  # pearson
         cells = "els => els.map(e => parseFloat(e.dataset.value))"
         page.click(header)

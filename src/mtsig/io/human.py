@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from mtsig.errors import InputError, unknown_name
-from mtsig.io.text import read_text, split_lines
+from mtsig.io.text import json_line, read_text, split_lines
 
 INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt25-humeval", "mtme-seg", "mtme-rating")
 WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
@@ -626,17 +626,10 @@ def _read_wmt25(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     ``LANGS_#_DOMAIN_#_DOCUMENT_#_PARAGRAPH`` and ``scores`` ``{system: {"human1": x, "human2": y, ...}}`` (each
     wave's score; ``{system: x}`` for a single wave). Every (item, wave) is a segment, as WMT25 counts them; the
     document and domain come from the id, the language pair too."""
-    import json
-
     seen_systems: set[str] = set()
     out: list[Judgment] = []
     for i, ln in enumerate(split_lines(text), start=1):
-        if not ln.strip():
-            raise InputError(f"{path}: line {i}: empty line")
-        try:
-            rec = json.loads(ln)
-        except ValueError as exc:
-            raise InputError(f"{path}: line {i}: not JSON ({exc})") from None
+        rec = json_line(path, i, ln)
         if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str) or not isinstance(rec.get("scores"),
                                                                                                   dict):  # fmt: skip
             raise InputError(f'{path}: line {i}: expected {{"doc_id": ..., "scores": {{system: ...}}}}')

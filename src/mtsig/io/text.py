@@ -165,6 +165,18 @@ _SET_TAGS = ("srcset", "refset", "tstset", "mteval")
 _PROLOG = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!doctype(?:[^>\[]|\[.*?\])*>)", re.S | re.I)
 
 
+def json_line(path: str, i: int, line: str):
+    """Line ``i`` of a JSON-lines file as its value: an empty line or one that is not JSON is an error naming both."""
+    import json
+
+    if not line.strip():
+        raise InputError(f"{path}: line {i}: empty line")
+    try:
+        return json.loads(line)
+    except ValueError as exc:
+        raise InputError(f"{path}: line {i}: not JSON ({exc})") from None
+
+
 def looks_like_sgml(text: str) -> bool:
     """True when ``text`` is a NIST mteval SGML/XML document: its first element, after any prolog of any length
     (declaration, comments, DOCTYPE), is a srcset, refset, tstset or mteval element, or one of them appears in

@@ -17,7 +17,7 @@ import os
 from collections.abc import Sequence
 
 from mtsig.errors import InputError
-from mtsig.io.text import read_text, split_lines
+from mtsig.io.text import json_line, read_text, split_lines
 
 #: scores by metric, system and humeval item id
 Wmt25Scores = dict[str, dict[str, dict[str, float]]]
@@ -46,12 +46,7 @@ _FIELDS = ("language_pair", "domain", "document_id", "metric_scores")
 
 
 def _record(path: str, i: int, ln: str) -> dict:
-    if not ln.strip():
-        raise InputError(f"{path}: line {i}: empty line")
-    try:
-        rec = json.loads(ln)
-    except ValueError as exc:
-        raise InputError(f"{path}: line {i}: not JSON ({exc})") from None
+    rec = json_line(path, i, ln)
     if not isinstance(rec, dict) or any(f not in rec for f in _FIELDS) or not isinstance(rec["metric_scores"], dict):
         raise InputError(f"{path}: line {i}: expected WMT25's automatic scores ({', '.join(_FIELDS)})")
     return rec
