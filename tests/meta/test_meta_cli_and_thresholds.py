@@ -160,3 +160,19 @@ def test_constant_metric_scores_give_null_with_a_note(tmp_path, capsys):
     assert main(["meta", "--human", human, "--metric", f"flat={m}", "-f", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["metrics"][0]["pearson"] is None and any("undefined" in n for n in out["notes"])
+
+
+def test_humans_agree_below_half_is_called_a_coin_flip(capsys):
+    """Issue 47: "humans agree" at Δ ≈ 0 is a/2 (44-46%), which reads like a finding; the output says it is a coin
+    flip, and says nothing of the kind when every pair is far apart."""
+    from pathlib import Path
+
+    from mtsig.cli import main
+
+    ex = Path(__file__).resolve().parents[2] / "examples"
+    base = ["compare", "-r", str(ex / "ref.A.en"), "-m", "bleu", "--n-resamples", "200"]
+    assert main([*base, "-s", f"base={ex / 'base.en'}", f"new={ex / 'new.en'}"]) == 0
+    assert "coin flip" not in capsys.readouterr().out
+    assert main([*base, "-s", f"base={ex / 'base.en'}", f"copy={ex / 'base.en'}"]) == 0
+    out = capsys.readouterr().out
+    assert "humans agree below 50%: at Δ = 0 the fit gives a/2 (44% here), no better than a coin flip" in out

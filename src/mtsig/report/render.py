@@ -504,6 +504,15 @@ def _compare_notes(res: CompareResult) -> list[str]:
             "humans agree: the share of human judgments expected to agree that the system the metric scores higher is "
             f"better, at this |Δ| (Kocmi et al. 2024's fit accuracy(Δ) = a / (1 + exp(-b Δ)); fits: {', '.join(fits)})."
         )
+        if any(c.human_agreement and c.human_agreement["accuracy"] < 0.5 for c in res.comparisons):
+            from mtsig.thresholds import FITS
+
+            halves = sorted({round(FITS[f][0] / 2) for f in fits if f in FITS})
+            floor = f"{halves[0]}%" if len(halves) == 1 else f"{halves[0]}-{halves[-1]}%"
+            extra.append(
+                f"humans agree below 50%: at Δ = 0 the fit gives a/2 ({floor} here), no better than a coin flip: "
+                "humans would not tell those systems apart."
+            )
     if any(sc.runs is not None and len(sc.runs.runs) > 1 for s in res.systems for sc in s.scores.values()):
         extra.append(
             "Systems with several runs: score A, score B and Δ are pooled scores (every run's statistics summed per "
