@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 import mtsig
@@ -45,3 +47,26 @@ def test_no_note_without_an_outlier(tmp_path):
     loo = max(abs(r - np.corrcoef(np.delete(h, k), np.delete(x, k))[0, 1]) for k in range(h.size))
     assert loo >= 0.1  # leaving a system out moves r this much: only Cook's distance tells noise from an outlier
     assert not any("drives the system-level Pearson" in n for n in res.notes)
+
+
+def test_negative_tau23_beside_positive_tau_b_is_explained(tmp_path):
+    """Issue 47: a coarse metric (mostly ties) has tau-b > 0 and tau-23 < 0; the output says why."""
+    rng = np.random.default_rng(1)
+    S, N = 5, 200
+    H = np.round(rng.normal(0, 1, (S, N)), 3)
+    metrics = {"fine": H + rng.normal(0, 1, (S, N)), "coarse": np.where(H + rng.normal(0, 0.5, (S, N)) > 1, 1.0, 0.0)}
+    hp = tmp_path / "h.tsv"
+    hp.write_text("system\tsegment\tscore\n" + "".join(f"s{k}\t{i + 1}\t{float(H[k, i])!r}\n" for k in range(S)
+                                                       for i in range(N)))  # fmt: skip
+    files = {}
+    for name, M in metrics.items():
+        files[name] = str(tmp_path / f"{name}.seg")
+        Path(files[name]).write_text("".join(f"s{k}\t{float(M[k, i])!r}\n" for k in range(S) for i in range(N)))
+    res = mtsig.meta(
+        str(hp), files, level="segment", statistic="pearson", average_by="none", n_resamples=100, n_bootstrap=50
+    )
+    coarse = res.metric("coarse").values
+    assert coarse["tau23"] < 0 < coarse["kendall"]
+    assert res.metric("fine").values["tau23"] > 0
+    note = next(n for n in res.notes if "tau-23 is negative" in n)
+    assert note.startswith("coarse:") and "fine" not in note

@@ -99,6 +99,13 @@ def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[st
                          "computed on those")  # fmt: skip
     if opts.level == "system":
         notes += _leverage_notes(data, out)
+    else:
+        flipped = [m for m, v in out.items() if (v.get("tau23") or 0) < 0 < (v.get("kendall") or 0)]
+        if flipped:
+            notes.append(f"{', '.join(flipped)}: tau-23 is negative while tau-b is positive. tau-23 counts a pair the "
+                         "metric ties and humans do not as discordant (Deutsch et al. 2023), so a metric with many "
+                         "tied scores (a coarse scale) loses there; acc23 with its tie threshold is the fairer "
+                         "reading")  # fmt: skip
     undefined = [m for m, v in out.items() if v.get(opts.compared_on) is None and opts.compared_on != "spa"]
     if undefined:
         notes.append(f"{', '.join(undefined)}: {opts.compared_on} is undefined (a constant metric, or too few "
