@@ -167,3 +167,39 @@ def test_meta_report_in_headless_chromium(tmp_path):
     want = sorted(m["pearson"] for m in result["metrics"])
     assert up == pytest.approx(want) and down == pytest.approx(want[::-1])
     assert n_svg == 1 and wide <= 390, wide
+
+
+def test_human_report_in_headless_chromium(tmp_path):
+    """``human --html`` in compare's design (issue 47: its headers did not sort, its ticks were odd values and the
+    page scrolled sideways at 390 px): sortable tables, round ticks, no sideways scroll, the JSON of -f json."""
+    import json
+    import re
+
+    from tests.data import DATA, need
+
+    chromium = _chromium()
+    scores = need(DATA / "wmt22-humaneval-toen" / "cs-en" / "ad-seg-scores-cs-en.csv")
+    report, out = tmp_path / "human.html", tmp_path / "human.json"
+    assert main(["human", str(scores), "--n-bootstrap", "200", "--n-resamples", "2000", "--html", str(report), "-q",
+                 "-f", "json", "-o", str(out)]) == 0  # fmt: skip
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser, page = _page(p, chromium, report, 1280, errors, requests)
+        cells = "els => els.map(e => parseFloat(e.dataset.value))"
+        for table, col in (("#mtsig-ranking", 3), ("#mtsig-tests", 7)):  # score; p adjusted
+            page.click(f"{table} thead th:nth-child({col})")
+            up = page.eval_on_selector_all(f"{table} tbody td:nth-child({col})", cells)
+            assert len(up) > 10 and up == sorted(up), table
+        embedded = json.loads(page.inner_text("#mtsig-result"))
+        ticks = page.eval_on_selector_all("figure svg text[text-anchor=middle]", "els => els.map(e => e.textContent)")
+        page.set_viewport_size({"width": 390, "height": 800})
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        browser.close()
+    assert errors == [] and requests == [report.as_uri()]
+    assert embedded == json.loads(out.read_text(encoding="utf-8"))
+    numbers = [t for t in ticks if re.fullmatch(r"-?[\d.]+", t)]
+    assert len(numbers) >= 3 and all(len(t.lstrip("-")) <= 4 for t in numbers), ticks  # 0.1, -0.2: round values
+    assert wide <= 390, wide

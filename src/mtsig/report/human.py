@@ -145,11 +145,25 @@ def _latex(res: HumanResult) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ HTML
+def _ticks(lo: float, hi: float, most: int = 6) -> list[float]:
+    """Round tick values within [lo, hi]: steps of 1, 2 or 5 times a power of ten, at most ``most`` of them."""
+    import math
+
+    span = hi - lo
+    step = 10 ** math.floor(math.log10(span / most)) if span > 0 else 1.0
+    for f in (1, 2, 5, 10):
+        if span / (f * step) <= most:
+            step *= f
+            break
+    first = math.ceil(lo / step) * step
+    return [round(first + k * step, 12) for k in range(int((hi - first) / step + 1e-9) + 1)]
+
+
 def ranking_svg(res: HumanResult, width: int = 640) -> str:
     """Systems in rank order, each score with its interval, clusters as shaded bands with a rule between them;
-    text stays text (editable, searchable)."""
+    text stays text (editable, searchable); round tick values. Drawn without matplotlib, so a base install has it."""
     rows = len(res.systems)
-    left, right, top, row_h = 170, 20, 28, 22
+    left, right, top, row_h = 190, 20, 28, 22
     height = top + rows * row_h + 36
     vals = [v for s in res.systems for v in ((s.score,) + (tuple(s.ci) if s.ci else ()))]
     lo, hi = min(vals), max(vals)
@@ -175,8 +189,8 @@ def ranking_svg(res: HumanResult, width: int = 640) -> str:
         y += h
     for i, s in enumerate(res.systems):
         yy = top + i * row_h
-        rank = f"{s.rank_range[0]}" if s.rank_range[0] == s.rank_range[1] else f"{s.rank_range[0]}-{s.rank_range[1]}"
-        out.append(f'<text x="{left - 8}" y="{yy + 4}" text-anchor="end">{e(rank)}  {e(s.name)}</text>')
+        rank = f"{s.rank_range[0]}" if s.rank_range[0] == s.rank_range[1] else f"{s.rank_range[0]}–{s.rank_range[1]}"
+        out.append(f'<text x="{left - 8}" y="{yy + 4}" text-anchor="end">{e(s.name)} ({e(rank)})</text>')
         if s.ci:
             out.append(f'<line x1="{x(s.ci[0]):.1f}" x2="{x(s.ci[1]):.1f}" y1="{yy}" y2="{yy}" stroke="#0b4f8a" '
                        'stroke-width="2"/>')  # fmt: skip
@@ -184,34 +198,78 @@ def ranking_svg(res: HumanResult, width: int = 640) -> str:
                    f"{s.score:.4f}</title></circle>")  # fmt: skip
     axis_y = top + rows * row_h
     out.append(f'<line x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}" stroke="#333"/>')
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        out.append(f'<text x="{x(v):.1f}" y="{axis_y + 14}" text-anchor="middle">{v:.3f}</text>')
-    out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{axis_y + 30}" text-anchor="middle">human score '
-               "(higher is better)</text></svg>")  # fmt: skip
+    for v in _ticks(lo, hi):
+        out.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{axis_y}" y2="{axis_y + 4}" stroke="#333"/>'
+                   f'<text x="{x(v):.1f}" y="{axis_y + 16}" text-anchor="middle">{v:g}</text>')  # fmt: skip
+    out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{axis_y + 32}" text-anchor="middle">human score '
+               "(higher is better; rank range in parentheses)</text></svg>")  # fmt: skip
     return "".join(out)
 
 
-def _html_table(t: Table) -> str:
-    head = "".join(f"<th>{_esc(h)}</th>" for h in t.header)
-    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in r) + "</tr>" for r in t.rows)
-    return f"<table><caption>{_esc(t.title or '')}</caption><thead><tr>{head}</tr></thead><tbody>{body}" \
-           "</tbody></table>"  # fmt: skip
-
-
 def render_human_html(res: HumanResult, command: str | None = None) -> str:
-    """A self-contained HTML report: settings, the command, the ranking figure and both tables."""
-    e = _esc
-    style = ("body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border-bottom:1px solid #ccc;padding:2px 8px;text-align:right}td:nth-child(2),th:nth-child(2)"
-             "{text-align:left}caption{text-align:left;font-weight:bold}code{background:#f4f4f4}")  # fmt: skip
-    notes = "".join(f"<li>{e(n)}</li>" for n in res.notes)
-    cmd = f"<p>Command: <code>{e(command)}</code></p>" if command else ""
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>mtsig human: {e(res.protocol)}'
-            f"</title><style>{style}</style></head><body><h1>Human judgments: {e(res.protocol)}</h1>"
-            f"<p>{e(_settings_line(res))}</p>{cmd}<figure>{ranking_svg(res)}<figcaption>{e(_clusters_line(res))}"
-            f"</figcaption></figure>{_html_table(ranking_table(res))}{_html_table(tests_table(res))}<ul>{notes}</ul>"
-            "</body></html>\n")  # fmt: skip
+    """``human --html``: compare's report design (sortable tables whose cells carry full-precision ``data-value``,
+    the settings, the command, the result's JSON embedded) with the ranking figure and both tables."""
+    from mtsig._version import __version__
+    from mtsig.report.html import _CSS, _JS, _e, _num, _settings, _table, embedded_json
+
+    st = res.settings
+    items = [("mtsig", _e(__version__)), ("protocol", _e(res.protocol)),
+             ("systems", _e(st.get("n_systems"))), ("segments", _e(st.get("n_segments"))),
+             ("input", _e(f"{st.get('input_format')}: {', '.join(st.get('files', []))}"))]  # fmt: skip
+    if "test" in st:
+        items.append(("test", _e(f"{st['test']}, {st['n_resamples']} resamples of {st['resample_unit']}s, "
+                                 f"{st.get('correction', 'none')} over {st.get('n_comparisons', '-')} pairs, "
+                                 f"α = {st['alpha']}")))  # fmt: skip
+    items += [("intervals and rank sets", _e(f"{st['confidence']:.0%}, {st['n_bootstrap']} bootstrap resamples")),
+              ("seed", _e(st["seed"]))]  # fmt: skip
+    d = _decimals(res, None)
+    rows = []
+    for s in res.systems:
+        lo, hi = s.rank_range
+        ci = s.ci or (None, None)
+        rank = str(lo) if lo == hi else f"{lo}–{hi}"
+        rows.append(f'<tr><td class="n" data-value="{lo}">{_e(rank)}</td><td>{_e(s.name)}</td>{_num(s.score, d)}'
+                    f"{_num(ci[0], d)}{_num(ci[1], d)}{_num(s.n_segments, 0)}{_num(s.wins, 0)}{_num(s.cluster, 0)}"
+                    "</tr>")  # fmt: skip
+    conf = f"{st.get('confidence', 0.95):.0%}"
+    ranking = _table(["rank", "system", "score", f"{conf} CI low", f"{conf} CI high", "segments", "wins", "cluster"],
+                     rows, "sortable", "mtsig-ranking")  # fmt: skip
+    one = " (A better)" if st.get("one_sided") else ""
+    tests = []
+    for c in res.comparisons:
+        cls = ' class="sig"' if c.significant else ""
+        tests.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
+                     f"{_num(c.n_common, 0)}{_pnum(c.p_value)}{_pnum(c.p_adjusted)}"
+                     f"<td>{'yes' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
+    table = _table(["A", "B", "Δ (A − B)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
+                   tests, "sortable", "mtsig-tests")  # fmt: skip
+    notes = "".join(f"<li>{_e(n)}</li>" for n in res.notes)
+    parts = [f"<h1>Human judgments: {_e(res.protocol)}</h1>", "<h2>Settings</h2>", _settings(items)]
+    if command:
+        parts += ["<h2>Command</h2>", f"<pre id=mtsig-command>{_e(command)}</pre>"]
+    parts += [
+        "<h2>Ranking</h2>",
+        f"<p>Rank: {_e(_rank_words(res))}. Click a header to sort.</p>",
+        f"<figure>{ranking_svg(res)}<figcaption>{_e(_clusters_line(res))}</figcaption></figure>",
+        ranking,
+        "<h2>Tests</h2>",
+        f"<p>{_e(tests_table(res).title or '')}; significant rows are shaded.</p>",
+        table,
+    ]
+    if notes:
+        parts += ["<h2>Notes</h2>", f"<ul>{notes}</ul>"]  # fmt: skip
+    body = "\n".join(parts)
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>mtsig human: {_e(res.protocol)}</title><style>{_CSS}</style></head><body>\n{body}\n"
+            f'<script type="application/json" id="mtsig-result">{embedded_json(res.to_dict())}</script>\n'
+            f"<script>{_JS}</script>\n</body></html>\n")  # fmt: skip
+
+
+def _pnum(p: float | None) -> str:
+    from mtsig.report.html import _p
+
+    return '<td class="n" data-value="">–</td>' if p is None else _p(p)
 
 
 render_human = register_formats(HumanResult, text=_text, csv=_csv, markdown=_markdown, latex=_latex)
