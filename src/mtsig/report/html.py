@@ -75,7 +75,10 @@ def _num(x: float | None, decimals: int) -> str:
     return f'<td class="n" data-value="{x!r}">{x:.{decimals}f}</td>'
 
 
-def _p(x: float) -> str:
+def _p(x: float | None) -> str:
+    """A p-value cell ("–" for none)."""
+    if x is None:
+        return '<td class="n" data-value="">–</td>'
     return f'<td class="n" data-value="{x!r}">{format_p(x)}</td>'
 
 
@@ -209,6 +212,19 @@ def embedded_json(obj) -> str:
     for ch, esc in _SCRIPT_ESCAPES.items():
         text = text.replace(ch, esc)
     return text
+
+
+def html_page(title: str, parts: list[str], result: dict) -> str:
+    """A self-contained report page: ``parts`` (HTML) in the report's style, the result's JSON embedded, the
+    tables' sorting script."""
+    body = "\n".join(parts)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n{body}\n"
+        f'<script type="application/json" id="mtsig-result">{embedded_json(result)}</script>\n'
+        f"<script>{_JS}</script>\n</body></html>\n"
+    )
 
 
 def render_html(res: ScoreResult | CompareResult, command: str) -> str:

@@ -210,7 +210,8 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
     """``human --html``: compare's report design (sortable tables whose cells carry full-precision ``data-value``,
     the settings, the command, the result's JSON embedded) with the ranking figure and both tables."""
     from mtsig._version import __version__
-    from mtsig.report.html import _CSS, _JS, _e, _num, _settings, _table, embedded_json
+    from mtsig.report.html import _e, _num, _settings, _table, html_page
+    from mtsig.report.html import _p as p_cell
 
     st = res.settings
     items = [("mtsig", _e(__version__)), ("protocol", _e(res.protocol)),
@@ -239,7 +240,7 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
     for c in res.comparisons:
         cls = ' class="sig"' if c.significant else ""
         tests.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
-                     f"{_num(c.n_common, 0)}{_pnum(c.p_value)}{_pnum(c.p_adjusted)}"
+                     f"{_num(c.n_common, 0)}{p_cell(c.p_value)}{p_cell(c.p_adjusted)}"
                      f"<td>{'yes' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
     table = _table(["A", "B", "Δ (A − B)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
                    tests, "sortable", "mtsig-tests")  # fmt: skip
@@ -258,18 +259,7 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
     ]
     if notes:
         parts += ["<h2>Notes</h2>", f"<ul>{notes}</ul>"]  # fmt: skip
-    body = "\n".join(parts)
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>mtsig human: {_e(res.protocol)}</title><style>{_CSS}</style></head><body>\n{body}\n"
-            f'<script type="application/json" id="mtsig-result">{embedded_json(res.to_dict())}</script>\n'
-            f"<script>{_JS}</script>\n</body></html>\n")  # fmt: skip
-
-
-def _pnum(p: float | None) -> str:
-    from mtsig.report.html import _p
-
-    return '<td class="n" data-value="">–</td>' if p is None else _p(p)
+    return html_page(f"mtsig human: {res.protocol}", parts, res.to_dict())
 
 
 render_human = register_formats(HumanResult, text=_text, csv=_csv, markdown=_markdown, latex=_latex)

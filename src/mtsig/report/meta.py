@@ -109,7 +109,7 @@ def render_meta_html(res: MetaResult, command: str) -> str:
     result's JSON embedded, the command that reproduces it): settings, each metric's agreement with its interval,
     the figure, every pair of metrics tested, the clusters and the notes."""
     from mtsig._version import __version__
-    from mtsig.report.html import _CSS, _JS, _e, _num, _settings, _table, embedded_json, figure_or_note
+    from mtsig.report.html import _e, _num, _p, _settings, _table, figure_or_note, html_page
 
     st = res.settings
     cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
@@ -140,8 +140,8 @@ def render_meta_html(res: MetaResult, command: str) -> str:
     test_rows = []
     for c in res.comparisons:
         cls = ' class="sig"' if c.significant else ""
-        test_rows.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, pd)}{_pcell(c.p_value)}"
-                         f"{_pcell(c.p_two_sided)}{_pcell(c.p_adjusted)}<td>{'yes' if c.significant else 'no'}</td>"
+        test_rows.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, pd)}{_p(c.p_value)}"
+                         f"{_p(c.p_two_sided)}{_p(c.p_adjusted)}<td>{'yes' if c.significant else 'no'}</td>"
                          "</tr>")  # fmt: skip
     parts = ["<h1>mtsig meta-evaluation: which metric agrees with humans</h1>", "<h2>Settings</h2>", _settings(items),
              "<h2>Command</h2>", f"<pre id=mtsig-command>{_e(command)}</pre>",
@@ -167,15 +167,4 @@ def render_meta_html(res: MetaResult, command: str) -> str:
     parts += ["<h2>Clusters</h2>", "<ul>" + "".join(f"<li>{_e(x)}</li>" for x in _clusters(res)) + "</ul>"]
     if res.notes:
         parts += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{_e(n)}</li>" for n in res.notes) + "</ul>"]
-    body = "\n".join(parts)
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>mtsig meta-evaluation</title><style>{_CSS}</style></head><body>\n{body}\n"
-            f'<script type="application/json" id="mtsig-result">{embedded_json(res.to_dict())}</script>\n'
-            f"<script>{_JS}</script>\n</body></html>\n")  # fmt: skip
-
-
-def _pcell(p: float | None) -> str:
-    from mtsig.report.html import _p
-
-    return '<td class="n" data-value="">–</td>' if p is None else _p(p)
+    return html_page("mtsig meta-evaluation", parts, res.to_dict())
