@@ -263,11 +263,4 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
                       for m, cl in clusters]  # fmt: skip
             parts.append("</ul>")
         parts.append(figure_or_note(lambda: plot_compare(res), "Comparisons"))
-    data = embedded_json(res.to_dict())
-    body = "\n".join(parts)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>mtsig report</title><style>{_CSS}</style></head><body>\n{body}\n"
-        f'<script type="application/json" id="mtsig-result">{data}</script>\n<script>{_JS}</script>\n</body></html>\n'
-    )
+    return html_page("mtsig report", parts, res.to_dict())
