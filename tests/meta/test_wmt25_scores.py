@@ -148,6 +148,7 @@ def test_cli_json(tmp_path, capsys):
                  "--n-resamples", "200", "--n-bootstrap", "100", "-f", "json"]) == 0  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert [m["name"] for m in out["metrics"]][0] in ("exact", "negx")
+    assert out["statistic"] == "acc23" and any("acc23 under PERM-BOTH" in n and "liberal" in n for n in out["notes"])
     with pytest.raises(InputError, match="judgments of 2 language pairs"):
         mtsig.meta(str(hp), wmt25_scores=str(auto))
     with pytest.raises(InputError, match="give the WMT25 score files too"):

@@ -790,6 +790,10 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
         notes.append("the pairwise permutation test swaps pairs' outcomes as if they were independent; under a null "
                      "of two equally good metrics it rejected 16% at 0.05 (benchmarks/meta_calibration.md): its "
                      "p-values are too small. PERM-BOTH holds its level")  # fmt: skip
+    if opts.test == "perm-both" and opts.level == "segment" and opts.compared_on == "acc23" and len(data.metrics) > 1:
+        notes.append("acc23 under PERM-BOTH re-optimizes each hybrid's tie threshold, which makes the test liberal: "
+                     "0.082 [0.059, 0.110] at 0.05 under a null of two equally good metrics (docs/meta.md); Pearson "
+                     "and tau-b (--statistic) hold their level")  # fmt: skip
     if opts.test == "bootstrap":
         notes.append("the paired bootstrap at system level: under a null of two equally good metrics it rejected "
                      "0.012 at 0.05 resampling segments (conservative) and 0.040 resampling documents "
