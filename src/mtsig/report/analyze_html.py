@@ -10,7 +10,7 @@ from collections import Counter
 from mtsig._version import __version__
 from mtsig.analysis.result import Analysis, AnalyzeResult
 from mtsig.report.analyze_plots import plot_analysis
-from mtsig.report.html import _CSS, _JS, _e, _num, _p, _settings, _table, embedded_json, figure_or_note
+from mtsig.report.html import _e, _num, _p, _settings, _table, figure_or_note, html_page
 
 _MORE_CSS = "mark{background:#ffe3a3;padding:0 .1em}.ex{margin:.5em 0;padding:.4em .6em;border-left:3px solid #ccc}" \
             ".ex div{margin:.1em 0}.ex b{display:inline-block;min-width:6em}"  # fmt: skip
@@ -129,11 +129,4 @@ def render_analyze_html(res: AnalyzeResult, command: str) -> str:
             parts.append(_ngram_table(i, a))
         else:
             parts.append(_examples(a))
-    body = "\n".join(parts)
-    data = embedded_json(res.to_dict())
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>mtsig analysis</title><style>{_CSS}{_MORE_CSS}</style></head><body>\n{body}\n"
-        f'<script type="application/json" id="mtsig-result">{data}</script>\n<script>{_JS}</script>\n</body></html>\n'
-    )
+    return html_page("mtsig analysis", parts, res.to_dict(), _MORE_CSS)

@@ -214,14 +214,14 @@ def embedded_json(obj) -> str:
     return text
 
 
-def html_page(title: str, parts: list[str], result: dict) -> str:
-    """A self-contained report page: ``parts`` (HTML) in the report's style, the result's JSON embedded, the
-    tables' sorting script."""
+def html_page(title: str, parts: list[str], result: dict, css: str = "") -> str:
+    """A self-contained report page: ``parts`` (HTML) in the report's style (plus ``css``), the result's JSON
+    embedded, the tables' sorting script."""
     body = "\n".join(parts)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n{body}\n"
+        f"<title>{_e(title)}</title><style>{_CSS}{css}</style></head><body>\n{body}\n"
         f'<script type="application/json" id="mtsig-result">{embedded_json(result)}</script>\n'
         f"<script>{_JS}</script>\n</body></html>\n"
     )
