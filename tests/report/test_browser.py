@@ -55,6 +55,15 @@ def _page(p, chromium: str, report: Path, width: int, errors: list[str], request
     return browser, page
 
 
+def _json_and_phone_width(page) -> tuple[dict, int]:
+    """The result's JSON embedded in the page, and the page's width at a phone's 390 px viewport."""
+    import json
+
+    embedded = json.loads(page.inner_text("#mtsig-result"))
+    page.set_viewport_size({"width": 390, "height": 800})
+    return embedded, page.evaluate("() => document.documentElement.scrollWidth")
+
+
 def _open(chromium: str, report: Path, shot: Path) -> tuple[list[str], list[str], list[float], list[float]]:
     from playwright.sync_api import sync_playwright
 
@@ -156,10 +165,8 @@ def test_meta_report_in_headless_chromium(tmp_path):
         up = page.eval_on_selector_all("#mtsig-metrics tbody td:nth-child(2)", cells)
         page.click(header)
         down = page.eval_on_selector_all("#mtsig-metrics tbody td:nth-child(2)", cells)
-        embedded = json.loads(page.inner_text("#mtsig-result"))
         n_svg = page.eval_on_selector_all("figure svg", "els => els.length")
-        page.set_viewport_size({"width": 390, "height": 800})
-        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        embedded, wide = _json_and_phone_width(page)
         browser.close()
     assert errors == [] and requests == [report.as_uri()]
     result = json.loads(out.read_text(encoding="utf-8"))
@@ -193,10 +200,8 @@ def test_human_report_in_headless_chromium(tmp_path):
             page.click(f"{table} thead th:nth-child({col})")
             up = page.eval_on_selector_all(f"{table} tbody td:nth-child({col})", cells)
             assert len(up) > 10 and up == sorted(up), table
-        embedded = json.loads(page.inner_text("#mtsig-result"))
         ticks = page.eval_on_selector_all("figure svg text[text-anchor=middle]", "els => els.map(e => e.textContent)")
-        page.set_viewport_size({"width": 390, "height": 800})
-        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        embedded, wide = _json_and_phone_width(page)
         browser.close()
     assert errors == [] and requests == [report.as_uri()]
     assert embedded == json.loads(out.read_text(encoding="utf-8"))

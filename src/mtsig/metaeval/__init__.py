@@ -85,22 +85,9 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         h = human_input(human, input_format=input_format, docs=docs or _xml_refs(refs), lp=lp)
     else:
         h = human
-    specs = list(metrics.items()) if isinstance(metrics, Mapping) else [_spec(x) for x in (metrics or ())]
-    dup = next((n for i, (n, _) in enumerate(specs) if n in dict(specs[:i])), None)
-    if dup is not None:
-        raise InputError(f"metric name {dup!r} is given twice ({dict(specs)[dup]} and a later file): name each metric "
-                         "once", param="metric")  # fmt: skip
-    from mtsig.io.human import check_distinct_names
-
-    check_distinct_names([n for n, _ in specs] + list(compute), "metric", "the metrics")
-    scores = {name: (read_score_file(path)[0], path) for name, path in specs}
+    scores = _score_files(metrics, compute)
     h, placed_notes = _wmt25(h, scores, wmt25_scores, wmt25_metrics)
-    for name in lower_is_better:  # oriented so that higher is better, as every statistic here assumes
-        if name not in scores:
-            raise InputError(
-                f"lower_is_better names {name!r}, which is not a metric file given", param="lower_is_better"
-            )
-        scores[name] = (negate(scores[name][0]), scores[name][1] + " (negated: lower is better)")
+    _orient(scores, lower_is_better)
     boot = {}
     if compute:
         own, boot = own_metrics(refs, systems, compute, **options)
@@ -121,6 +108,33 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
                        correction=correction, seed=DEFAULT_SEED if seed is None else seed,
                        resample_unit=resample_unit)  # fmt: skip
     return run_meta(data, opts, progress)
+
+
+def _score_files(metrics: Mapping[str, str] | Sequence[str] | None,
+                 compute: Sequence[str]) -> dict[str, tuple[dict[str, list[float]], str]]:  # fmt: skip
+    """``{NAME: ({system: scores}, source)}`` of the metric score files, each name once."""
+    from mtsig.errors import InputError
+    from mtsig.io.human import check_distinct_names
+
+    specs = list(metrics.items()) if isinstance(metrics, Mapping) else [_spec(x) for x in (metrics or ())]
+    dup = next((n for i, (n, _) in enumerate(specs) if n in dict(specs[:i])), None)
+    if dup is not None:
+        raise InputError(f"metric name {dup!r} is given twice ({dict(specs)[dup]} and a later file): name each metric "
+                         "once", param="metric")  # fmt: skip
+    check_distinct_names([n for n, _ in specs] + list(compute), "metric", "the metrics")
+    return {name: (read_score_file(path)[0], path) for name, path in specs}
+
+
+def _orient(scores: dict, lower_is_better: Sequence[str]) -> None:
+    """Negate the metrics whose lower scores are better, so that higher is better, as every statistic here assumes."""
+    from mtsig.errors import InputError
+
+    for name in lower_is_better:
+        if name not in scores:
+            raise InputError(
+                f"lower_is_better names {name!r}, which is not a metric file given", param="lower_is_better"
+            )
+        scores[name] = (negate(scores[name][0]), scores[name][1] + " (negated: lower is better)")
 
 
 def _wmt25(h: Any, scores: dict, paths: str | Sequence[str] | None, names: Sequence[str] | None):
