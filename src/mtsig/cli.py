@@ -109,6 +109,11 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
                    "what --resample-unit document resamples")  # fmt: skip
     if stats_input:
         g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
+        g.add_argument("--wmt25-scores", nargs="+", metavar="PATH", default=None,
+                       help="WMT25's automatic scores (data/automatic_scores, or some of its <SYSTEM>.jsonl files) "
+                       "instead of text: each paragraph of -l's documents a segment, each WMT25 metric a metric (-m "
+                       "picks, as WMT25 names them), the documents and domains as units; -s NAME ... picks "
+                       "systems")  # fmt: skip
     g.add_argument("--allow-empty-refs", action="store_true", help="accept empty reference segments")
     g.add_argument("--dev-refs", nargs="+", metavar="REF", help="development-set references (for s_dev)")
     g.add_argument(
@@ -996,14 +1001,12 @@ def _table(a: argparse.Namespace):
     from mtsig.errors import InputError
     from mtsig.table import StatsTable
 
+    if getattr(a, "wmt25_scores", None):
+        return _wmt25_table(a)
     if getattr(a, "stats", None):
         if a.refs or a.systems:
             raise InputError("give either --stats or -r/-s, not both")
-        textual = {k: v for k, v in _compute_options(a).items() if k not in ("jobs", "allow_empty_refs")}
-        textual = [k for k, v in textual.items() if v] + (["allow_empty_refs"] if a.allow_empty_refs else [])
-        if textual:  # the statistics were computed with the options the file records; these would be ignored
-            flags = ", ".join("--" + k.replace("_", "-") for k in textual)
-            raise InputError(f"{flags}: options of the texts do not apply to statistics read with --stats")
+        _no_text_options(a, "--stats")
         return StatsTable.load(a.stats).select(a.metrics)
     if a.test_set and getattr(a, "test", None) is not None and a.test_set in _test_names():
         raise InputError(
@@ -1021,6 +1024,37 @@ def _table(a: argparse.Namespace):
         piped = "" if sys.stdin.isatty() else " (standard input is -s -)"
         raise InputError(f"no system given: use -s SYS [SYS ...]{piped}")
     return compute(a.refs, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
+
+
+def _no_text_options(a: argparse.Namespace, source: str, allowed: tuple[str, ...] = ()) -> None:
+    """Options of the texts given with statistics that do not come from texts: refused, not silently ignored."""
+    from mtsig.errors import InputError
+
+    textual = {k: v for k, v in _compute_options(a).items() if k not in ("jobs", "allow_empty_refs", *allowed)}
+    textual = [k for k, v in textual.items() if v] + (["allow_empty_refs"] if a.allow_empty_refs else [])
+    if textual:  # the statistics were computed with the options the file records; these would be ignored
+        flags = ", ".join("--" + k.replace("_", "-") for k in textual)
+        raise InputError(f"{flags}: options of the texts do not apply to statistics read with {source}")
+
+
+def _wmt25_table(a: argparse.Namespace):
+    """The statistics of WMT25's automatic scores of -l; their notes (null scores) on standard error."""
+    from mtsig.errors import InputError
+    from mtsig.io.wmt25scores import wmt25_table
+
+    for flag, given in (("-r", a.refs), ("-t", a.test_set), ("--mtme", a.mtme), ("--stats", a.stats)):
+        if given:
+            raise InputError(f"give {flag} or --wmt25-scores (scores without texts), not both")
+    _no_text_options(a, "--wmt25-scores", allowed=("langpair",))
+    specs = a.systems or []
+    bad = next((s for s in specs if "=" in s or os.path.sep in s), None)
+    if bad is not None:
+        raise InputError(f"-s {bad}: with --wmt25-scores, -s picks systems by name (the files' names without .jsonl)")
+    table, notes = wmt25_table(a.wmt25_scores, a.langpair, metrics=a.metrics, systems=specs or None)
+    if not a.quiet:
+        for n in notes:
+            sys.stderr.write(f"mtsig: note: {n}\n")
+    return table
 
 
 def _test_names() -> list[str]:

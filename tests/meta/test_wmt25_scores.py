@@ -153,3 +153,90 @@ def test_cli_json(tmp_path, capsys):
         mtsig.meta(str(hp), wmt25_scores=str(auto))
     with pytest.raises(InputError, match="give the WMT25 score files too"):
         mtsig.meta(str(hp), wmt25_metrics=["exact"], lp="en-cs_CZ")
+
+
+# ---------------------------------------------------------------- the same files as scores for score/compare/analyze
+def test_wmt25_table_rows_units_and_scores(tmp_path):
+    from mtsig.io.wmt25scores import wmt25_table
+
+    _, auto, human = make(tmp_path)
+    table, notes = wmt25_table(str(auto), "en-cs")  # the locale may be left out when unambiguous
+    assert notes == [] and table.system_names == sorted(SYSTEMS) and list(table.metrics) == ["exact", "negx", "noise"]
+    assert table.n_segments == 15 and table.keys[:2] == [("news_#_n1", "0"), ("news_#_n1", "1")]
+    assert len(set(table.units["document"])) == 3 and sorted(set(table.units["domain"])) == ["news", "social", "speech"]
+    for s in SYSTEMS:  # a system's score is the mean of its paragraphs' scores, as WMT25's report computes it
+        want = np.mean([x for it, x in human[s].items() if it.startswith("en-cs_CZ")])
+        assert table.corpus_scores("exact", s)[0] == pytest.approx(want, abs=1e-12)
+    one, _ = wmt25_table([str(auto / "A.jsonl"), str(auto / "B.jsonl")], "en-ja_JP", metrics=["noise"])
+    assert one.system_names == ["A", "B"] and list(one.metrics) == ["noise"] and one.n_segments == 5
+
+
+def test_compare_score_analyze_read_wmt25_scores(tmp_path, capsys):
+    from mtsig.cli import main
+
+    _, auto, human = make(tmp_path)
+    _edit(auto, lambda r: r[0]["metric_scores"]["noise"].__setitem__(1, None))
+    args = ["--wmt25-scores", str(auto), "-l", "en-cs_CZ", "-m", "exact", "noise", "-s", "A", "C", "E"]
+    assert main(["compare", *args, "--n-resamples", "999", "-f", "json"]) == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert "mtsig: note: noise: C has 1 null score(s) of 15: missing, left out of its mean" in cap.err
+    assert [s["name"] for s in out["systems"]] == ["A", "C", "E"] and len(out["comparisons"]) == 6
+    a_c = next(c for c in out["comparisons"] if c["metric"] == "exact" and {c["a"], c["b"]} == {"A", "C"})
+    # the systems are 8 points apart on 15 paragraphs: a difference the test finds (on the 3 documents AR could not
+    # go below 1/8, there being 2^3 ways to swap them)
+    assert a_c["p_value"] < 0.05
+    assert main(["compare", *args, "--resample-unit", "document", "--n-resamples", "999", "-f", "json", "-q"]) == 0
+    by_doc = json.loads(capsys.readouterr().out)
+    assert by_doc["settings"]["resample_unit"] == "document" and by_doc["comparisons"][0]["p_value"] >= 0.125
+    mean = {s: np.mean([x for it, x in human[s].items() if it.startswith("en-cs_CZ")]) for s in ("A", "C")}
+    assert abs(a_c["delta"]) == pytest.approx(abs(mean["C"] - mean["A"]), abs=1e-9)
+    assert main(["score", *args, "-f", "json", "-q"]) == 0
+    cap = capsys.readouterr()
+    assert cap.err == ""  # -q: no notes
+    got = json.loads(cap.out)
+    assert got["systems"][0]["scores"]["exact"]["score"] == pytest.approx(mean["A"], abs=1e-9)
+    by = ["--by", "documents", "--n-resamples", "999", "-f", "json", "-q"]
+    assert main(["analyze", *args[:6], "-s", "A", "B", *by]) == 0
+    assert "documents" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["-l", "xx-yy"], "no scores of xx-yy; it has en-cs_CZ, en-ja_JP"),
+        ([], "holds 2 language pairs (en-cs_CZ, en-ja_JP): pick one with -l LP"),
+        (["-l", "en-cs", "-m", "COMET"], "unknown WMT25 metric of en-cs_CZ 'COMET'"),
+        (["-l", "en-cs", "-s", "Z"], "unknown system of en-cs_CZ in the WMT25 scores 'Z'"),
+        (["-l", "en-cs", "-s", "A=a.txt"], "-s picks systems by name"),
+        (["-l", "en-cs", "-r", "ref.txt"], "give -r or --wmt25-scores (scores without texts), not both"),
+        (
+            ["-l", "en-cs", "--tokenize", "intl"],
+            "--tokenize: options of the texts do not apply to statistics read with --wmt25-scores",
+        ),  # fmt: skip
+        (["-l", "en-cs", "incomplete"], "C's exact scores lack 5 of the 15 paragraphs of en-cs_CZ"),
+    ],
+)
+def test_bad_wmt25_scores_for_compare_one_error_line(tmp_path, capsys, extra, message):
+    from mtsig.cli import main
+
+    _, auto, _ = make(tmp_path)
+    if "incomplete" in extra:
+        extra = [x for x in extra if x != "incomplete"]
+        _edit(auto, lambda r: r.pop(1))
+    rc = main(["compare", "--wmt25-scores", str(auto), *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("mtsig: error:") and message in err[0], err
+
+
+def test_locale_left_out_must_be_unambiguous(tmp_path):
+    from mtsig.io.wmt25scores import wmt25_table
+
+    f = tmp_path / "S.jsonl"
+    recs = [{"language_pair": lp, "domain": "news", "document_id": "d", "metric_scores": {"m": [1.0, 2.0]}}
+            for lp in ("en-sr_Cyrl_RS", "en-sr_Latn_RS")]  # fmt: skip
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    with pytest.raises(InputError, match="-l en-sr is en-sr_Cyrl_RS or en-sr_Latn_RS"):
+        wmt25_table(str(f), "en-sr")
+    table, _ = wmt25_table(str(f), "en-sr_Latn_RS")
+    assert table.n_segments == 2

@@ -81,7 +81,8 @@ class AnalysisContext:
 
     def needs_texts(self, what: str):
         if self.table.texts is None:
-            raise InputError(f"analysis {what} needs the texts (give -r and -s): a statistics file holds no words")
+            raise InputError(f"analysis {what} needs the texts (give -r and -s): statistics read from a file "
+                             "(--stats, --wmt25-scores) hold no words")  # fmt: skip
         return self.table.texts
 
     def tokenizer(self):

@@ -60,10 +60,12 @@ def _score(x: object, where: str) -> float:
     return float(x)
 
 
-def _one_file(path: str, lps: set[str] | None, items: set[str] | None, out: Wmt25Scores, system: str) -> None:
+def _one_file(path: str, lps: set[str] | None, items: set[str] | None, out: Wmt25Scores, system: str,
+              seen: set[str]) -> None:  # fmt: skip
     for i, ln in enumerate(split_lines(read_text(path)), start=1):
         rec = _record(path, i, ln)
-        if lps is not None and rec["language_pair"] not in lps:
+        seen.add(str(rec["language_pair"]))
+        if lps is not None and rec["language_pair"] not in lps and rec["language_pair"].split("_", 1)[0] not in lps:
             continue
         doc = f"{rec['language_pair']}_#_{rec['domain']}_#_{rec['document_id']}"
         n = None
@@ -87,21 +89,23 @@ def _one_file(path: str, lps: set[str] | None, items: set[str] | None, out: Wmt2
 def read_wmt25_scores(paths: str | Sequence[str], *, lps: Sequence[str] | None = None,
                       items: Sequence[str] | None = None) -> Wmt25Scores:  # fmt: skip
     """``{metric: {system: {item id: score}}}`` from WMT25 automatic-score files (or directories of them), only the
-    language pairs ``lps`` and the humeval ``items`` when given. Files need not hold the same metrics (WMT25 scored
-    chrF++ only where a reference exists). A paragraph count that differs between metrics or a non-number is an
-    error naming the file and line."""
+    language pairs ``lps`` (``en-cs_CZ``, or ``en-cs`` for each of its locales) and the humeval ``items`` when given.
+    Files need not hold the same metrics (WMT25 scored chrF++ only where a reference exists). A paragraph count that
+    differs between metrics or a non-number is an error naming the file and line."""
     files = _files(paths)
     lp_set = set(lps) if lps is not None else None
     item_set = set(items) if items is not None else None
     out: Wmt25Scores = {}
+    seen: set[str] = set()
     for f in files:
         system = os.path.basename(f)[: -len(".jsonl")] if f.endswith(".jsonl") else os.path.basename(f)
-        _one_file(f, lp_set, item_set, out, system)
+        _one_file(f, lp_set, item_set, out, system, seen)
     out = {m: {k: d for k, d in by.items() if d} for m, by in out.items()}  # only what the filters kept
     out = {m: by for m, by in out.items() if by}
     if not out:
         what = f" of {', '.join(sorted(lp_set))}" if lp_set else ""
-        raise InputError(f"{', '.join(files[:3])}{' ...' if len(files) > 3 else ''}: no scores{what}")
+        held = f"; it has {', '.join(sorted(seen))}" if lp_set and seen and not item_set else ""
+        raise InputError(f"{', '.join(files[:3])}{' ...' if len(files) > 3 else ''}: no scores{what}{held}")
     return out
 
 
@@ -147,3 +151,85 @@ def segment_scores(scores: Wmt25Scores, items: Sequence[str], metrics: Sequence[
                              "there")  # fmt: skip
             out[m][system] = row
     return out, notes
+
+
+def _lp_of(scores: Wmt25Scores, lp: str | None, where: str) -> str:
+    """The language pair of the files that ``lp`` names: exactly (``en-cs_CZ``) or without its locale (``en-cs``)
+    when that is unambiguous."""
+    lps = sorted({it.split("_#_", 1)[0] for by in scores.values() for d in by.values() for it in d})
+    if lp is None:
+        if len(lps) == 1:
+            return lps[0]
+        raise InputError(f"{where} holds {len(lps)} language pairs ({', '.join(lps)}): pick one with -l LP",
+                         param="langpair")  # fmt: skip
+    if lp in lps:
+        return lp
+    near = [x for x in lps if x.split("_", 1)[0] == lp]
+    if len(near) == 1:
+        return near[0]
+    if near:
+        raise InputError(f"-l {lp} is {' or '.join(near)} in {where}: give the whole name", param="langpair")
+    raise InputError(f"{where} has no language pair {lp}; it has {', '.join(lps)}", param="langpair")
+
+
+def wmt25_table(paths: str | Sequence[str], lp: str | None = None, *, metrics: Sequence[str] | None = None,
+                systems: Sequence[str] | None = None):  # fmt: skip
+    """WMT25's automatic scores of one language pair as a statistics table (:class:`mtsig.table.StatsTable`): one
+    row per paragraph (the humeval item), one ``seg`` metric per WMT25 metric named as WMT25 names it, every system
+    whose file scores the pair, and each paragraph's document (``DOMAIN_#_DOCUMENT``) and domain as the units to
+    resample. ``null`` scores
+    are missing (left out of that system's mean). ``lp``: ``en-cs_CZ``, or ``en-cs`` when unambiguous; ``metrics``
+    and ``systems`` pick (default: every metric that scores the pair, every system). Returns the table and notes."""
+    import numpy as np
+
+    from mtsig.errors import unknown_name
+    from mtsig.metrics import get_metric
+    from mtsig.table import StatsTable, SystemInfo
+
+    files = _files(paths)
+    where = files[0] if len(files) == 1 else os.path.dirname(files[0]) or files[0]
+    scores = read_wmt25_scores(files, lps=None if lp is None else [lp])
+    lp = _lp_of(scores, lp, where)
+    scores = {m: {s: {it: x for it, x in d.items() if it.startswith(lp + "_#_")} for s, d in by.items()}
+              for m, by in scores.items()}  # fmt: skip
+    scores = {m: {s: d for s, d in by.items() if d} for m, by in scores.items()}
+    scores = {m: by for m, by in scores.items() if by}
+    names = list(scores) if not metrics else list(metrics)
+    for m in names:
+        if m not in scores:
+            raise unknown_name(f"WMT25 metric of {lp}", m, tuple(scores))
+    found = sorted({s for m in names for s in scores[m]})
+    chosen = found if not systems else list(systems)
+    for s in chosen:
+        if s not in found:
+            raise unknown_name(f"system of {lp} in the WMT25 scores", s, tuple(found))
+    items = list(dict.fromkeys(it for m in names for s in chosen for it in scores[m].get(s, {})))
+    notes = []
+    stats: dict = {}
+    for m in names:
+        stats[m] = {}
+        for s in chosen:
+            got = scores[m].get(s)
+            if not got:
+                raise InputError(f"{where}: {s} has no {m} scores of {lp}: leave the system out (-s picks systems) "
+                                 "or the metric (-m picks metrics)")  # fmt: skip
+            row = np.array([got.get(it, np.nan) for it in items])
+            absent = sum(1 for it in items if it not in got)
+            if absent:
+                raise InputError(f"{where}: {s}'s {m} scores lack {absent} of the {len(items)} paragraphs of {lp} "
+                                 "that the other systems have: one system's file is incomplete")  # fmt: skip
+            lost = int(np.isnan(row).sum())
+            if lost:
+                notes.append(f"{m}: {s} has {lost} null score(s) of {len(items)}: missing, left out of its mean")
+            judged = ~np.isnan(row)
+            stats[m][s] = np.column_stack([np.where(judged, row, 0.0), judged.astype(np.float64)])[None]
+    parts = [it.split("_#_") for it in items]
+    table = StatsTable(
+        {m: get_metric("seg", seg_name=m) for m in names},
+        [SystemInfo(s, [f for f in files if os.path.basename(f) == f"{s}.jsonl"] or [where], 1) for s in chosen],
+        stats,
+        len(items),
+        keys=[("_#_".join(p[1:3]), p[3]) for p in parts],
+        units={"document": ["_#_".join(p[1:3]) for p in parts], "domain": [p[1] for p in parts]},
+    )
+    return table, notes
