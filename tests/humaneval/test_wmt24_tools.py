@@ -144,3 +144,50 @@ def test_wmt25_cross_pairs_its_waves_and_scans_for_rank_ranges(tmp_path):
     h = __import__("mtsig").io.human.read_human(path)
     assert h.input_format == "wmt25-humeval" and h.n_documents == 3 and set(h.domains) == {"news"}
     assert set(h.waves) == {"1", "2"} and len(h.segments) == 180
+
+
+@pytest.mark.slow
+def test_wmt24_jsonl_decides_as_the_appraise_export(tmp_path):
+    """WMT24's ``jsonl/wmt24_esa.jsonl`` (one object per judged segment: langs, doc_id, line_id, domain, system,
+    annotator, esa_score, texts and spans) read as ``wmt24-esa-jsonl``: the shared wave's judgments written in that
+    shape give WMT24's decisions exactly as the Appraise export and its documents file do."""
+    from mtsig.io.human import _read_appraise, read_human
+
+    wave = need(ESA / "esa_generalMT2024_wave3.csv")
+    lp = "en-ja"
+    docs = str(need(ESA / f"{lp}.docs"))
+    placed = read_human(str(wave), lp=lp, docs=docs)
+    domain_of = dict(zip(placed.segments, placed.domains))
+    judgments, _ = _read_appraise(str(wave), wave.read_text(encoding="utf-8"))
+    rows = [{"langs": j.lp, "line_id": int(j.segment), "src": "…", "tgt": "…", "doc_id": j.doc,
+             "domain": domain_of[j.segment], "esa_spans": [], "esa_score": j.score, "system": j.system,
+             "annotator": j.annotator, "speech_info": None} for j in judgments if j.lp == lp]  # fmt: skip
+    rows.append({**rows[0], "esa_score": None})  # an unscored row: left out, said
+    path = tmp_path / "wmt24_esa.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    a = mtsig.human(str(wave), lp=lp, docs=docs, protocol="wmt24", n_bootstrap=50)
+    b = mtsig.human(str(path), lp=lp, protocol="wmt24", n_bootstrap=50)
+    assert b.settings["input_format"] == "wmt24-esa-jsonl"
+    assert any("1 row(s) without an esa_score left out" in n for n in b.notes)
+    pa = {(c.a, c.b): c for c in a.comparisons}
+    assert len(pa) == 78 and {(c.a, c.b) for c in b.comparisons} == set(pa)
+    for c in b.comparisons:
+        want = pa[(c.a, c.b)]
+        assert c.p_value == pytest.approx(want.p_value, rel=1e-12) and c.significant == want.significant
+    assert [(s.name, s.score, tuple(s.rank_range), s.cluster) for s in b.systems] == [
+        (s.name, pytest.approx(s.score, rel=1e-12), tuple(s.rank_range), s.cluster) for s in a.systems]  # fmt: skip
+
+
+def test_wmt24_jsonl_bad_rows_one_error_line(tmp_path, capsys):
+    from mtsig.cli import main
+
+    good = {"langs": "en-cs", "line_id": 3, "doc_id": "d1", "domain": "news", "system": "A", "annotator": "u",
+            "esa_score": 70, "src": "s", "tgt": "t", "esa_spans": []}  # fmt: skip
+    for bad, message in (({**good, "esa_score": "70"}, 'esa_score "70" is not a finite number'),
+                         ({k: v for k, v in good.items() if k != "line_id"}, "expected WMT24's ESA jsonl"),
+                         ({**good, "line_id": True}, "line_id true is not a segment number")):  # fmt: skip
+        f = tmp_path / "esa.jsonl"
+        f.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+        assert main(["human", str(f)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "line 2" in err[0] and message in err[0], err

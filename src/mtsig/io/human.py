@@ -15,6 +15,10 @@ Formats (``input_format``; recognised from a file's first line when not given):
   rated without error); the segment score is minus the mean over its raters (higher is better). Default weights:
   Major 5, Minor 1, Neutral 0, a ``Non-translation`` category 25 whatever its severity, a Minor
   ``Fluency/Punctuation`` error 0.1 (Freitag et al. 2021); ``mqm_weights`` changes them.
+- ``appraise-esa``: Appraise's ESA export (WMT24's ``esa_generalMT2024_wave*.csv``), read as WMT24's
+  ``humeval/tools.py`` reads it; ``wmt24-esa-jsonl``: WMT24's ``jsonl/wmt24_esa.jsonl`` (one object per judged
+  segment); ``wmt25-humeval``: WMT25's ``wmt25-genmt-humeval.jsonl`` (items in waves); ``mtme-seg`` and
+  ``mtme-rating``: mt-metrics-eval's ``LP.NAME.seg.score`` and ``.seg.rating`` files.
 - ``tsv``: a TAB-separated table with a header naming its columns: ``system``, ``segment`` (or ``seg_id``,
   ``sid``), ``score``, and optionally ``annotator`` (or ``rater``), ``doc`` (or ``document``) and ``domain``. ESA
   scores, Appraise exports reduced to these columns, or any segment-level human score.
@@ -27,6 +31,7 @@ Every malformed row is one :class:`InputError` naming the file and the line.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -37,7 +42,8 @@ import numpy as np
 from mtsig.errors import InputError, unknown_name
 from mtsig.io.text import json_line, read_text, split_lines
 
-INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt25-humeval", "mtme-seg", "mtme-rating")
+INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt24-esa-jsonl", "wmt25-humeval", "mtme-seg",
+                 "mtme-rating")  # fmt: skip
 WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time")  # fmt: skip
 WMT_DA_SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
@@ -190,6 +196,8 @@ def detect_format(path: str, first_line: str) -> str:
         return "appraise-esa"
     if first_line.lstrip().startswith("{") and '"scores"' in first_line and '"doc_id"' in first_line:
         return "wmt25-humeval"
+    if first_line.lstrip().startswith("{") and '"esa_score"' in first_line and '"langs"' in first_line:
+        return "wmt24-esa-jsonl"
     tab = first_line.split("\t")
     if len(tab) == 2 and (tab[1].lstrip().startswith('{"errors"') or tab[1].strip() == "None"):
         return "mtme-rating"
@@ -620,6 +628,42 @@ def _read_appraise(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     return out, notes
 
 
+# ------------------------------------------------------------------------------------------- WMT24's jsonl
+WMT24_JSONL_FIELDS = ("langs", "doc_id", "line_id", "system", "esa_score")
+
+
+def _read_wmt24_jsonl(path: str, text: str) -> tuple[list[Judgment], list[str]]:
+    """WMT24's ESA judgments as wmt24-news-systems publishes them (``jsonl/wmt24_esa.jsonl``): one JSON object per
+    judged segment, ``langs`` (``en-cs``), ``doc_id``, ``line_id``, ``domain``, ``system``, ``annotator``,
+    ``esa_score`` (0-100), with the texts and error spans (``src``, ``tgt``, ``esa_spans``), which are not read. A
+    segment is (document, line): ``DOC#LINE``; the document and domain are the file's. A row without a score
+    (``esa_score`` null) is left out, with a note."""
+    seen_systems: set[str] = set()
+    out: list[Judgment] = []
+    unscored = 0
+    for i, ln in enumerate(split_lines(text), start=1):
+        rec = json_line(path, i, ln)
+        if not isinstance(rec, dict) or any(f not in rec for f in WMT24_JSONL_FIELDS):
+            raise InputError(f"{path}: line {i}: expected WMT24's ESA jsonl ({', '.join(WMT24_JSONL_FIELDS)})")
+        x = rec["esa_score"]
+        if x is None:
+            unscored += 1
+            continue
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise InputError(f"{path}: line {i}: esa_score {json.dumps(x)} is not a finite number")
+        system, doc, line = str(rec["system"]), str(rec["doc_id"]), rec["line_id"]
+        if isinstance(line, bool) or not isinstance(line, (int, str)) or not str(line).strip():
+            raise InputError(f"{path}: line {i}: line_id {json.dumps(line)} is not a segment number or id")
+        _count_system(seen_systems, system, path, i)
+        domain = rec.get("domain")
+        annotator = rec.get("annotator")
+        out.append(Judgment(system=system, segment=f"{doc}#{line}", score=float(x), doc=doc, lp=str(rec["langs"]),
+                            domain=None if domain is None else str(domain),
+                            annotator=None if annotator is None else str(annotator)))  # fmt: skip
+    notes = [f"{path}: {unscored} row(s) without an esa_score left out"] if unscored else []
+    return out, notes
+
+
 # ------------------------------------------------------------------------------------------- WMT25
 def _read_wmt25(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     """WMT25's human evaluation (``wmt25-genmt-humeval.jsonl``): one JSON object per line, ``doc_id``
@@ -825,6 +869,8 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str, own_w
         got, more = _read_appraise(path, text)
     elif fmt == "wmt25-humeval":
         got, more = _read_wmt25(path, text)
+    elif fmt == "wmt24-esa-jsonl":
+        got, more = _read_wmt24_jsonl(path, text)
     elif fmt == "mtme-seg":
         got, more = _read_mtme_seg(path, text)
     elif fmt == "mtme-rating":
