@@ -91,6 +91,7 @@ def compute(  # noqa: PLR0913 - the loading settings are keywords, each document
     test_set: str | None = None,
     langpair: str | None = None,
     mtme: str | None = None,
+    wmt25: str | None = None,
     **metric_options: Any,
 ) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
@@ -128,7 +129,7 @@ def _table(refs, systems, metrics, stats, load: LoadOptions, metric_options: dic
             raise InputError("give either statistics or references and systems, not both")
         wanted = None if metrics in (None, DEFAULT_METRICS) else list(metrics)
         return table.select(wanted)
-    if load.mtme:
+    if load.mtme or load.wmt25:
         return _compute(refs, systems, metrics, load, metric_options)
     if (refs is None and not load.test_set) or systems is None:
         raise InputError("give references and systems (or a statistics file)")
@@ -197,6 +198,7 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     test_set: str | None = None,
     langpair: str | None = None,
     mtme: str | None = None,
+    wmt25: str | None = None,
     **metric_options: Any,
 ) -> ScoreResult:
     """Corpus scores of every system under every metric, with bootstrap intervals when ``ci=True``.
@@ -257,6 +259,7 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     test_set: str | None = None,
     langpair: str | None = None,
     mtme: str | None = None,
+    wmt25: str | None = None,
     **metric_options: Any,
 ) -> CompareResult:
     """Paired significance tests between systems: all pairs, or each against ``baseline``.
@@ -322,6 +325,7 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     test_set: str | None = None,
     langpair: str | None = None,
     mtme: str | None = None,
+    wmt25: str | None = None,
     fork: bool = False,
     **metric_options: Any,
 ):

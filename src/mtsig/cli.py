@@ -96,14 +96,18 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
                    help="a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, "
                    "from sacreBLEU's cache or downloaded")  # fmt: skip
     g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT",
-                   help="the language pair of --test-set or --mtme")  # fmt: skip
+                   help="the language pair of --test-set, --mtme or --wmt25")  # fmt: skip
     g.add_argument("--mtme", default=None, metavar="DIR",
                    help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23) instead of -r: the "
                    "references of -l (the year's standard one, or --ref-translator's), documents, domains and system "
                    "outputs (all but the references and outliers; -s NAME ... picks)")  # fmt: skip
+    g.add_argument("--wmt25", default=None, metavar="DIR",
+                   help="WMT25's general-MT data (wmt25-general-mt/data) instead of -r: the reference of -l (refA, "
+                   "or --ref-translator's) and the outputs in systems/ (all that translated the pair; -s NAME ... "
+                   "picks), one segment per paragraph, documents and domains as units")  # fmt: skip
     g.add_argument("--ref-translator", nargs="+", metavar="T", default=None,
                    help="with a WMT XML test set: the translators whose references to use (default: all); with "
-                   "--mtme: the references (e.g. refA refB)")  # fmt: skip
+                   "--mtme or --wmt25: the references (e.g. refA refB)")  # fmt: skip
     g.add_argument("--docids", metavar="FILE", default=None,
                    help="the document of each segment, one id per line (plain-text input; SGML/XML brings its own): "
                    "what --resample-unit document resamples")  # fmt: skip
@@ -197,6 +201,7 @@ def _compute_options(a: argparse.Namespace) -> dict:
         "test_set": a.test_set,
         "langpair": a.langpair,
         "mtme": getattr(a, "mtme", None),
+        "wmt25": getattr(a, "wmt25", None),
     }
 
 
@@ -1014,10 +1019,11 @@ def _table(a: argparse.Namespace):
         )
     if a.test_set and a.refs:
         raise InputError("give -r or -t (a test set by name), not both")
-    if a.mtme:
-        if a.refs:
-            raise InputError("give -r or --mtme (an mt-metrics-eval folder), not both")
-        return compute(None, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
+    for flag, folder in (("--mtme", a.mtme), ("--wmt25", getattr(a, "wmt25", None))):
+        if folder:
+            if a.refs:
+                raise InputError(f"give -r or {flag} (a test set with its outputs), not both")
+            return compute(None, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
     if not a.refs and not a.test_set:
         raise InputError("no reference given: use -r REF [REF ...] (or -t TESTSET -l SRC-TGT)")
     if not a.systems:
@@ -1042,7 +1048,8 @@ def _wmt25_table(a: argparse.Namespace):
     from mtsig.errors import InputError
     from mtsig.io.wmt25scores import wmt25_table
 
-    for flag, given in (("-r", a.refs), ("-t", a.test_set), ("--mtme", a.mtme), ("--stats", a.stats)):
+    for flag, given in (("-r", a.refs), ("-t", a.test_set), ("--mtme", a.mtme), ("--wmt25", a.wmt25),
+                        ("--stats", a.stats)):  # fmt: skip
         if given:
             raise InputError(f"give {flag} or --wmt25-scores (scores without texts), not both")
     _no_text_options(a, "--wmt25-scores", allowed=("langpair",))

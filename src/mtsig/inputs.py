@@ -11,6 +11,7 @@ segments | list of runs}``.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,12 +51,21 @@ class LoadOptions:
         "references (sacreBLEU's default ones, or ``ref_translator``'s), documents and domains, from sacreBLEU's "
         "cache or downloaded.",
     )
-    langpair: str | None = setting(None, "The language pair of ``test_set`` (``SRC-TGT``) or of ``mtme``.")
+    langpair: str | None = setting(
+        None, "The language pair of ``test_set`` (``SRC-TGT``), of ``mtme`` or of ``wmt25``."
+    )
     mtme: str | None = setting(
         None,
         "An mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``) instead of ``refs``: the references "
         "of ``langpair`` (the year's standard one, or ``ref_translator``'s) with its documents and domains, and its "
         "system outputs (all but the references and the year's outliers, or those ``systems`` names).",
+    )
+    wmt25: str | None = setting(
+        None,
+        "WMT25's general-MT data (``wmt25-general-mt/data``, or the repository) instead of ``refs``: the test set's "
+        "reference of ``langpair`` (``refA``, or ``ref_translator``'s) and the outputs in ``systems/`` (all that "
+        "translated the pair, or those ``systems`` names), one segment per paragraph, documents and domains as "
+        "units.",
     )
 
     def __post_init__(self):
@@ -66,13 +76,12 @@ class LoadOptions:
                 "s_dev needs both development references (dev_refs) and outputs (dev_systems)",
                 param=("dev_refs", "dev_systems"),
             )
-        if self.langpair and not (self.test_set or self.mtme):
-            raise InputError("langpair goes with a test set by name (test_set, -t) or an mt-metrics-eval folder "
-                             "(mtme)", param="langpair")  # fmt: skip
-        if self.mtme and self.test_set:
-            raise InputError(
-                "give a test set by name or an mt-metrics-eval folder, not both", param=("mtme", "test_set")
-            )
+        if self.langpair and not (self.test_set or self.mtme or self.wmt25):
+            raise InputError("langpair goes with a test set by name (test_set, -t), an mt-metrics-eval folder "
+                             "(mtme) or WMT25's data (wmt25)", param="langpair")  # fmt: skip
+        named = [n for n in ("test_set", "mtme", "wmt25") if getattr(self, n)]
+        if len(named) > 1:
+            raise InputError(f"give one test set: {' or '.join(named)}, not both", param=tuple(named))
         if self.mtme and not self.langpair:
             from mtsig.metaeval.mtme import language_pairs
 
@@ -120,7 +129,7 @@ def resolve(
 ) -> Inputs:
     """Read and check every input once. ``options``: metric options and side inputs by keyword (names already
     checked by the caller)."""
-    if not load.mtme:  # a folder's systems are named, not files
+    if not (load.mtme or load.wmt25):  # a folder's systems are named, not files
         _check_stdin_once(refs, systems)
     side = all_side_inputs()
     metric_opts = {k: v for k, v in options.items() if k not in side}
@@ -134,6 +143,10 @@ def resolve(
         rs, folder, _ = text_inputs(load.mtme, load.langpair, load.ref_translator, allow_empty=load.allow_empty_refs,
                                     unescape=unescape)  # fmt: skip
         systems = _folder_systems(systems, folder, load.mtme)
+    elif load.wmt25:
+        if refs is not None:
+            raise InputError("give references or WMT25's data, not both", param=("refs", "wmt25"))
+        rs, systems = _wmt25_inputs(load, systems)
     elif load.test_set:
         from mtsig.io.testsets import load_test_set
 
@@ -174,6 +187,31 @@ def _folder_systems(systems: Any, folder: dict[str, str], root: str) -> Any:
     for name, path in chosen.items():
         check_translated(path, name)
     return [f"{n}={p}" for n, p in chosen.items()] + specs
+
+
+def _wmt25_inputs(load: LoadOptions, systems: Any) -> tuple[RefSet, dict[str, Any]]:
+    """The references and outputs of WMT25's release; ``systems``: names of its systems, and ``NAME=FILE`` specs of
+    one's own (one paragraph per line) read beside them."""
+    from mtsig.io.wmt25texts import wmt25_texts
+
+    if isinstance(systems, Mapping):
+        raise InputError("with wmt25, name its systems (a list of names), or give NAME=FILE specs", param="systems")
+    specs = [systems] if isinstance(systems, str) else list(systems or [])
+    own = [s for s in specs if "=" in s]
+    bare = [s for s in specs if "=" not in s and os.path.exists(s)]
+    if bare:
+        raise InputError(f"{bare[0]}: with wmt25, name a file of your own as NAME=FILE", param="systems")
+    picked = [s for s in specs if "=" not in s]
+    rs, found = wmt25_texts(load.wmt25, load.langpair, load.ref_translator, systems=picked if specs else None,
+                            allow_empty=load.allow_empty_refs)  # fmt: skip
+    out: dict[str, Any] = dict(found)
+    for spec in own:
+        name, path = spec.split("=", 1)
+        if name in out:
+            raise InputError(f"system {name!r} is in WMT25's data and given as {path}: name yours otherwise",
+                             param="systems")  # fmt: skip
+        out[name] = path
+    return rs, out
 
 
 def _is_lines(x: Any) -> bool:
