@@ -61,11 +61,16 @@ def load_mtme(src: Path, sorted_systems: bool = True):
     return tasks
 
 
-def link_data(data: Path) -> None:
+def link_data(data: Path, test_set: str) -> None:
+    """mt-metrics-eval reads ``~/.mt-metrics-eval/mt-metrics-eval-v2``: link ``data`` there, and refuse to run on
+    another folder already there (run with another ``HOME`` then)."""
     home = Path.home() / ".mt-metrics-eval" / "mt-metrics-eval-v2"
     if not home.exists():
         home.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(data.resolve(), home)
+    if (home / test_set).resolve() != (data / test_set).resolve():
+        sys.exit(f"{home / test_set} is {(home / test_set).resolve()}, not {data / test_set}: mt-metrics-eval would "
+                 "read that; run with HOME=<an empty folder>")  # fmt: skip
 
 
 def oracle(tasks_mod, task: str, test_set: str, lps: list[str], k: int, only: list[str] | None = None) -> dict:
@@ -152,7 +157,7 @@ def main() -> None:
                     "when mt-metrics-eval would take hours")  # fmt: skip
     ap.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
-    link_data(a.data)
+    link_data(a.data, a.test_set)
     tasks_mod = load_mtme(a.mtme_src, sorted_systems=not a.set_order)
     if a.dump:  # one run of the spread: mt-metrics-eval's numbers only
         print(json.dumps(oracle(tasks_mod, a.task, a.test_set, a.lps, 0)))
