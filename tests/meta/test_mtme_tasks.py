@@ -412,35 +412,41 @@ def test_compare_mtme_picks_systems_and_keeps_own_files(tmp_path):
     assert {s.name for s in every.systems} == set(SYSTEMS)
 
 
-TWO_PAIRS = json.loads((Path(__file__).parent / "data" / "mtme_wmt23_two_pairs_k0.json").read_text(encoding="utf-8"))
+THREE_PAIRS = json.loads((Path(__file__).parent / "data" / "mtme_wmt23_three_pairs_k0.json").read_text("utf-8"))
 
 
 @pytest.mark.slow
-def test_two_language_pairs_pooled_as_mt_metrics_eval(tmp_path):
-    """What only several pairs exercise: pairwise accuracy pooled over pairs, each pair's tasks and the weights of
-    tasks of several pairs. en-de and a zh-en made from it (``tests/meta/mtme_fake.py``: en-de's files, the MQM
-    scores moved by seeded noise), against ``tasks.WMT23(['en-de', 'zh-en'], k=0)`` and ``WMT24OnWMT23`` on the same
-    folder (``data/mtme_wmt23_two_pairs_k0.json``: ``HOME=EMPTY python benchmarks/mtme_tasks_oracle.py --data OUT
-    --lps en-de zh-en [--task wmt24] --json``, after ``python -m tests.meta.mtme_fake OUT``)."""
+def test_three_language_pairs_as_mt_metrics_eval(tmp_path):
+    """What only WMT23's three pairs exercise: pairwise accuracy pooled over pairs, the weights of tasks of several
+    pairs, he-en's two references (refB the standard one, refA a human translation scored as a system). The shared
+    folder has en-de only, so zh-en and he-en are made from it (``tests/meta/mtme_fake.py``: en-de's files, the MQM
+    scores moved by seeded noise; he-en's references renamed, its refA with scores of its own), and held to
+    ``tasks.WMT23(k=0)`` and ``WMT24OnWMT23`` on the same folder (``data/mtme_wmt23_three_pairs_k0.json``: ``python
+    -m tests.meta.mtme_fake OUT``, then ``HOME=EMPTY python benchmarks/mtme_tasks_oracle.py --data OUT --lps en-de
+    he-en zh-en [--task wmt24] --json``)."""
     from tests.meta.mtme_fake import make_pair
 
-    root = make_pair(need(WMT23), tmp_path)
-    got = run_task_set(root, "wmt23", ["en-de", "zh-en"], k=0).to_dict()
-    want = TWO_PAIRS["wmt23"]
+    make_pair(need(WMT23), tmp_path, "zh-en")
+    root = make_pair(need(WMT23), tmp_path, "he-en", seed=1)
+    got = run_task_set(root, "wmt23", k=0).to_dict()  # the year's pairs: en-de, he-en, zh-en
+    want = THREE_PAIRS["wmt23"]
     assert [(t["lp"], t["statistic"]) for t in got["tasks"]] == [(t["lp"], t["statistic"]) for t in want["tasks"]]
-    assert got["tasks"][0]["lp"] == "en-de,zh-en" and len(got["tasks"]) == 7
+    assert got["tasks"][0]["lp"] == "en-de,he-en,zh-en" and len(got["tasks"]) == 10
     assert [t["weight"] for t in got["tasks"]] == pytest.approx(want["weights"], abs=1e-15)
     for tg, tw in zip(got["tasks"], want["tasks"], strict=True):
         for m, v in tw["metrics"].items():
             assert tg["metrics"][m] == pytest.approx(v, abs=1e-12), (tw["lp"], tw["statistic"], m)
         assert tg["ranks"] == tw["ranks"]
-    # the pooled accuracy is not en-de's: the made pair's human ranking differs
+    # the pooled accuracy is not en-de's: the made pairs' human rankings differ
     assert want["tasks"][0]["metrics"] != ORACLE["wmt23"]["tasks"][0]["metrics"]
     for m, v in want["average"].items():
         assert got["average"][m] == pytest.approx(v, abs=1e-12), m
     assert got["average_ranks"] == pytest.approx(want["average_ranks"], abs=1e-12)
-    got24 = run_task_set(root, "wmt24", ["en-de", "zh-en"], k=0).to_dict()
-    for tg, tw in zip(got24["tasks"], TWO_PAIRS["wmt24"]["tasks"], strict=True):
-        one = 1.0 / (PCE_PERMUTATIONS * 66) if tw["statistic"] == "pce" else 1e-12  # see the test above
+    # WMT24's tasks on this folder score he-en's refA as a system too (WMT23's references decide, as in
+    # mt-metrics-eval's WMT24OnWMT23): 13 systems there, 78 pairs
+    got24 = run_task_set(root, "wmt24", ["en-de", "he-en", "zh-en"], k=0).to_dict()
+    for tg, tw in zip(got24["tasks"], THREE_PAIRS["wmt24"]["tasks"], strict=True):
+        pairs = 78 if tw["lp"] == "he-en" else 66
+        one = 1.0 / (PCE_PERMUTATIONS * pairs) if tw["statistic"] == "pce" else 0.0  # see the test above
         for m, v in tw["metrics"].items():
             assert abs(tg["metrics"][m] - v) <= one + 1e-12, (tw["lp"], tw["statistic"], m)

@@ -55,7 +55,8 @@ DEFAULT_LPS = {
     "wmt25": ("cs-de_DE", "cs-uk_UA", "en-ar_EG", "en-bho_IN", "en-cs_CZ", "en-et_EE", "en-is_IS", "en-it_IT",
               "en-ja_JP", "en-ko_KR", "en-mas_KE", "en-ru_RU", "en-sr_Cyrl_RS", "en-uk_UA", "en-zh_CN", "ja-zh_CN"),
 }  # fmt: skip
-#: pairs whose human translations (other references) are scored as systems, as mt-metrics-eval's task sets say
+#: pairs whose human translations (other references) are scored as systems, as mt-metrics-eval's task sets say; a
+#: fact of the test set's data: its WMT24OnWMT23 (the WMT24 tasks on the WMT23 folder) takes WMT23's
 MULTI_REF = {"wmt23": frozenset({"en-he", "he-en"}), "wmt24": frozenset({"en-de"}), "wmt25": frozenset()}
 #: mt-metrics-eval's significance level of the clusters
 CLUSTER_ALPHA = 0.05
@@ -86,14 +87,16 @@ class TaskDef:
         return (0.0, 1.0) if self.statistic in ("accuracy", "pce", "KendallWithTiesOpt") else (-1.0, 1.0)
 
 
-def task_set(name: str, lps: Sequence[str] | None = None) -> tuple[list[TaskDef], list[float]]:
-    """The tasks and weights of mt-metrics-eval's ``tasks.WMT23``/``WMT24``/``WMT25`` (``lps`` sorted, as there)."""
+def task_set(name: str, lps: Sequence[str] | None = None, test_set: str | None = None,
+             ) -> tuple[list[TaskDef], list[float]]:  # fmt: skip
+    """The tasks and weights of mt-metrics-eval's ``tasks.WMT23``/``WMT24``/``WMT25`` (``lps`` sorted, as there) on
+    the folder of ``test_set`` (default: the task set's year; ``wmt24`` on ``wmt23`` is its ``WMT24OnWMT23``)."""
     if name not in TASK_SETS:
         from mtsig.errors import unknown_name
 
         raise unknown_name("task set", name, TASK_SETS)
     lps = sorted(lps or DEFAULT_LPS[name])
-    multi = MULTI_REF[name]
+    multi = MULTI_REF.get(test_set or name, MULTI_REF[name])
     tasks: list[TaskDef] = []
     if name == "wmt23":
         tasks.append(TaskDef(tuple(lps), "sys", "accuracy", bool(multi & set(lps))))
@@ -517,8 +520,8 @@ def run_task_set(  # noqa: PLR0913
 
     k = whole_number(k, "k", 0, MAX_RESAMPLES)
     seed = DEFAULT_SEED if seed is None else whole_number(seed, "seed")
-    tasks, weights = task_set(name, lps)
     root = Path(root)
+    tasks, weights = task_set(name, lps, root.name)
     all_lps = sorted({lp for t in tasks for lp in t.lps})
     sets = {lp: read_evalset(root, lp) for lp in all_lps}
     opts = {"gold": gold, "refs": refs, "primary": primary, "include_outliers": include_outliers, "exclude": exclude}
