@@ -191,3 +191,22 @@ def test_wmt24_jsonl_bad_rows_one_error_line(tmp_path, capsys):
         assert main(["human", str(f)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "line 2" in err[0] and message in err[0], err
+
+
+WMT25_SCRIPT = json.loads((Path(__file__).parent / "data" / "wmt25_script_fake.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lp", ["en-cs_CZ", "en-ja_JP"])
+def test_wmt25_equals_its_script(tmp_path, lp):
+    """``--protocol wmt25`` against WMT25's humeval/08-compute_clusters.py, run unchanged by
+    ``benchmarks/wmt25_oracle.py --json`` on judgments made from a seed (``tests/humaneval/wmt25_fake.py``: two
+    waves, whole-point scores with ties, missing judgments, a system judged on half the items): the score order, the
+    means as it prints them, every rank range and every cluster boundary."""
+    from tests.humaneval.wmt25_fake import make_humeval
+
+    path = make_humeval(tmp_path / "wmt25-genmt-humeval.jsonl")
+    res = mtsig.human(str(path), lp=lp, protocol="wmt25", n_bootstrap=50)
+    want = WMT25_SCRIPT[lp.split("_")[0]]
+    assert [(s.name, f"{s.score:.1f}", list(s.rank_range)) for s in res.systems] == [tuple(r) for r in want["rows"]]
+    sizes = [len(c) for c in res.clusters]
+    assert [sum(sizes[: i + 1]) for i in range(len(sizes) - 1)] == want["cuts"] and len(sizes) >= 4

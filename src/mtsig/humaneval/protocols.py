@@ -580,31 +580,37 @@ def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     return _wmt_result(h, opts, rs, "wmt24", (tested, beats, [note]), scores=macro, clusters=cl)
 
 
-def _wave_pairs(h: HumanScores, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """The paired scores of a and b as WMT25 pairs them: where the judgments come in waves (each item judged in
-    several waves, ``h.waves``), every wave of a's item against every wave of b's (WMT25's 08-compute_clusters.py
-    "cross-pairs" its two waves: a1-b1, a2-b2, a1-b2, a2-b1); otherwise segment by segment. Pairs with a score
-    missing on either side are left out."""
+def _wave_index(h: HumanScores) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the judgments come in waves (each item judged in several waves, ``h.waves``), the segment pairs WMT25
+    compares: every wave of an item against every wave of the same item (its 08-compute_clusters.py "cross-pairs"
+    its two waves: a1-b1, a2-b2, a1-b2, a2-b1), in that order; None without waves (segment by segment). The pairing
+    is the same for every two systems, so it is found once."""
     if h.waves is None or h.items is None:
+        return None
+    items = np.asarray(h.items, dtype=object)
+    waves = np.asarray(h.waves, dtype=object)
+    ia, ib = [], []
+    for wa in dict.fromkeys(h.waves):
+        sa = np.flatnonzero(waves == wa)
+        for wb in dict.fromkeys(h.waves):
+            sb = np.flatnonzero(waves == wb)
+            at_b = {it: j for j, it in zip(sb, items[sb])}
+            for i, it in zip(sa, items[sa]):
+                if it in at_b:
+                    ia.append(i)
+                    ib.append(at_b[it])
+    return np.asarray(ia, dtype=np.intp), np.asarray(ib, dtype=np.intp)
+
+
+def _wave_pairs(h: HumanScores, a: int, b: int, index=None) -> tuple[np.ndarray, np.ndarray]:
+    """The paired scores of a and b as WMT25 pairs them (``index``: :func:`_wave_index`'s pairing; None: segment by
+    segment). Pairs with a score missing on either side are left out."""
+    if index is None:
         x, y, _ = _paired(h, a, b)
         return x, y
-    items = np.asarray(h.items, dtype=object)
-    xs, ys = [], []
-    for wa in dict.fromkeys(h.waves):
-        for wb in dict.fromkeys(h.waves):
-            sa = np.flatnonzero(np.asarray(h.waves, dtype=object) == wa)
-            sb = np.flatnonzero(np.asarray(h.waves, dtype=object) == wb)
-            at_b = {it: j for j, it in zip(sb, items[sb])}
-            pa = [(i, at_b[it]) for i, it in zip(sa, items[sa]) if it in at_b]
-            if not pa:
-                continue
-            ia, ib = (np.array(t) for t in zip(*pa))
-            ok = h.judged[a, ia] & h.judged[b, ib]
-            xs.append(h.scores[a, ia][ok])
-            ys.append(h.scores[b, ib][ok])
-    if not xs:
-        return np.zeros(0), np.zeros(0)
-    return np.concatenate(xs), np.concatenate(ys)
+    ia, ib = index
+    ok = h.judged[a, ia] & h.judged[b, ib]
+    return h.scores[a, ia][ok], h.scores[b, ib][ok]
 
 
 def _wmt25_greater(x: np.ndarray, y: np.ndarray) -> float:
@@ -661,16 +667,15 @@ def run_wmt25(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     means = h.system_means()
     names = [h.systems[k] for k in order]
     level = opts.alpha / 2
-    better: dict[tuple[str, str], bool] = {}
+    index = _wave_index(h)
+    better: dict[tuple[str, str], bool] = {}  # (above, below) in the score order: the only pairs the scans ask
     tested = {}
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
             A, B = h.systems[a], h.systems[b]
-            x, y = _wave_pairs(h, a, b)
+            x, y = _wave_pairs(h, a, b, index)
             p = _wmt25_greater(x, y) if x.size else float("nan")
             better[(A, B)] = bool(p < level)
-            xr, yr = _wave_pairs(h, b, a)
-            better[(B, A)] = bool(xr.size and _wmt25_greater(xr, yr) < level)
             tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]),
                                              p_value=None if np.isnan(p) else p, p_adjusted=None if np.isnan(p) else p,
                                              significant=better[(A, B)], n_common=int(x.size),
