@@ -15,7 +15,8 @@ they can go through the same seam. Results never depend on the executor.
   pickle. Studies send their replicates this way (:func:`mtsig.studies.replicates.runner`).
 
 ``map(fn, items, progress)``: ``progress(n)``, when given, is called as items finish (forked children
-report as their items finish).
+report as their items finish). :func:`fork_call` runs one call in a forked child beside this process (analyze's
+shared comparison beside its other analyses).
 """
 
 from __future__ import annotations
@@ -107,6 +108,72 @@ class ProcessExecutor:
         finally:  # on an error or Ctrl-C: nothing new starts, the workers are reaped
             pool.shutdown(wait=True, cancel_futures=True)
         return out
+
+
+class ForkedCall:
+    """One call run in a forked child beside this process (:func:`fork_call`): :meth:`result` waits for it and
+    returns what it returned, or raises what it raised; :meth:`cancel` stops it. The child sends its result (or its
+    exception) pickled through a pipe, then leaves without running any exit handler."""
+
+    def __init__(self, pid: int, fd: int):
+        self.pid, self.fd = pid, fd
+
+    def result(self) -> Any:
+        import os
+        import pickle
+
+        with os.fdopen(self.fd, "rb") as f:
+            data = f.read()
+        os.waitpid(self.pid, 0)
+        if not data:
+            raise RuntimeError("a forked worker died without a result")
+        ok, value = pickle.loads(data)
+        if not ok:
+            raise value
+        return value
+
+    def cancel(self) -> None:
+        import os
+        import signal
+
+        os.close(self.fd)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it had finished (Ctrl-C reaches it too)
+            pass
+        os.waitpid(self.pid, 0)
+
+
+def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
+    """``fn()`` started in a forked child, which inherits everything computed here (None where workers do not fork:
+    see :func:`start_method`; the caller then calls ``fn`` itself). An exception in the child is raised by
+    :meth:`ForkedCall.result` (one that does not pickle, as a RuntimeError naming it)."""
+    import os
+
+    if start_method() != "fork":
+        return None
+    import numpy.random  # noqa: F401 - imported once, before the fork, rather than in both processes
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
+        try:
+            import pickle
+
+            os.close(read)
+            try:
+                data = pickle.dumps((True, fn()), protocol=5)
+            except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
+                try:
+                    data = pickle.dumps((False, exc), protocol=5)
+                except Exception:  # noqa: BLE001 - an exception that does not pickle: its name and message
+                    data = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")), protocol=5)
+            with os.fdopen(write, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    os.close(write)
+    return ForkedCall(pid, read)
 
 
 def executor_for(jobs: int, n_items: int, work: float) -> Executor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -303,9 +304,9 @@ def _reaped(children) -> bool:
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="the platform cannot fork")
 def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatch):
-    """The shared comparison computed in a forked child gives the very same result as on a second thread; an
-    error in it is raised in the caller as on the thread, and an analysis that fails on the calling side stops
-    the child: no process is left behind."""
+    """The shared comparison computed in a forked child (the executor's fork_call) gives the very same result as on
+    a second thread; an error in it is the child's own, raised in the caller (not the comparison run again here),
+    and an analysis that fails on the calling side stops the child: no process is left behind."""
     import mtsig.analysis.context as context
     import mtsig.analysis.core as core
     from mtsig.analysis import AnalysisSpec, AnalyzeOptions, analyze_table
@@ -316,7 +317,7 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
     opts = AnalyzeOptions(by=tuple(AnalysisSpec.parse(x) for x in ("length-diff", "word-frequency", "examples")))
     thread = analyze_table(table, opts, Resampling(n_resamples=300), fork=False)
     started, here = [], []
-    monkeypatch.setattr(core, "_fork_batch", lambda ctx, f=core._fork_batch: started.append(f(ctx)) or started[-1])
+    monkeypatch.setattr(core, "fork_call", lambda fn, f=core.fork_call: started.append(f(fn)) or started[-1])
     with monkeypatch.context() as m:
         m.setattr(context.Batch, "run", lambda self, ctx, f=context.Batch.run: here.append(1) or f(self, ctx))
         forked = analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
@@ -326,12 +327,14 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
     assert _reaped(started)
 
     def boom(self, ctx):
-        raise InputError("the comparison failed")
+        here.append(os.getpid())
+        raise InputError(f"the comparison failed in {os.getpid()}")
 
     with monkeypatch.context() as m:
         m.setattr(context.Batch, "run", boom)
-        with pytest.raises(InputError, match="the comparison failed"):
+        with pytest.raises(InputError, match="the comparison failed in") as raised:
             analyze_table(table, opts, Resampling(n_resamples=300), fork=True)
+    assert str(os.getpid()) not in str(raised.value) and not here  # the child's error, not a second run here
     assert len(started) == 2 and _reaped(started)
 
     def fail(ctx, arg):

@@ -31,77 +31,28 @@ from mtsig.analysis.registry import ANALYSES
 from mtsig.analysis.result import Analysis, AnalyzeResult, AnalyzeSettings
 from mtsig.engine import DEFAULT_BOOTSTRAP, comparison_pairs
 from mtsig.errors import InputError
+from mtsig.executor import fork_call
 from mtsig.resample import Resampling
 from mtsig.table import StatsTable
 
 
-class _ForkedBatch:
-    """The shared comparison computed in a forked child, its result sent back through a pipe (pickled)."""
-
-    def __init__(self, ctx: AnalysisContext, pid: int, fd: int):
-        self.ctx, self.pid, self.fd = ctx, pid, fd
-
-    def join(self) -> None:
-        import os
-        import pickle
-
-        with os.fdopen(self.fd, "rb") as f:
-            data = f.read()
-        os.waitpid(self.pid, 0)
-        if not data:  # the child failed: the comparison runs here, where its error is raised as it would be
-            self.ctx.batch.run(self.ctx)
-            return
-        n_resamples, result, notes, raised = pickle.loads(data)
-        self.ctx.batch.n_resamples, self.ctx.batch.result = n_resamples, result
-        self.ctx.warnings.extend(w for w in notes if w not in self.ctx.warnings)
-        for message, category in raised:  # Python warnings the child met, raised here as the thread would
-            warnings.warn(message, category, stacklevel=2)
-
-    def cancel(self) -> None:
-        import os
-        import signal
-
-        os.close(self.fd)
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:  # it had finished (Ctrl-C reaches it too)
-            pass
-        os.waitpid(self.pid, 0)
+def _batch_in_child(ctx: AnalysisContext):
+    """The shared comparison as run in a forked child: what it sets on the batch, the notes it adds and the Python
+    warnings it meets (raised again in the parent, as the thread would raise them)."""
+    before = len(ctx.warnings)
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        ctx.batch.run(ctx)
+    caught = [(str(w.message), w.category) for w in raised]
+    return ctx.batch.n_resamples, ctx.batch.result, ctx.warnings[before:], caught
 
 
-def _fork_batch(ctx: AnalysisContext) -> _ForkedBatch | None:
-    """Start the shared comparison in a forked child (None where the platform cannot fork or nothing is batched).
-    The child writes nothing but its result, and leaves without running any exit handler."""
-    import os
-
-    if not ctx.batch.metrics or not hasattr(os, "fork"):
-        return None
-    import numpy.random  # noqa: F401 - imported once, before the fork, rather than in both processes
-
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
-        try:
-            import pickle
-
-            os.close(read)
-            try:
-                before = len(ctx.warnings)
-                with warnings.catch_warnings(record=True) as raised:
-                    warnings.simplefilter("always")
-                    ctx.batch.run(ctx)
-                caught = [(str(w.message), w.category) for w in raised]
-                data = pickle.dumps(
-                    (ctx.batch.n_resamples, ctx.batch.result, ctx.warnings[before:], caught), protocol=5
-                )
-            except BaseException:  # noqa: BLE001 - the parent runs the comparison again and raises there
-                data = b""
-            with os.fdopen(write, "wb") as f:
-                f.write(data)
-        finally:
-            os._exit(0)
-    os.close(write)
-    return _ForkedBatch(ctx, pid, read)
+def _adopt_batch(ctx: AnalysisContext, got) -> None:
+    n_resamples, result, notes, raised = got
+    ctx.batch.n_resamples, ctx.batch.result = n_resamples, result
+    ctx.warnings.extend(w for w in notes if w not in ctx.warnings)
+    for message, category in raised:
+        warnings.warn(message, category, stacklevel=3)
 
 
 #: from this many segments on, the analyses run one after another (the shared comparison too): the peak memory is
@@ -149,7 +100,7 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
     # one BLAS thread per Python thread: BLAS's own threads would take the cores the two threads use (on two
     # cores, 0.9-1.3 s became 0.9 s for the benchmark's run)
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
-        child = _fork_batch(ctx) if fork else None
+        child = fork_call(lambda: _batch_in_child(ctx)) if fork and ctx.batch.metrics else None
         done = pool.submit(ctx.batch.run, ctx) if child is None else None
         try:
             for i, spec in enumerate(specs):
@@ -165,7 +116,7 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
         if done is not None:
             done.result()
         else:
-            child.join()
+            _adopt_batch(ctx, child.result())
     return parts
 
 
