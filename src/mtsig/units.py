@@ -131,9 +131,3 @@ def by_unit(table, unit: str):
             stats[m][s] = np.stack(runs)
     return replace(table, metrics=metrics, stats=stats, n_segments=U, keys=None, unit=unit,
                    unit_names=names, n_segments_total=table.n_segments)  # fmt: skip
-
-
-def describe_units(table) -> dict[str, Any]:
-    """The unit and counts a result reports: ``{"resample_unit", "n_units"}``."""
-    unit = getattr(table, "unit", "segment")
-    return {"resample_unit": unit, "n_units": table.n_segments}

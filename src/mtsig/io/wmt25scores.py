@@ -109,17 +109,6 @@ def read_wmt25_scores(paths: str | Sequence[str], *, lps: Sequence[str] | None =
     return out
 
 
-def looks_like_wmt25_scores(path: str) -> bool:
-    """Whether ``path`` is a directory of, or a file in, WMT25's automatic-score format (by its first line)."""
-    try:
-        f = _files(path)[0] if os.path.isdir(path) else path
-        with open(f, encoding="utf-8") as fh:
-            rec = json.loads(fh.readline())
-    except (OSError, ValueError, InputError, IndexError):
-        return False
-    return isinstance(rec, dict) and {"document_id", "metric_scores", "language_pair"} <= set(rec)
-
-
 def segment_scores(scores: Wmt25Scores, items: Sequence[str], metrics: Sequence[str] | None = None,
                    ) -> tuple[dict[str, dict[str, list[float]]], list[str]]:  # fmt: skip
     """Each metric's scores placed on a sequence of humeval items (one per human segment; an item judged in two

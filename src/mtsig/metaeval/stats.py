@@ -153,11 +153,6 @@ def _kendall_long(x, y, valid, variant, epsilon) -> np.ndarray:
     return out
 
 
-def _ties(v: np.ndarray) -> int:
-    _, t = np.unique(v, return_counts=True)
-    return int((t * (t - 1) // 2).sum())
-
-
 def long_counts(x: np.ndarray, y: np.ndarray, epsilon: float = 0.0, chunk: int = 2048) -> dict:
     """C, D, T_h, T_m, T_hm, N of two long vectors: exact integer counts, O(n²/chunk) memory."""
     n = x.size

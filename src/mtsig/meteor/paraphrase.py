@@ -69,10 +69,6 @@ class Paraphrases:
             setattr(self, name, arrays[name])
         self.max_len = int(self.lengths.max()) if len(self.lengths) else 0
 
-    @property
-    def n_phrases(self) -> int:
-        return len(self.lengths)
-
     def phrase(self, pid: int) -> str:
         return bytes(self.blob[self.offsets[pid] : self.offsets[pid + 1]]).decode("utf-8")
 

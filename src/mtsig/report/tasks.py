@@ -21,11 +21,6 @@ def _cluster_of(res: TaskSetResult) -> dict[str, int]:
     return {m: i + 1 for i, c in enumerate(res.clusters or []) for m in c}
 
 
-def task_table(res: TaskSetResult, fmt: str = "text") -> str:
-    """The Findings-like table (text)."""
-    return _text(res, None)
-
-
 def table(res: TaskSetResult) -> Table:
     d = 3 if res.decimals is None else res.decimals
     cl = _cluster_of(res)
