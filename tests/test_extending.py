@@ -21,12 +21,13 @@ import pytest
 import mtsig
 from mtsig.cli import main
 from mtsig.report.render import FORMATS, register_format, render
+from mtsig.report.study_plots import plot_study
 from mtsig.results import CompareResult
 from mtsig.stats.kinds import KINDS, TestKind, register_kind
 from mtsig.stats.paired import PAIRED_TESTS, Outcome, PairedTest, register_test
 from mtsig.studies.design import Design, design_dict, metric_option, option
 from mtsig.studies.inputs import pooled_stats
-from mtsig.studies.registry import STUDIES, Study, plot_study, register_study, run_study
+from mtsig.studies.registry import STUDIES, Study, register_study, run_study
 from mtsig.studies.result import StudyResult, StudyTable
 
 EX = Path(__file__).resolve().parents[1] / "examples"

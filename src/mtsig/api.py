@@ -372,13 +372,20 @@ _OWN = {
 }
 
 
-def plot(result: ScoreResult | CompareResult, path: str | None = None):
+def plot(result: ScoreResult | CompareResult | Any, path: str | None = None):
     """The figure of a result (matplotlib ``Figure``; needs ``pip install 'mtsig[plot]'``): scores with their
     intervals or runs, or the comparisons (forest plot against a baseline, p-value matrix of all pairs, the
-    null distribution of one pair when ``keep_distributions=True``). ``path`` (.png, .svg, .pdf) also saves it."""
+    null distribution of one pair when ``keep_distributions=True``), or a study's figure. ``path`` (.png, .svg,
+    .pdf) also saves it."""
     from mtsig.report import plots
+    from mtsig.studies.result import StudyResult
 
-    fig = plots.plot_compare(result) if isinstance(result, CompareResult) else plots.plot_score(result)
+    if isinstance(result, StudyResult):
+        from mtsig.report.study_plots import plot_study
+
+        fig = plot_study(result)
+    else:
+        fig = plots.plot_compare(result) if isinstance(result, CompareResult) else plots.plot_score(result)
     if path is not None:
         plots.save(fig, path)
     return fig

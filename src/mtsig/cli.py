@@ -434,7 +434,7 @@ def _study(a: argparse.Namespace, table) -> None:
         res = _run_study(a, table, prog)
     if a.plot:
         from mtsig.report.plots import save
-        from mtsig.studies.registry import plot_study
+        from mtsig.report.study_plots import plot_study
 
         save(plot_study(res, _width(a)), a.plot)
     _write(render(res, a.format, _layout_width(a)), a.output)

@@ -102,44 +102,8 @@ def run_study(
     return replace(res, settings=settings, notes=(*res.notes, note))
 
 
-def plot_study(res: StudyResult, width: float | None = None):
-    """The figure of a study's result (matplotlib ``Figure``), drawn by the study's registered figure function in the
-    paper style: ``width`` inches wide (default: two columns, 6.9 in, for a study of two panels; one, 3.3 in,
-    otherwise)."""
-    import matplotlib
-
-    from mtsig.report.plots import _figure_class
-    from mtsig.report.style import COLUMN, DOUBLE, rc
-
-    study = get_study(res.study)
-    Figure = _figure_class()
-    width = width or (DOUBLE if study.wide else COLUMN)
-    stacked = study.wide and width < 5  # side-by-side panels one above the other at one column's width
-    with matplotlib.rc_context(rc()):
-        fig = Figure(figsize=(width, 5.0 if stacked else 2.7 if width < 5 else 3.0), layout="constrained")
-        if stacked:
-            _stack_panels(fig)
-        study.draw(fig, res)
-    return fig
-
-
-def _stack_panels(fig) -> None:
-    """Make ``fig.subplots(1, n, ...)`` lay its panels out as one column (``width_ratios`` become heights)."""
-    plain = fig.subplots
-
-    def subplots(nrows=1, ncols=1, **kw):
-        if nrows == 1 and ncols > 1:
-            if "width_ratios" in kw:
-                kw["height_ratios"] = kw.pop("width_ratios")
-            kw.pop("sharey", None)
-            axes = plain(ncols, 1, **kw)
-            return axes.reshape(1, ncols) if kw.get("squeeze") is False else axes
-        return plain(nrows, ncols, **kw)
-
-    fig.subplots = subplots
-
-
-_R, _K, _C, _P = "mtsig.studies.riezler:", "mtsig.studies.koehn:", "mtsig.studies.clark:", "mtsig.studies.plots:draw_"
+_R, _K, _C = "mtsig.studies.riezler:", "mtsig.studies.koehn:", "mtsig.studies.clark:"
+_P = "mtsig.report.study_plots:draw_"  # the figures are display: they live in report/
 for _s in (
     Study("type1", "Riezler & Maxwell Table 2, 4.3: equivalent systems, and rejection rates of every test under exact "
           "nulls", _R + "Type1Design", _R + "type1", _P + "type1", wide=True),

@@ -1,4 +1,5 @@
-"""The figure of each study, drawn from the numbers its result carries (``StudyResult.data``)."""
+"""The figure of each study, drawn from the numbers its result carries (``StudyResult.data``): :func:`plot_study`
+lays out the figure and calls the study's registered ``draw`` (the built-in ones are the ``draw_*`` below)."""
 
 from __future__ import annotations
 
@@ -219,3 +220,41 @@ def draw_units(fig, res: StudyResult) -> None:
     ax2.set_xticks(x, [c[0] for c in cov])
     ax2.set_ylim(0, 102)  # from 0: bar heights compare as lengths
     ax2.set(ylabel="coverage % (95% CI)", title=f"(b) intervals (dashed: {nominal:g}%)")
+
+
+def plot_study(res: StudyResult, width: float | None = None):
+    """The figure of a study's result (matplotlib ``Figure``), drawn by the study's registered figure function in the
+    paper style: ``width`` inches wide (default: two columns, 6.9 in, for a study of two panels; one, 3.3 in,
+    otherwise)."""
+    import matplotlib
+
+    from mtsig.report.plots import _figure_class
+    from mtsig.report.style import COLUMN, DOUBLE, rc
+    from mtsig.studies.registry import get_study
+
+    study = get_study(res.study)
+    Figure = _figure_class()
+    width = width or (DOUBLE if study.wide else COLUMN)
+    stacked = study.wide and width < 5  # side-by-side panels one above the other at one column's width
+    with matplotlib.rc_context(rc()):
+        fig = Figure(figsize=(width, 5.0 if stacked else 2.7 if width < 5 else 3.0), layout="constrained")
+        if stacked:
+            _stack_panels(fig)
+        study.draw(fig, res)
+    return fig
+
+
+def _stack_panels(fig) -> None:
+    """Make ``fig.subplots(1, n, ...)`` lay its panels out as one column (``width_ratios`` become heights)."""
+    plain = fig.subplots
+
+    def subplots(nrows=1, ncols=1, **kw):
+        if nrows == 1 and ncols > 1:
+            if "width_ratios" in kw:
+                kw["height_ratios"] = kw.pop("width_ratios")
+            kw.pop("sharey", None)
+            axes = plain(ncols, 1, **kw)
+            return axes.reshape(1, ncols) if kw.get("squeeze") is False else axes
+        return plain(nrows, ncols, **kw)
+
+    fig.subplots = subplots
