@@ -45,10 +45,14 @@ def test_analyze_and_study_frames():
     from mtsig.studies.registry import get_study, run_study
 
     st = run_study("levels", table, design_from(get_study("levels").design, {}))
-    frames = st.to_pandas()
-    assert list(frames) == [t.title for t in st.tables]
+    df = st.to_pandas()  # one frame: a row per table row, its table's title first
+    assert list(dict.fromkeys(df["table"])) == [t.title for t in st.tables] and df.columns[0] == "table"
+    assert len(df) == sum(len(t.rows) for t in st.tables)
     first = st.tables[0]
-    assert list(frames[first.title].columns) == list(first.header) and len(frames[first.title]) == len(first.rows)
+    one = st.to_pandas(first.title)
+    assert list(one.columns) == list(first.header) and len(one) == len(first.rows)
+    with pytest.raises(InputError, match="unknown table of study levels"):
+        st.to_pandas("no such table")
 
 
 def test_without_pandas_a_one_line_error(monkeypatch):

@@ -1,5 +1,6 @@
-"""Every result type displays in a notebook as its ``to_pandas()``: the same rows and columns, numbers rounded for
-reading and exact in each cell's title (issue 41)."""
+"""Every result type displays in a notebook as its ``to_pandas()``: the same rows and the columns that hold a value
+(issue 47: no empty run or interval columns, each signature once under the table), numbers rounded for reading, p-values
+as every output writes them, and exact in each cell's title (issue 41)."""
 
 from __future__ import annotations
 
@@ -19,14 +20,40 @@ def _shape(html: str) -> tuple[int, list[str]]:
     return html.count("<tr>") - 1, head
 
 
+def _filled(df) -> list[str]:
+    return [c for c in df.columns if c != "signature" and df[c].notna().any()]
+
+
 def test_score_compare_analyze_show_their_frames():
     pytest.importorskip("pandas")
     for res in (mtsig.score(REFS, SYSTEMS, ci=True, n_bootstrap=100), mtsig.compare(REFS, SYSTEMS, n_resamples=200),
                 mtsig.analyze(REFS, SYSTEMS, by=["ref-length"], n_resamples=200, n_bootstrap=50)):  # fmt: skip
         df, html = res.to_pandas(), res._repr_html_()
         rows, cols = _shape(html)
-        assert rows == len(df) and cols == list(df.columns), type(res).__name__
+        assert rows == len(df) and cols == _filled(df), type(res).__name__
         assert "e-05" not in re.sub(r'title="[^"]*"', "", html)  # p-values read 0.0001-style, exact in the title
+
+
+def test_no_empty_columns_signatures_once_and_one_p_format():
+    res = mtsig.score(REFS, SYSTEMS, metrics=["bleu", "chrf"])
+    html = res._repr_html_()
+    _, cols = _shape(html)
+    assert not {"mean", "s_sel", "s_test", "s_dev", "ci_low", "ci_high", "signature"} & set(cols)  # no runs, no CI
+    assert html.count("mtsig:bleu|") == 1 and html.count("mtsig:chrf|") == 1  # once each, not once per system
+    cmp = mtsig.compare(REFS, SYSTEMS, test=("ar", "paired-bootstrap"), n_resamples=10_000, seed=1)
+    shown = re.findall(r'<span title="([^"]+)">([^<]+)</span>', cmp._repr_html_())
+    from mtsig.report.table import format_p
+
+    ps = {c.result.p_value for c in cmp.comparisons}
+    assert {text for exact, text in shown if float(exact) in ps} == {format_p(p) for p in ps}
+
+
+def test_analyze_display_shows_its_ngrams_and_examples():
+    res = mtsig.analyze(REFS, SYSTEMS, by=["ngrams", "examples"], n_resamples=200, n_bootstrap=50)
+    html = res._repr_html_()
+    items = [i for a in res.analyses for i in a.items]
+    assert items and "n-grams and example segments" in html
+    assert html.count("<tr>") >= len(items) + 3  # the corpus rows, then every n-gram and example
 
 
 def test_human_meta_and_study_results_display_their_frames(tmp_path):
@@ -44,4 +71,6 @@ def test_human_meta_and_study_results_display_their_frames(tmp_path):
 
     study = run_study("levels", mtsig.compute(REFS, SYSTEMS), design_from(get_study("levels").design, {}))
     html = study._repr_html_()
-    assert html.count("<h4>") == len(study.to_pandas()) == len(study.tables)
+    df = study.to_pandas()
+    assert html.count("<h4>") == len(study.tables) == df["table"].nunique()
+    assert len(df) == sum(len(t.rows) for t in study.tables)

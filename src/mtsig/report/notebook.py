@@ -1,5 +1,7 @@
 """Results in a notebook (``_repr_html_``): the rows and columns of ``to_pandas()``, numbers rounded for reading
-(each metric's decimals for scores, four significant digits for p-values), every cell escaped.
+(each metric's decimals for scores, p-values as every output writes them: ``0.0020``, ``1.0e-04``), exact in each
+cell's title, every cell escaped. A column empty in every row (optimizer-run statistics without runs, intervals
+not asked for) is not shown, and a metric's signature is shown once under the table rather than on every row.
 
 Display lives here, in ``report/``; a result type only names its rows (:mod:`mtsig.frames`)."""
 
@@ -20,20 +22,41 @@ def _cell(column: str, value: Any, decimals: int) -> str:
     if isinstance(value, float):
         if value != value:  # NaN
             return ""
-        text = f"{value:.4g}" if column in _P_COLUMNS else f"{value:.{decimals}f}"
+        if column in _P_COLUMNS:
+            from mtsig.report.table import format_p
+
+            text = format_p(value)
+        else:
+            text = f"{value:.{decimals}f}"
         return f'<span title="{value!r}">{text}</span>'
     return html.escape(str(value))
 
 
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def shown_columns(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
+    """The columns a display shows: those with a value in some row, the signature apart."""
+    return [c for c in columns if c != "signature" and any(not _empty(r.get(c)) for r in rows)]
+
+
 def html_table(rows: list[dict[str, Any]], columns: list[str], decimals: dict[str, int] | None = None) -> str:
-    """An HTML table of ``rows`` (dicts) in ``columns`` order; a row's ``metric`` picks its decimals."""
+    """An HTML table of ``rows`` (dicts) in ``columns`` order (:func:`shown_columns` of them); a row's ``metric``
+    picks its decimals; the signatures follow the table, one line per metric."""
     decimals = decimals or {}
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    shown = shown_columns(rows, columns)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown)
     body = []
     for r in rows:
         d = decimals.get(r.get("metric"), 4)
-        body.append("<tr>" + "".join(f"<td>{_cell(c, r.get(c), d)}</td>" for c in columns) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        body.append("<tr>" + "".join(f"<td>{_cell(c, r.get(c), d)}</td>" for c in shown) + "</tr>")
+    out = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    sigs = dict.fromkeys((r.get("metric"), r["signature"]) for r in rows if r.get("signature"))
+    if sigs:
+        out += "".join(f"<div><small>{html.escape(str(m))}: <code>{html.escape(sig)}</code></small></div>"
+                       for m, sig in sigs)  # fmt: skip
+    return out
 
 
 def score_html(res) -> str:
@@ -49,10 +72,15 @@ def compare_html(res) -> str:
 
 
 def analyze_html(res) -> str:
-    from mtsig.frames import ANALYZE_COLUMNS, analyze_rows
+    """The buckets (``to_pandas()``), then the n-grams and example segments (``to_pandas(items=True)``)."""
+    from mtsig.frames import ANALYZE_COLUMNS, analyze_rows, item_rows
 
     decimals = {a.metric: a.decimals for a in res.analyses}
-    return html_table(analyze_rows(res), ANALYZE_COLUMNS, decimals)
+    out = html_table(analyze_rows(res), ANALYZE_COLUMNS, decimals)
+    items, columns = item_rows(res)
+    if items:
+        out += "<h4>n-grams and example segments (to_pandas(items=True))</h4>" + html_table(items, columns, decimals)
+    return out
 
 
 def meta_html(res) -> str:
@@ -61,7 +89,8 @@ def meta_html(res) -> str:
 
 
 def study_html(res) -> str:
-    """Each table of a study under its title (the frames of ``to_pandas()``), each column with its decimals."""
+    """Each table of a study under its title (``to_pandas()``'s rows of that table), each column with its
+    decimals."""
     parts = []
     for t in res.tables:
         decs = list(t.decimals or []) + [None] * len(t.header)

@@ -36,11 +36,22 @@ class StudyResult:
                 return t
         raise KeyError(title_start)
 
-    def to_pandas(self) -> dict[str, Any]:
-        """Each of the study's tables as a DataFrame, by title (needs pandas)."""
+    def to_pandas(self, table: str | None = None):
+        """The study's tables as one DataFrame, a row per table row under a first column ``table`` (its title),
+        the columns of every table in order; ``table``: one table's rows, by title, in its own columns (needs
+        pandas)."""
         from mtsig.frames import frame
 
-        return {t.title: frame([dict(zip(t.header, r)) for r in t.rows], list(t.header)) for t in self.tables}
+        if table is not None:
+            t = next((t for t in self.tables if t.title == table), None)
+            if t is None:
+                from mtsig.errors import unknown_name
+
+                raise unknown_name(f"table of study {self.study}", table, tuple(t.title for t in self.tables))
+            return frame([dict(zip(t.header, r)) for r in t.rows], list(t.header))
+        columns = ["table", *dict.fromkeys(str(c) for t in self.tables for c in t.header)]
+        rows = [{"table": t.title, **dict(zip(map(str, t.header), r))} for t in self.tables for r in t.rows]
+        return frame(rows, columns)
 
     def _repr_html_(self) -> str:
         from mtsig.report.notebook import study_html
