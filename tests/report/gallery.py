@@ -8,8 +8,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 
-from tests.data import (MULTEVAL, MULTEVAL_SYSTEMS, WMT, WMT_SYSTEMS, WMT_XML, multeval_ref, multeval_runs, need,
-                        wmt_hyp, wmt_ref)  # fmt: skip
+from tests.data import (
+    MULTEVAL,
+    MULTEVAL_SYSTEMS,
+    WMT,
+    WMT_SYSTEMS,
+    WMT_XML,
+    multeval_ref,
+    multeval_runs,
+    need,
+    wmt_hyp,  # fmt: skip
+    wmt_ref,
+)
 
 
 @functools.cache
@@ -44,7 +54,10 @@ def score_and_compare(width: float) -> Iterator[tuple[str, object]]:
     yield "score-ci", plot_score(mtsig.score(stats=one, ci=True, n_bootstrap=200), width)
     yield "score-3-metrics", plot_score(mtsig.score(stats=three, ci=True, n_bootstrap=200), width)
     yield "score-runs", plot_score(mtsig.score(stats=_runs()), width)
-    yield "compare-forest", plot_compare(mtsig.compare(stats=one, baseline="LT22", n_resamples=500, system_ci=True), width)
+    yield (
+        "compare-forest",
+        plot_compare(mtsig.compare(stats=one, baseline="LT22", n_resamples=500, system_ci=True), width),
+    )
     yield "compare-matrix", plot_compare(mtsig.compare(stats=one, n_resamples=500), width)
     yield "compare-matrix-3-metrics", plot_compare(mtsig.compare(stats=three, n_resamples=500), width)
     pair = _wmt().select(systems=["LT22", "PROMT"])
@@ -76,7 +89,8 @@ def studies(width: float) -> Iterator[tuple[str, object]]:
              "multiplicity": {"replicates": 20, "null_systems": 4}, "sensitivity": {"n_resamples": 300},
              "runs": {"n_resamples": 300}, "coverage": {"samples": 10}, "sampling": {},
              "levels": {"samples": 10}, "testsize": {"samples": 10, "sizes": (100, 400)},
-             "power": {"replicates": 10, "sizes": (200, 800), "n_resamples": 200}, "units": {"replicates": 10}}  # fmt: skip
+             "power": {"replicates": 10, "sizes": (200, 800), "n_resamples": 200},
+             "units": {"replicates": 10}}  # fmt: skip
     tables = {"runs": _runs(), "units": _xml(), "sensitivity": _wmt(("bleu", "chrf"))}
     for name, opts in small.items():
         study = get_study(name)
@@ -103,4 +117,5 @@ def human_and_meta(width: float) -> Iterator[tuple[str, object]]:
 
 
 BUILDERS: dict[str, Callable[[float], Iterator[tuple[str, object]]]] = {
-    "score-compare": score_and_compare, "analyze": analyze, "studies": studies, "human-meta": human_and_meta}  # fmt: skip
+    "score-compare": score_and_compare, "analyze": analyze, "studies": studies,
+    "human-meta": human_and_meta}  # fmt: skip

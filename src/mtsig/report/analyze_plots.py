@@ -18,7 +18,17 @@ import numpy as np
 from mtsig.analysis.result import Analysis, AnalyzeResult
 from mtsig.errors import InputError
 from mtsig.report.plots import _figure_class, _gid
-from mtsig.report.style import COLUMN, DOUBLE, HATCHES, MARKERS, direction_text, display_name, paper_figure, wrap_to
+from mtsig.report.style import (
+    COLUMN,
+    DOUBLE,
+    HATCHES,
+    MARKERS,
+    direction_text,
+    display_name,
+    fit_texts,
+    paper_figure,
+    wrap_to,  # fmt: skip
+)
 
 #: more buckets than this are drawn as points (a bar per document cannot be read)
 MAX_BARS = 24
@@ -140,6 +150,7 @@ def plot_analysis(res: AnalyzeResult, a: Analysis, width: float | None = None):
     ncol = min(len(res.systems), 4 if width < 5 else 8)
     fig.legend(loc="outside upper center", ncol=ncol, handlelength=1.2, columnspacing=0.8)
     _caption_below(fig, _caption(res, a), width)
+    fit_texts(fig)
     return fig
 
 
@@ -161,6 +172,7 @@ def plot_analyze(res: AnalyzeResult, width: float | None = None):
     fig.legend(handles=axes[0].get_legend_handles_labels()[0], loc="outside upper center",
                ncol=min(len(res.systems), 8))  # fmt: skip
     _caption_below(fig, _caption(res, panels[0]), width)
+    fit_texts(fig)
     return fig
 
 

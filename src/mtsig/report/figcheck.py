@@ -110,6 +110,19 @@ def _overlap(a, b) -> bool:
     return True
 
 
+def _overlaps(texts, extents, renderer) -> list[str]:
+    boxes = [_box(t, e, renderer) for t, e in zip(texts, extents)]
+    out = []
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            a, b = extents[i], extents[j]
+            if min(a.x1, b.x1) - max(a.x0, b.x0) <= SLACK or min(a.y1, b.y1) - max(a.y0, b.y0) <= SLACK:
+                continue
+            if _overlap(boxes[i], boxes[j]):
+                out.append(f"texts {texts[i].get_text()[:30]!r} and {texts[j].get_text()[:30]!r} overlap")
+    return out
+
+
 def audit(fig, width: float | None = None) -> Audit:
     """Draw ``fig`` and check it (``width``: the width asked for, in inches)."""
     if not hasattr(fig.canvas, "get_renderer"):  # a Figure made without pyplot: give it Agg's canvas to measure on
@@ -133,14 +146,7 @@ def audit(fig, width: float | None = None) -> Audit:
         extents.append(e)
         if e.x0 < box.x0 - SLACK or e.y0 < box.y0 - SLACK or e.x1 > box.x1 + SLACK or e.y1 > box.y1 + SLACK:
             out.problems.append(f"text {label} runs off the figure")
-    boxes = [_box(t, e, renderer) for t, e in zip(texts, extents)]
-    for i in range(len(texts)):
-        for j in range(i + 1, len(texts)):
-            a, b = extents[i], extents[j]
-            if min(a.x1, b.x1) - max(a.x0, b.x0) <= SLACK or min(a.y1, b.y1) - max(a.y0, b.y0) <= SLACK:
-                continue
-            if _overlap(boxes[i], boxes[j]):
-                out.problems.append(f"texts {texts[i].get_text()[:30]!r} and {texts[j].get_text()[:30]!r} overlap")
+    out.problems += _overlaps(texts, extents, renderer)
     for ax in fig.axes:
         leg = ax.get_legend()
         if leg is None or not leg.get_visible():

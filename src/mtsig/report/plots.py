@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.report.style import COLUMN, DOUBLE, direction_text, display_name, paper_figure, rc, wrap_to
+from mtsig.report.style import COLUMN, DOUBLE, SMALL, direction_text, display_name, fit_texts, paper_figure, rc, wrap_to
 from mtsig.report.table import format_p
 from mtsig.results import CompareResult, ScoreResult
 
@@ -57,8 +57,13 @@ def plot_score(res: ScoreResult, width: float | None = None):
     Figure = _figure_class()
     metrics, names = res.metrics, [s.name for s in res.systems]
     width = width or (COLUMN if len(metrics) == 1 else DOUBLE)
-    fig = Figure(figsize=(width, 0.9 + 0.22 * len(names)), layout="constrained")
-    axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
+    stacked = len(metrics) > 1 and width < 5  # at one column's width, one metric per row
+    if stacked:
+        fig = Figure(figsize=(width, 0.3 + len(metrics) * (0.75 + 0.22 * len(names))), layout="constrained")
+        axes = fig.subplots(len(metrics), 1, squeeze=False)[:, 0]
+    else:
+        fig = Figure(figsize=(width, 0.9 + 0.22 * len(names)), layout="constrained")
+        axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
     y = np.arange(len(names))[::-1]
     for ax, m in zip(axes, metrics):
         for yi, s in zip(y, res.systems):
@@ -79,7 +84,8 @@ def plot_score(res: ScoreResult, width: float | None = None):
         ax.set_title(_title(m, res.directions.get(m, "higher")))
         ax.set_xlabel(f"{display_name(m)} score")
         ax.grid(axis="x", color="0.9")
-    axes[0].set_yticks(y, names)
+    for ax in axes if stacked else axes[:1]:
+        ax.set_yticks(y, names)
     st = res.settings
     method = getattr(st, "ci_method", None)  # a comparison's settings have none: its scores have no interval
     if any(sc.runs is not None for s in res.systems for sc in s.scores.values()):
@@ -87,6 +93,7 @@ def plot_score(res: ScoreResult, width: float | None = None):
     elif method is not None:
         note = f"{st.confidence:.0%} {method} bootstrap intervals, {st.n_bootstrap} resamples, seed {st.seed}"
         fig.suptitle(note)
+    fit_texts(fig)
     return fig
 
 
@@ -102,12 +109,12 @@ def plot_compare(res: CompareResult, width: float | None = None):
     metrics = res.metrics
     rows = {m: [c for c in res.comparisons if c.metric == m and c.result.test == test] for m in metrics}
     one_pair = all(len(r) == 1 for r in rows.values())
+    width = width or (COLUMN if len(metrics) == 1 else DOUBLE)
     if not one_pair and res.settings.baseline is None:
-        fig = _matrix_figure(Figure, res, metrics, rows)
-        note = _compare_note(res, test, "matrix").replace("; ", ";\n")
+        fig = _matrix_figure(Figure, res, metrics, rows, width)
+        note = "\n".join(wrap_to(x, width - 0.1) for x in _compare_note(res, test, "matrix").split("; "))
         fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, va="top")
         return fig
-    width = width or (COLUMN if len(metrics) == 1 else DOUBLE)
     if one_pair and any(_distribution(r[0]) is not None for r in rows.values()):
         kind, size = "distribution", (width, 2.4)
     else:
@@ -121,33 +128,42 @@ def plot_compare(res: CompareResult, width: float | None = None):
     return fig
 
 
-def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict):
+#: the smallest and largest side of a p-value matrix's cell (inches): 7-pt names need the smallest
+MATRIX_CELL = (0.14, 0.45)
+
+
+def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict, width: float):
     """The p-value matrices, laid out by hand (a layout engine measures every tick label again and again, which
-    made 16 systems x 3 metrics take seconds): square cells, margins from the longest system name, one metric per
-    row beyond six systems, one colour bar."""
+    made 16 systems x 3 metrics take seconds): ``width`` inches wide, square cells as large as the width allows
+    (within :data:`MATRIX_CELL`), margins from the longest system name, as many metrics side by side as fit, one
+    colour bar."""
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import LogNorm
 
     names = [s.name for s in res.systems]
     n = len(names)
-    cell = 0.3 if n > 6 else 0.45
     label = 0.25 + 0.055 * max(len(x) for x in names)  # inches taken by the tick labels
-    side, top, right = cell * n, 1.05, 1.1  # the note (four short lines) and the title above
-    cols = len(metrics) if n <= 6 else 1
+    top, right = 1.05, 0.85  # the note (four short lines) and the title above; the colour bar
+    room = width - right
+    cols = max(1, min(len(metrics), int(room // (label + 0.3 + n * MATRIX_CELL[0]))))
+    block_w = room / cols
+    side = max(n * MATRIX_CELL[0], min(block_w - label - 0.3, n * MATRIX_CELL[1]))
     nrows = -(-len(metrics) // cols)
-    block_w, block_h = label + side + 0.3, side + 0.4 + label * 0.87  # rotated labels below each matrix
-    W, H = cols * block_w + right, nrows * block_h + top
+    block_h = side + 0.4 + label * 0.87  # rotated labels below each matrix
+    W, H = width, nrows * block_h + top
     fig = Figure(figsize=(W, H))
     norm = LogNorm(vmin=1e-4, vmax=1.0)
+    scale = (side / n / MATRIX_CELL[1]) ** 2  # markers as large as the cells
     for k, m in enumerate(metrics):
         r, c = divmod(k, cols)
         x0, y0 = c * block_w + label, H - top - r * block_h - side
         ax = fig.add_axes((x0 / W, y0 / H, side / W, side / H))
-        _matrix_axis(ax, res, m, rows[m], norm)
-    cax = fig.add_axes(((W - right + 0.25) / W, (H - top - min(side, H - top - 0.3)) / H, 0.15 / W,
+        _matrix_axis(ax, res, m, rows[m], norm, scale)
+    cax = fig.add_axes(((W - right + 0.2) / W, (H - top - min(side, H - top - 0.3)) / H, 0.12 / W,
                         min(side, H - top - 0.3) / H))  # fmt: skip
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap="viridis"), cax=cax)
     bar.set_label("adjusted p-value")
+    bar.ax.tick_params(labelsize=SMALL)
     bar.ax.minorticks_off()
     return fig
 
@@ -211,7 +227,7 @@ def _forest_axis(ax, res: CompareResult, m: str, rows) -> None:
     ax.set_xlim(lo, hi + 0.4 * (hi - lo))  # room for the p-values right of the intervals
 
 
-def _matrix_axis(ax, res: CompareResult, m: str, rows, norm) -> None:
+def _matrix_axis(ax, res: CompareResult, m: str, rows, norm, scale: float = 1.0) -> None:
     score = {c.result.a: c.result.score_a for c in rows} | {c.result.b: c.result.score_b for c in rows}
     direction = res.directions.get(m, "higher")
     sign = -1.0 if direction == "lower" else 1.0
@@ -228,7 +244,7 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows, norm) -> None:
         i, j = pos[r.a], pos[r.b]
         P[i, j] = P[j, i] = max(c.p_adjusted, 1e-6) if c.p_adjusted is not None else np.nan
     ax.imshow(P, cmap="viridis", norm=norm)
-    _matrix_marks(ax, m, rows, pos, P)
+    _matrix_marks(ax, m, rows, pos, P, scale)
     bounds = np.cumsum([len(cl) for cl in (res.clusters.get(m) or [])])[:-1] if res.clusters.get(m) else []
     for b in bounds:
         ax.axhline(b - 0.5, color="C3", lw=1.5)
@@ -238,7 +254,7 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows, norm) -> None:
     ax.set_title(_title(m, direction) + ", best first")
 
 
-def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray) -> None:
+def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray, scale: float = 1.0) -> None:
     """Per cell the sign of Δ (column system minus row system: + or −) and a star when significant, drawn as
     markers (one collection each: text per cell is slow to lay out); per pair an invisible square with its
     numbers in its id."""
@@ -260,7 +276,8 @@ def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray) -> None:
         if pts:
             x, y, dark = (np.array(v) for v in zip(*pts))
             marker, size = style[kind]
-            ax.scatter(x, y, s=size, marker=marker, c=np.where(dark, "white", "black"), linewidths=1.2)
+            ax.scatter(x, y, s=size * scale, marker=marker, c=np.where(dark, "white", "black"),
+                       linewidths=1.2 * min(1.0, scale**0.5))  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ output

@@ -3,9 +3,11 @@ lays out the figure and calls the study's registered ``draw`` (the built-in ones
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
-from mtsig.report.style import HATCHES, MARKERS, display_name
+from mtsig.report.style import HATCHES, LINESTYLES, MARKERS, display_name, legend_below
 from mtsig.report.table import format_p
 from mtsig.studies.result import StudyResult
 
@@ -26,7 +28,6 @@ def draw_sampling(fig, res: StudyResult) -> None:
         ax1.axhline(v["full"], color=f"C{k}", lw=0.8, ls="--")
     ax1.set(xlabel="sample", ylabel=res.settings["metric"], title="per-sample scores (dashed: full set)")
     _integer_axis(ax1.xaxis)
-    ax1.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # below the data
     for k, v in enumerate(res.data["differences"].values()):
         ax2.plot([k - 0.15] * len(v["blocks"]), v["blocks"], "o", color="C0", ms=3, label="blocks" if k == 0 else None)
         ax2.plot([k + 0.15] * len(v["broad"]), v["broad"], "x", color="C1", ms=4, label="broad" if k == 0 else None)
@@ -36,6 +37,7 @@ def draw_sampling(fig, res: StudyResult) -> None:
     ax2.axhline(0, color="grey", lw=0.6)
     ax2.set(ylabel="Δ (B - A)", title="per-sample differences (bar: full set)")
     ax2.legend(fontsize=7, loc="best")
+    legend_below(ax1, fontsize=7, frameon=False)
 
 
 def draw_coverage(fig, res: StudyResult) -> None:
@@ -81,19 +83,26 @@ def draw_type1(fig, res: StudyResult) -> None:
     labels = res.data["labels"]
     for k, (test, ps) in enumerate(res.data["pvalues"].items()):
         p = np.asarray(ps)
-        ax1.plot(p, np.arange(1, p.size + 1) / p.size, color=f"C{k}", lw=1.2, label=labels[test])
+        ax1.plot(
+            p,
+            np.arange(1, p.size + 1) / p.size,
+            color=f"C{k}",
+            lw=1.2,
+            label=labels[test],
+            ls=LINESTYLES[k % len(LINESTYLES)],
+        )  # fmt: skip  (a style beside each colour: readable in grey)
     ax1.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
     ax1.set(xlabel="p-value", ylabel="share of null pairs with a smaller p-value", xlim=(0, 1), ylim=(0, 1),
             title="P-P plot under exact nulls (dashed: calibrated)")  # fmt: skip
-    ax1.legend(fontsize=7)
     rates = [r for r in res.data["rates"] if abs(r[1] - 0.05) < 1e-12] or res.data["rates"]
     alpha = rates[0][1]
     y = np.arange(len(rates))
     ax2.errorbar([r[2] for r in rates], y, xerr=[[r[2] - r[3] for r in rates], [r[4] - r[2] for r in rates]],
                  fmt="o", color="C0", capsize=3)  # fmt: skip
     ax2.axvline(100 * alpha, color="C3", lw=1, ls="--")
-    ax2.set_yticks(y, [r[0] for r in rates], fontsize=7)
-    ax2.set(xlabel="rejection % (95% interval)", title=f"rejections at α = {alpha:g} (red: α)")
+    ax2.set_yticks(y, [textwrap.fill(r[0], 24) for r in rates], fontsize=7)
+    ax2.set(xlabel="rejection % (95% interval)", title=f"rejections at α = {alpha:g} (dashed: α)")
+    legend_below(ax1, fontsize=7, frameon=False)
 
 
 def draw_multiplicity(fig, res: StudyResult) -> None:
@@ -229,7 +238,7 @@ def plot_study(res: StudyResult, width: float | None = None):
     import matplotlib
 
     from mtsig.report.plots import _figure_class
-    from mtsig.report.style import COLUMN, DOUBLE, rc
+    from mtsig.report.style import COLUMN, DOUBLE, fit_texts, rc
     from mtsig.studies.registry import get_study
 
     study = get_study(res.study)
@@ -241,6 +250,7 @@ def plot_study(res: StudyResult, width: float | None = None):
         if stacked:
             _stack_panels(fig)
         study.draw(fig, res)
+        fit_texts(fig)
     return fig
 
 

@@ -13,6 +13,7 @@ from typing import Any
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 HATCHES = ("", "////", "....", "\\\\\\\\", "xxxx", "----", "oo", "++")
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 2)), (0, (8, 2)), (0, (3, 1, 3, 3)))
 #: figure widths in inches: one column and the full text width of a two-column paper (ACL, IEEE, ACM)
 COLUMN, DOUBLE = 3.3, 6.9
 WIDTHS = {"column": COLUMN, "double": DOUBLE}
@@ -87,3 +88,67 @@ def direction_text(direction: str) -> str:
     if direction == "lower":
         return "lower is better"
     return "best " + direction.replace("closest to", "at")
+
+
+def fit_texts(fig, passes: int = 5) -> None:
+    """Wrap the titles and axis labels that are longer than the room they have (a title or an x label: its axes'
+    width, a little beyond; a y label: its axes' height; the figure's title: the figure's width), measured on the
+    drawn figure, so that nothing runs off a figure at one column's width."""
+    import textwrap
+
+    if not hasattr(fig.canvas, "get_renderer"):  # a Figure made without pyplot: Agg's canvas to measure on
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    for _ in range(passes):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        room: list = []
+        for ax in fig.axes:
+            if not ax.get_visible() or not ax.axison:
+                continue
+            w, h = ax.bbox.width, ax.bbox.height
+            cx = (ax.bbox.x0 + ax.bbox.x1) / 2  # a centred title has twice the room to the nearer figure edge
+            centred = 2 * min(cx - fig.bbox.x0, fig.bbox.x1 - cx) * 0.98
+            room += [(ax.title, min(w * 1.2, centred)), (ax._left_title, w), (ax._right_title, w),
+                     (ax.xaxis.label, w), (ax.yaxis.label, h)]  # fmt: skip
+        if getattr(fig, "_suptitle", None) is not None:
+            room.append((fig._suptitle, fig.bbox.width * 0.98))
+        changed = False
+        for t, limit in room:
+            text = t.get_text()
+            if not text.strip() or limit <= 0:
+                continue
+            e = t.get_window_extent(renderer)
+            size = e.height if t is not None and abs(t.get_rotation() - 90) < 1 else e.width
+            if size <= limit:
+                continue
+            flat = " ".join(text.split())
+            longest = max(len(x) for x in text.split("\n"))
+            chars = max(6, int(longest * limit / size * 0.95))
+            wrapped = textwrap.fill(flat, chars, break_long_words=False)
+            if wrapped != text:
+                t.set_text(wrapped)
+                changed = True
+        if not changed:
+            return
+
+
+def legend_below(ax, **kwargs):
+    """The axes' legend under its x axis (tick labels and label), off the data: placed, drawn, and placed again
+    until the layout settles; one column of entries at one column's width, two wider."""
+    fig = ax.figure
+    kwargs.setdefault("ncol", 1 if fig.get_figwidth() < 5 else 2)
+    leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), **kwargs)
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    for _ in range(3):
+        fig.canvas.draw()
+        below = ax.xaxis.get_tightbbox(fig.canvas.get_renderer())
+        if below is None:
+            break
+        y = ax.transAxes.inverted().transform((0, below.y0))[1]
+        leg.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
+    return leg
