@@ -212,6 +212,21 @@ _PLOT_WIDTH_HELP = (
 
 def _plot_width(o) -> None:
     o.add_argument("--plot-width", default=None, metavar="W", help=_PLOT_WIDTH_HELP)
+    o.add_argument("--caption", default="figure", metavar="figure|none|FILE",
+                   help="the figure's caption (what it shows, the test, the seed): drawn in the figure (figure, the "
+                   "default), left out (none), or left out and written to FILE, for a paper's own caption")  # fmt: skip
+
+
+def _save_plot(fig, a: argparse.Namespace) -> None:
+    """``--plot FILE`` with ``--caption``: the figure saved, its caption in it, left out, or written to a file."""
+    from mtsig.report.plots import save, take_caption
+
+    text = take_caption(fig, a.caption)
+    save(fig, a.plot)
+    if a.caption not in ("figure", "none"):
+        from mtsig.report.analyze_plots import write_caption
+
+        write_caption(a.caption, text)
 
 
 def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None, plot: bool = True) -> None:
@@ -433,10 +448,9 @@ def _study(a: argparse.Namespace, table) -> None:
     with _progress_factory(not a.quiet) as prog:
         res = _run_study(a, table, prog)
     if a.plot:
-        from mtsig.report.plots import save
         from mtsig.report.study_plots import plot_study
 
-        save(plot_study(res, _width(a)), a.plot)
+        _save_plot(plot_study(res, _width(a)), a)
     _write(render(res, a.format, _layout_width(a)), a.output)
 
 
@@ -519,10 +533,9 @@ def _human(a: argparse.Namespace, prog) -> None:
         _write(render_human_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
     if a.plot:
         from mtsig.report.paper import plot_human
-        from mtsig.report.plots import save
         from mtsig.report.style import COLUMN
 
-        save(plot_human(res, _width(a) or COLUMN), a.plot)
+        _save_plot(plot_human(res, _width(a) or COLUMN), a)
     _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
 
 
@@ -746,10 +759,9 @@ def _meta_extras(res, a: argparse.Namespace) -> None:
     """``--plot`` and ``--html`` of one meta-evaluation."""
     if a.plot:
         from mtsig.report.paper import plot_meta
-        from mtsig.report.plots import save
         from mtsig.report.style import COLUMN
 
-        save(plot_meta(res, _width(a) or COLUMN), a.plot)
+        _save_plot(plot_meta(res, _width(a) or COLUMN), a)
     if a.html:
         import shlex
 
@@ -1170,7 +1182,7 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
     if a.plot:
         from mtsig.report.analyze_plots import save_figures
 
-        written = save_figures(res, a.plot, _width(a))
+        written = save_figures(res, a.plot, _width(a), a.caption)
         if not a.quiet:
             print(f"mtsig: {len(written)} figure(s): {', '.join(written)}", file=sys.stderr)
     if a.html:
@@ -1289,13 +1301,31 @@ def _figures(a: argparse.Namespace, res) -> None:
         from mtsig.report import plots
 
         fig = (plots.plot_compare if isinstance(res, CompareResult) else plots.plot_score)(res, _width(a))
-        plots.save(fig, a.plot)
+        _save_plot(fig, a)
     if a.html:
         import shlex
 
         from mtsig.report.html import render_html
 
         _write(render_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
+
+
+def _check_outputs(a: argparse.Namespace) -> None:
+    """Every file the command will write, checked before any work: writable, distinct, a figure's format known."""
+    given = {f"--{flag}": getattr(a, flag) for flag in ("output", "plot", "html") if getattr(a, flag, None)}
+    if getattr(a, "caption", "figure") not in ("figure", "none"):
+        if not getattr(a, "plot", None):
+            from mtsig.errors import InputError
+
+            raise InputError("--caption FILE writes the caption of the figure --plot draws: give --plot too")
+        given["--caption"] = a.caption
+    for flag, path in given.items():
+        _check_output(path, a, flag)
+    _check_distinct(given)
+    if getattr(a, "plot", None):
+        from mtsig.report.plots import check_path
+
+        check_path(a.plot)
 
 
 def _run(a: argparse.Namespace) -> int:
@@ -1305,14 +1335,7 @@ def _run(a: argparse.Namespace) -> int:
         from mtsig.errors import InputError
 
         raise InputError(f"--jobs must be at least 1, got {a.jobs}")
-    given = {f"--{flag}": getattr(a, flag) for flag in ("output", "plot", "html") if getattr(a, flag, None)}
-    for flag, path in given.items():
-        _check_output(path, a, flag)
-    _check_distinct(given)
-    if getattr(a, "plot", None):
-        from mtsig.report.plots import check_path
-
-        check_path(a.plot)
+    _check_outputs(a)
     if a.command == "human":
         with _progress_factory(not a.quiet) as prog:
             _human(a, prog)

@@ -45,3 +45,38 @@ def test_every_figure_kind_passes_the_audit(group, width):
         assert got.ok, (name, got.problems)
         seen += 1
     assert seen >= {"score-compare": 7, "analyze": 5, "studies": 10, "human-meta": 2}[group]
+
+
+def _shown(svg: str) -> str:
+    import re
+
+    return " ".join(" ".join(re.findall(r">([^<>]+)</(?:text|tspan)>", svg)).split())
+
+
+def test_caption_in_the_figure_left_out_or_in_a_file(tmp_path, capsys):
+    from pathlib import Path
+
+    from mtsig.cli import main
+
+    ex = Path(__file__).resolve().parents[2] / "examples"
+    args = ["compare", "-r", str(ex / "ref.A.en"), "-s", f"base={ex / 'base.en'}", f"new={ex / 'new.en'}",
+            f"x={ex / 'ref.B.en'}", "-q", "-o", str(tmp_path / "out.txt")]  # fmt: skip
+    drawn, bare, cap = tmp_path / "drawn.svg", tmp_path / "bare.svg", tmp_path / "cap.txt"
+    assert main([*args, "--plot", str(drawn)]) == 0
+    assert main([*args, "--plot", str(bare), "--caption", str(cap)]) == 0
+    caption = cap.read_text(encoding="utf-8")
+    assert "adjusted p-values" in caption and "seed 12345" in caption
+    assert "seed 12345" in _shown(drawn.read_text()) and "seed 12345" not in _shown(bare.read_text())
+    assert "BLEU (higher is better)" in _shown(bare.read_text())  # the figure itself stays
+    assert main([*args, "--plot", str(tmp_path / "none.svg"), "--caption", "none"]) == 0
+    assert not (tmp_path / "none").exists() and "seed" not in _shown((tmp_path / "none.svg").read_text())
+    a_args = ["analyze", "-r", str(ex / "ref.A.en"), "-s", f"base={ex / 'base.en'}", f"new={ex / 'new.en'}", "--by",
+              "ref-length", "--n-resamples", "300", "-q", "-o", str(tmp_path / "a.txt")]  # fmt: skip
+    assert main([*a_args, "--plot", str(tmp_path / "f.svg"), "--caption", str(tmp_path / "c.txt")]) == 0
+    assert "holm over buckets and pairs" in (tmp_path / "c-ref-length-bleu.txt").read_text()
+    assert "holm over buckets" not in _shown((tmp_path / "f-ref-length-bleu.svg").read_text())
+    assert main([*args, "--plot", str(tmp_path / "x.svg"), "--caption", str(tmp_path / "no" / "dir.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mtsig: error: --caption") and not (tmp_path / "x.svg").exists()
+    assert main([*args, "--caption", str(cap)]) == 2  # no figure: no caption to write
+    assert "give --plot too" in capsys.readouterr().err

@@ -17,7 +17,7 @@ import numpy as np
 
 from mtsig.analysis.result import Analysis, AnalyzeResult
 from mtsig.errors import InputError
-from mtsig.report.plots import _figure_class, _gid
+from mtsig.report.plots import CAPTION, _figure_class, _gid
 from mtsig.report.style import (
     COLUMN,
     DOUBLE,
@@ -155,7 +155,7 @@ def plot_analysis(res: AnalyzeResult, a: Analysis, width: float | None = None):
 
 
 def _caption_below(fig, text: str, width: float) -> None:
-    fig.supxlabel(wrap_to(text, width, per_char=0.05), fontsize=7, color="0.2", ha="center")
+    fig.supxlabel(wrap_to(text, width, per_char=0.05), fontsize=7, color="0.2", ha="center", gid=CAPTION)
 
 
 @paper_figure
@@ -197,12 +197,30 @@ def figure_paths(res: AnalyzeResult, path: str) -> list[tuple[Analysis, str]]:
     return out
 
 
-def save_figures(res: AnalyzeResult, path: str, width: float | None = None) -> list[str]:
-    """One figure per bucket analysis (:func:`figure_paths`), each ``width`` inches wide; returns the paths."""
-    from mtsig.report.plots import save
+def save_figures(res: AnalyzeResult, path: str, width: float | None = None, caption: str = "figure") -> list[str]:
+    """One figure per bucket analysis (:func:`figure_paths`), each ``width`` inches wide; returns the paths.
+    ``caption``: ``figure`` (drawn in it), ``none``, or a file name: each figure's caption written beside it,
+    named as the figures are (``CAP-ANALYSIS-METRIC.txt``)."""
+    from mtsig.report.plots import save, take_caption
 
     written = []
-    for a, where in figure_paths(res, path):
-        save(plot_analysis(res, a, width), where)
+    to_file = caption not in ("figure", "none")
+    captions = [where for _, where in figure_paths(res, caption)] if to_file else []
+    for k, (a, where) in enumerate(figure_paths(res, path)):
+        fig = plot_analysis(res, a, width)
+        text = take_caption(fig, caption)
+        save(fig, where)
         written.append(where)
+        if to_file:
+            write_caption(captions[k], text)
+            written.append(captions[k])
     return written
+
+
+def write_caption(path: str, text: str) -> None:
+    """A figure's caption as a text file (one line per caption line)."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"--caption {path}: cannot write it ({exc.strerror or exc})", param="caption") from None

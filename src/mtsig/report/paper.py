@@ -35,7 +35,7 @@ def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
             dot.set_gid(_gid(kind, "value", n, float(v), k + 1))
         ax.set_yticks(ys, labels or names)
         ax.set_xlabel(xlabel)
-        ax.set_title(title, loc="left", fontsize=7.5)
+        ax.set_title(title, loc="left", fontsize=7.5, gid="caption")
         ax.grid(axis="x", color="#cccccc", lw=0.4)
         ax.set_ylim(-0.6, len(names) - 0.4)
     return fig
@@ -47,7 +47,7 @@ def plot_human(res, width: float = COLUMN):
     conf = res.settings.get("confidence", 0.95)
     label = "mean z-score (higher is better)" if res.settings.get("input_format", "").startswith("wmt-da") \
         else "human score (higher is better)"  # fmt: skip
-    title = f"{res.protocol}: {conf:.0%} CIs, (rank range)"
+    title = f"{res.protocol} ranking: mean with its {conf:.0%} interval; rank range in brackets"
     labels = [f"{s.name} ({s.rank_range[0]}" + (f"–{s.rank_range[1]})" if s.rank_range[1] != s.rank_range[0] else ")")
               for s in res.systems]  # fmt: skip
     return _ranked_dots(names, [s.score for s in res.systems], [s.ci for s in res.systems],

@@ -89,10 +89,10 @@ def plot_score(res: ScoreResult, width: float | None = None):
     st = res.settings
     method = getattr(st, "ci_method", None)  # a comparison's settings have none: its scores have no interval
     if any(sc.runs is not None for s in res.systems for sc in s.scores.values()):
-        fig.suptitle("runs (grey) and their mean ± s_sel")
+        fig.suptitle("runs (grey) and their mean ± s_sel", gid=CAPTION)
     elif method is not None:
         note = f"{st.confidence:.0%} {method} bootstrap intervals, {st.n_bootstrap} resamples, seed {st.seed}"
-        fig.suptitle(note)
+        fig.suptitle(note, gid=CAPTION)
     fit_texts(fig)
     return fig
 
@@ -113,7 +113,7 @@ def plot_compare(res: CompareResult, width: float | None = None):
     if not one_pair and res.settings.baseline is None:
         fig = _matrix_figure(Figure, res, metrics, rows, width)
         note = "\n".join(wrap_to(x, width - 0.1) for x in _compare_note(res, test, "matrix").split("; "))
-        fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, va="top")
+        fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, va="top", gid=CAPTION)
         return fig
     if one_pair and any(_distribution(r[0]) is not None for r in rows.values()):
         kind, size = "distribution", (width, 2.4)
@@ -124,7 +124,7 @@ def plot_compare(res: CompareResult, width: float | None = None):
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, m in zip(axes, metrics):
         (_distribution_axis if kind == "distribution" else _forest_axis)(ax, res, m, rows[m])
-    fig.suptitle(wrap_to(_compare_note(res, test, kind), size[0]))
+    fig.suptitle(wrap_to(_compare_note(res, test, kind), size[0]), gid=CAPTION)
     return fig
 
 
@@ -152,6 +152,7 @@ def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict, w
     block_h = side + 0.4 + label * 0.87  # rotated labels below each matrix
     W, H = width, nrows * block_h + top
     fig = Figure(figsize=(W, H))
+    fig._mtsig_caption_room = top - 0.45  # inches the note takes above the titles (freed without the caption)
     norm = LogNorm(vmin=1e-4, vmax=1.0)
     scale = (side / n / MATRIX_CELL[1]) ** 2  # markers as large as the cells
     for k, m in enumerate(metrics):
@@ -159,7 +160,8 @@ def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict, w
         x0, y0 = c * block_w + label, H - top - r * block_h - side
         ax = fig.add_axes((x0 / W, y0 / H, side / W, side / H))
         _matrix_axis(ax, res, m, rows[m], norm, scale)
-    cax = fig.add_axes(((W - right + 0.2) / W, (H - top - min(side, H - top - 0.3)) / H, 0.12 / W,
+    last = (min(cols, len(metrics)) - 1) * block_w + label + side  # the bar right of the last matrix in a row
+    cax = fig.add_axes((min(last + 0.25, W - right + 0.2) / W, (H - top - min(side, H - top - 0.3)) / H, 0.12 / W,
                         min(side, H - top - 0.3) / H))  # fmt: skip
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap="viridis"), cax=cax)
     bar.set_label("adjusted p-value")
@@ -278,6 +280,32 @@ def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray, scale: f
             marker, size = style[kind]
             ax.scatter(x, y, s=size * scale, marker=marker, c=np.where(dark, "white", "black"),
                        linewidths=1.2 * min(1.0, scale**0.5))  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ captions
+#: the id of a figure's caption text (what ``--caption`` keeps, leaves out or writes to a file)
+CAPTION = "caption"
+CAPTION_MODES = ("figure", "none")
+
+
+def take_caption(fig, mode: str = "figure") -> str:
+    """A figure's caption (its texts with the :data:`CAPTION` id, one per line); ``mode`` ``figure`` leaves it in
+    the figure, anything else takes it out (the room it took freed), for a paper that sets its own caption."""
+    from matplotlib.text import Text
+
+    texts = [t for t in fig.findobj(Text) if t.get_gid() == CAPTION and t.get_text().strip()]
+    caption = "\n".join(" ".join(t.get_text().split()) for t in texts)
+    if mode != "figure":
+        for t in texts:
+            t.set_visible(False)
+        room = getattr(fig, "_mtsig_caption_room", 0.0)
+        if room and texts:  # a figure laid out by hand: shorter by the caption's room, the axes where they were
+            w, h = fig.get_size_inches()
+            boxes = [ax.get_position().bounds for ax in fig.axes]
+            fig.set_size_inches(w, h - room)
+            for ax, (x0, y0, bw, bh) in zip(fig.axes, boxes):
+                ax.set_position((x0, y0 * h / (h - room), bw, bh * h / (h - room)))
+    return caption
 
 
 # ------------------------------------------------------------------------------------------------ output
