@@ -184,9 +184,20 @@ def figure_or_note(draw, caption: str) -> str:
     return _figure(draw(), caption)
 
 
+#: a paper figure (7-pt text at 3.3 or 6.9 in) shown this much larger on a screen: a column's figure about 500 px
+#: wide with 15-px text, as a page's own text, where at print size it was 317 px with 9-px text
+SCREEN_SCALE = 1.6
+
+
 def _figure(fig, caption: str) -> str:
+    import re
+
     svg = svg_text(fig)
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: the SVG is inline
+    width = re.match(r'<svg[^>]*\bwidth="([0-9.]+)pt"', svg)
+    if width:  # at screen size (the page's CSS keeps it within the page: max-width 100%)
+        px = float(width.group(1)) * 96 / 72 * SCREEN_SCALE
+        svg = svg.replace("<svg ", f'<svg style="width:{px:.0f}px" ', 1)
     for c in _BIDI:  # a label's bidirectional control shown as its escape, as in every table
         svg = svg.replace(chr(c), f"\\u{c:04x}")
     return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"

@@ -5,7 +5,7 @@ print in grey), intervals, clusters drawn as alternating bands, and editable tex
 from __future__ import annotations
 
 from mtsig.report.plots import _figure_class, _gid
-from mtsig.report.style import COLUMN, MARKERS, PALETTE, rc
+from mtsig.report.style import COLUMN, MARKERS, PALETTE, fit_texts, rc
 
 
 def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
@@ -38,6 +38,7 @@ def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
         ax.set_title(title, loc="left", fontsize=7.5, gid="caption")
         ax.grid(axis="x", color="#cccccc", lw=0.4)
         ax.set_ylim(-0.6, len(names) - 0.4)
+        fit_texts(fig)
     return fig
 
 
