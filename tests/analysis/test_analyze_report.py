@@ -102,3 +102,28 @@ def test_figure_marks_carry_the_json_numbers(wmt, tmp_path):
                 n += 1
             assert ((a.kind, b.label) in stars) == any(c.significant for c in b.comparisons)
     assert n == len(bars) > 40
+
+
+def test_bucket_tables_sort_in_bucket_order_and_show_no_empty_column():
+    """Buckets carry their order (``<10`` before ``[10,20)``, not after ``[50,60)`` as text sorts), and a per-output
+    analysis (length-diff: each system's own segments per bucket) has no shared "segments" column of dashes."""
+    import re
+    from pathlib import Path
+
+    import mtsig
+    from mtsig.report.analyze_html import _bucket_tables
+
+    ex = Path(__file__).resolve().parents[2] / "examples"
+    res = mtsig.analyze([str(ex / "ref.A.en")], {"base": str(ex / "base.en"), "new": str(ex / "new.en")},
+                        by=["length-diff", "sentence-score"], n_resamples=200, n_bootstrap=50)  # fmt: skip
+    for a in res.analyses:
+        if a.kind == "corpus":
+            continue
+        html = "".join(_bucket_tables(0, a, res.systems))
+        first = re.findall(r'<tr><td data-value="(\d+)">([^<]*)</td>', html)
+        assert [int(k) for k, _ in first][: len(a.buckets)] == list(range(len(a.buckets)))
+        assert [lab for _, lab in first][: len(a.buckets)] == [b.label.replace("<", "&lt;").replace(">", "&gt;")
+                                                              for b in a.buckets]  # fmt: skip
+        if a.kind == "length-diff":
+            head = re.findall(r"<th[^>]*>([^<]*)</th>", html.split("</thead>")[0])
+            assert head[1] != "segments" and "base segments" in head and '<td class="n">–</td>' not in html

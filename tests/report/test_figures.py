@@ -80,3 +80,22 @@ def test_caption_in_the_figure_left_out_or_in_a_file(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("mtsig: error: --caption") and not (tmp_path / "x.svg").exists()
     assert main([*args, "--caption", str(cap)]) == 2  # no figure: no caption to write
     assert "give --plot too" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_meta_figure_names_metrics_as_papers_do_and_marks_negated_ones():
+    """TER is lower-is-better: meta negates it so that every statistic reads higher-is-better, and the figure says
+    so ("TER (negated)"), with the names papers use (chrF, not chrf); the JSON lists what was negated."""
+    import re
+
+    import mtsig
+    from mtsig.report.paper import plot_meta
+    from mtsig.report.plots import svg_text
+    from tests.data import DATA, WMT, WMT_SYSTEMS, need, wmt_hyp, wmt_ref
+
+    human = str(need(DATA / "wmt22-humaneval-toen" / "de-en" / "ad-seg-scores-de-en.csv"))
+    res = mtsig.meta(human, refs=[wmt_ref(need(WMT), "A")], systems={s: wmt_hyp(WMT, s) for s in WMT_SYSTEMS},
+                     compute=["ter", "chrf"], n_resamples=200, n_bootstrap=100)  # fmt: skip
+    assert res.settings["negated"] == ["ter"]
+    shown = " ".join(re.findall(r">([^<>]+)</(?:text|tspan)>", svg_text(plot_meta(res))))
+    assert "TER (negated)" in shown and "chrF" in shown and "chrf" not in shown

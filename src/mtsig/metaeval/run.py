@@ -822,6 +822,9 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
                 "systems": list(data.systems), "resample_unit": unit if data.human is not None else "system",
                 "n_items": None if data.human is None else int(data.human.shape[1])}  # fmt: skip
+    negated = [m.name for m in data.metrics if "(negated" in m.source]
+    if negated:  # lower-is-better metrics, negated so that higher is better (figures and readers say so)
+        settings["negated"] = negated
     return MetaResult(level=opts.level, statistic=stat, metrics=metrics, comparisons=tuple(comps),
                       clusters=tuple(map(tuple, cl)), clusters_corrected=tuple(map(tuple, cl2)), settings=settings,
                       notes=(*data.notes, *notes, *count_notes, *more))  # fmt: skip

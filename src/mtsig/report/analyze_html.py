@@ -20,17 +20,23 @@ def _anchor(i: int, a: Analysis) -> str:
     return f"a{i}-{a.kind}"
 
 
+def _bucket_cell(k: int, label: str) -> str:
+    return f'<td data-value="{k}">{_e(label)}</td>'
+
+
 def _bucket_tables(i: int, a: Analysis, systems: tuple[str, ...]) -> list[str]:
     d = a.decimals
     words = a.buckets[0].n_words is not None
-    head = ["bucket", "words" if words else "segments"]
+    per_system = a.buckets[0].n_segments is None and not words  # buckets by each output: a count per system
+    head = ["bucket"] + ([] if per_system else ["words" if words else "segments"])
     for n in systems:
-        head += [n, f"{n} low", f"{n} high"] + ([f"{n} segments"] if a.buckets[0].n_segments is None and not words
-                                                else [])  # fmt: skip
+        head += [n, f"{n} low", f"{n} high"] + ([f"{n} segments"] if per_system else [])
     rows = []
-    for b in a.buckets:
+    for k, b in enumerate(a.buckets):
         size = b.n_words if words else b.n_segments
-        cells = [f"<td>{_e(b.label)}</td>", _num(size, 0) if size is not None else '<td class="n">–</td>']
+        cells = [_bucket_cell(k, b.label)]  # sorted by the buckets' own order, not alphabetically ("<10" first)
+        if not per_system:
+            cells.append(_num(size, 0) if size is not None else '<td class="n">–</td>')
         for n in systems:
             s = b.systems[n]
             cells += [_num(s.score, d), _num(s.ci.low if s.ci else None, d), _num(s.ci.high if s.ci else None, d)]
@@ -40,12 +46,12 @@ def _bucket_tables(i: int, a: Analysis, systems: tuple[str, ...]) -> list[str]:
     out = [_table(head, rows, "sortable", f"{_anchor(i, a)}-scores")]
     head = ["bucket", "A", "B", "Δ (B − A)", "Δ low", "Δ high", "p", "p adj.", "significant"]
     rows = []
-    for b in a.buckets:
+    for k, b in enumerate(a.buckets):
         for c in b.comparisons:
             ci = c.delta_ci
             p = _p(c.p_value) if c.p_value is not None else '<td class="n" data-value="">untested</td>'
             pa = _p(c.p_adjusted) if c.p_adjusted is not None else '<td class="n" data-value="">–</td>'
-            cells = [f"<td>{_e(b.label)}</td>", f"<td>{_e(c.a)}</td>", f"<td>{_e(c.b)}</td>", _num(c.delta, d),
+            cells = [_bucket_cell(k, b.label), f"<td>{_e(c.a)}</td>", f"<td>{_e(c.b)}</td>", _num(c.delta, d),
                      _num(ci.low if ci else None, d), _num(ci.high if ci else None, d), p, pa,
                      f'<td data-value="{int(c.significant)}">{"yes" if c.significant else "no"}</td>']  # fmt: skip
             rows.append(f"<tr{' class=sig' if c.significant else ''}>{''.join(cells)}</tr>")

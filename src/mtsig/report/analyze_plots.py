@@ -48,11 +48,17 @@ def _y_label(res: AnalyzeResult, a: Analysis) -> str:
 
 
 def _caption(res: AnalyzeResult, a: Analysis) -> str:
+    """What the figure draws, and only that: bars with intervals, or (many buckets) points without them; the
+    stars where a difference is significant, or that none is."""
     st = res.settings
     n_pairs = len(a.buckets[0].comparisons) if a.buckets else 0
-    return (f"bars: {st.confidence:.0%} bootstrap intervals; *: a significant difference among the {n_pairs} "
-            f"pair(s) ({st.test}, {st.correction} over buckets and pairs, α = {st.alpha:g}, "
-            f"seed {st.seed})")  # fmt: skip
+    drawn = (f"bars: {st.confidence:.0%} bootstrap intervals" if len(a.buckets) <= MAX_BARS else
+             f"points: each system's number per {_AXIS.get(a.kind) or 'bucket'}, ordered by the first system's "
+             "(the intervals are in the table)")  # fmt: skip
+    sig = any(c.significant for b in a.buckets for c in b.comparisons)
+    stars = (f"*: a significant difference among the {n_pairs} pair(s)" if sig else
+             f"no bucket differs significantly for any of the {n_pairs} pair(s)")  # fmt: skip
+    return f"{drawn}; {stars} ({st.test}, {st.correction} over buckets and pairs, α = {st.alpha:g}, seed {st.seed})"
 
 
 def _bars(ax, a: Analysis, systems: tuple[str, ...]) -> None:

@@ -5,7 +5,7 @@ print in grey), intervals, clusters drawn as alternating bands, and editable tex
 from __future__ import annotations
 
 from mtsig.report.plots import _figure_class, _gid
-from mtsig.report.style import COLUMN, MARKERS, PALETTE, fit_texts, rc
+from mtsig.report.style import COLUMN, MARKERS, PALETTE, display_name, fit_texts, rc
 
 
 def _ranked_dots(names, values, cis, clusters, text: dict, width: float):
@@ -66,5 +66,8 @@ def plot_meta(res, width: float = COLUMN):
     label = {"pearson": "Pearson's r", "kendall": "Kendall's tau-b", "acc23": "acc23 (tie-calibrated)",
              "spearman": "Spearman's rho", "pairwise_accuracy": "pairwise accuracy"}.get(stat, stat)  # fmt: skip
     title = f"{res.level} level{avg}, {res.settings['confidence']:.0%} CIs"
+    negated = set(res.settings.get("negated") or ())
+    labels = [display_name(n) + (" (negated)" if n in negated else "") for n in names]  # TER, chrF as papers write
     return _ranked_dots(names, values, cis, [list(c) for c in res.clusters_corrected],
-                        {"xlabel": f"{label} with humans", "title": title, "kind": "meta"}, width)  # fmt: skip
+                        {"xlabel": f"{label} with humans", "title": title, "kind": "meta", "labels": labels},
+                        width)  # fmt: skip

@@ -124,7 +124,8 @@ def plot_compare(res: CompareResult, width: float | None = None):
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, m in zip(axes, metrics):
         (_distribution_axis if kind == "distribution" else _forest_axis)(ax, res, m, rows[m])
-    fig.suptitle(wrap_to(_compare_note(res, test, kind), size[0]), gid=CAPTION)
+    null = all(r[0].result.null_distribution is not None for r in rows.values() if r)
+    fig.suptitle(wrap_to(_compare_note(res, test, kind, null), size[0]), gid=CAPTION)
     return fig
 
 
@@ -170,10 +171,13 @@ def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict, w
     return fig
 
 
-def _compare_note(res: CompareResult, test: str, kind: str) -> str:
+def _compare_note(res: CompareResult, test: str, kind: str, null: bool = True) -> str:
+    """The figure's caption (``null``: the one-pair figure draws a null distribution, not a bootstrap one)."""
     st = res.settings
     what = {
-        "distribution": "observed Δ against its null distribution",
+        "distribution": "observed Δ (line) against its null distribution (coloured: as extreme or more)"
+        if null
+        else "observed Δ (line) within its paired-bootstrap distribution",
         "forest": f"Δ = B − A with its {st.confidence:.0%} paired-bootstrap interval; filled: significant",
         "matrix": "adjusted p-values; sign: Δ of the column system minus the row system; *: significant; "
         "lines: cluster boundaries",
