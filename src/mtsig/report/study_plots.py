@@ -47,9 +47,9 @@ def draw_coverage(fig, res: StudyResult) -> None:
         hit = (b[:, 0] <= full) & (full <= b[:, 1])
         x = np.arange(len(b))
         ax.vlines(x[hit], b[hit, 0], b[hit, 1], color="C0", lw=0.8)
-        ax.vlines(x[~hit], b[~hit, 0], b[~hit, 1], color="C3", lw=1.2)
+        ax.vlines(x[~hit], b[~hit, 0], b[~hit, 1], color="C3", lw=1.4, linestyles=(0, (2, 1)))  # dashed: in grey
         ax.axhline(full, color="k", lw=0.8)
-        ax.set_title(f"{name}: {int((~hit).sum())} of {len(b)} miss", fontsize=8)
+        ax.set_title(f"{name}: {int((~hit).sum())} of {len(b)} miss (dashed)", fontsize=8)
         ax.set_xlabel("sample", fontsize=7)
     axes[0].set_ylabel(f"{res.settings['metric']} (percentile intervals)")
 
@@ -61,9 +61,12 @@ def draw_testsize(fig, res: StudyResult) -> None:
         ax.plot(p[:, 0], p[:, 1], "-", marker=MARKERS[k % len(MARKERS)], ms=4, color=f"C{k % 8}", label=pair)
         if p[:, 2].any():
             ax.plot(p[:, 0], p[:, 2], "x:", color=f"C{k % 8}")
-    ax.set(xlabel="sample size (segments)", ylabel="conclusions %", ylim=(-2, 102),
+    ax.set(xlabel="sample size (segments); n: samples of that size", ylabel="conclusions %", ylim=(-2, 102),
            title=f"{res.settings['test']} at α = {res.settings['alpha']:g}: correct (o) and wrong (x)")  # fmt: skip
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside the data
+    samples = {int(r[2]): int(r[3]) for r in res.tables[0].rows}  # how many samples each point rests on
+    sizes = sorted(samples)
+    ax.set_xticks(sizes, [f"{s}\nn={samples[s]}" for s in sizes], fontsize=7)
+    legend_below(ax, fontsize=7, frameon=False)  # under the axis: the data keeps the figure's width
 
 
 def draw_levels(fig, res: StudyResult) -> None:
@@ -148,8 +151,13 @@ def draw_runs(fig, res: StudyResult) -> None:
     scores = res.data["run_scores"]
     every = np.concatenate([np.asarray(v, dtype=float) for v in scores.values()])
     edges = np.histogram_bin_edges(every, bins=max(3, min(20, len(every) // 2)))  # one set of bins for all
-    for k, (name, v) in enumerate(scores.items()):
-        ax1.hist(v, bins=edges, alpha=0.55, color=f"C{k}", label=name, edgecolor=f"C{k}", linewidth=1)
+    names = list(scores)
+    _, _, bars = ax1.hist([np.asarray(scores[n], dtype=float) for n in names], bins=edges, histtype="bar",
+                          color=[f"C{k % 8}" for k in range(len(names))], label=names, edgecolor="white",
+                          linewidth=0.3)  # fmt: skip  (side by side in each bin: no system hides another)
+    for k, group in enumerate(bars):
+        for patch in group:
+            patch.set_hatch(HATCHES[k % len(HATCHES)])
     ax1.set(xlabel=f"{res.settings['metric']} of one run", ylabel="runs", title="run scores (Fig. 1)")
     _integer_axis(ax1.yaxis)
     ax1.legend(fontsize=7, loc="best")
@@ -166,7 +174,7 @@ def draw_runs(fig, res: StudyResult) -> None:
     ax3.set(yscale="log", xlabel="runs per system", ylabel="stratified AR p (95% interval, median)",
             title="p-values by runs (Table 2)")  # fmt: skip
     _integer_axis(ax3.xaxis)
-    ax3.legend(fontsize=7, loc="best")
+    legend_below(ax3, fontsize=7, frameon=False)  # off the α line and the intervals
 
 
 def draw_power(fig, res: StudyResult) -> None:
