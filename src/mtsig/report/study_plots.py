@@ -152,9 +152,15 @@ def draw_runs(fig, res: StudyResult) -> None:
     every = np.concatenate([np.asarray(v, dtype=float) for v in scores.values()])
     edges = np.histogram_bin_edges(every, bins=max(3, min(20, len(every) // 2)))  # one set of bins for all
     names = list(scores)
-    _, _, bars = ax1.hist([np.asarray(scores[n], dtype=float) for n in names], bins=edges, histtype="bar",
-                          color=[f"C{k % 8}" for k in range(len(names))], label=names, edgecolor="white",
-                          linewidth=0.3)  # fmt: skip  (side by side in each bin: no system hides another)
+    _, _, bars = ax1.hist(
+        [np.asarray(scores[n], dtype=float) for n in names],
+        bins=edges,
+        histtype="bar",
+        color=[f"C{k % 8}" for k in range(len(names))],
+        label=names,
+        edgecolor="white",
+        linewidth=0.3,
+    )  # fmt: skip  (side by side in each bin: no system hides another)
     for k, group in enumerate(bars):
         for patch in group:
             patch.set_hatch(HATCHES[k % len(HATCHES)])
