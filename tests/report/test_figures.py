@@ -99,3 +99,33 @@ def test_meta_figure_names_metrics_as_papers_do_and_marks_negated_ones():
     assert res.settings["negated"] == ["ter"]
     shown = " ".join(re.findall(r">([^<>]+)</(?:text|tspan)>", svg_text(plot_meta(res))))
     assert "TER (negated)" in shown and "chrF" in shown and "chrf" not in shown
+
+
+def test_an_outlier_gets_its_own_stretch_of_a_broken_axis():
+    """One system far below 13 close ones would squeeze them into a sliver: the x axis is broken, the outlier drawn
+    on its own short part, named in the title; without an outlier, one axis."""
+    from types import SimpleNamespace as NS
+
+    import numpy as np
+
+    from mtsig.report.paper import outliers, plot_human
+
+    rng = np.random.default_rng(0)
+    vals = [*np.sort(rng.normal(0.0, 0.05, 13))[::-1], -1.5]
+    names = [f"sys{i}" for i in range(13)] + ["broken-system"]
+
+    def result(values):
+        systems = [NS(name=n, score=float(v), ci=(float(v) - 0.03, float(v) + 0.03), rank_range=(i + 1, i + 1))
+                   for i, (n, v) in enumerate(zip(names, values))]  # fmt: skip
+        return NS(systems=systems, settings={"confidence": 0.95, "input_format": "tsv"}, protocol="mtsig",
+                  clusters=[[n] for n in names])  # fmt: skip
+
+    assert outliers(vals, [None] * 14) == ([13], "low")
+    for width in (COLUMN, DOUBLE):
+        fig = plot_human(result(vals), width)
+        assert audit(fig, width).ok
+        out, main = fig.axes[:2]
+        assert main.get_xlim()[0] > -0.5 and out.get_xlim()[0] < -1.5 < out.get_xlim()[1]
+        assert "broken-system far from the rest" in fig._suptitle.get_text().replace("\n", " ")
+    close = [*vals[:13], -0.2]
+    assert outliers(close, [None] * 14) is None and len(plot_human(result(close), COLUMN).axes) == 1
