@@ -74,3 +74,11 @@ def test_human_meta_and_study_results_display_their_frames(tmp_path):
     df = study.to_pandas()
     assert html.count("<h4>") == len(study.tables) == df["table"].nunique()
     assert len(df) == sum(len(t.rows) for t in study.tables)
+
+
+def test_displays_include_the_figure():
+    pytest.importorskip("matplotlib")
+    res = mtsig.compare(REFS, SYSTEMS, n_resamples=200)
+    html = res._repr_html_()
+    assert html.count("<svg") == 1 and html.index("<table") < html.index("<svg")  # the table, then its figure
+    assert "<svg" in mtsig.score(REFS, SYSTEMS, ci=True, n_bootstrap=100)._repr_html_()

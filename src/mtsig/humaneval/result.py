@@ -122,9 +122,9 @@ class HumanResult:
         return rows
 
     def _repr_html_(self) -> str:
-        from mtsig.report.notebook import html_table
+        from mtsig.report.notebook import human_html
 
-        return html_table(self.system_rows(), list(SYSTEM_COLUMNS))
+        return human_html(self)
 
     def __repr__(self) -> str:
         top = ", ".join(f"{s.name} {s.score:.3f}" for s in self.systems[:3])

@@ -3,6 +3,8 @@
 cell's title, every cell escaped. A column empty in every row (optimizer-run statistics without runs, intervals
 not asked for) is not shown, and a metric's signature is shown once under the table rather than on every row.
 
+Below the table, the result's figure (inline SVG, as the HTML report shows it) where matplotlib is installed.
+
 Display lives here, in ``report/``; a result type only names its rows (:mod:`mtsig.frames`)."""
 
 from __future__ import annotations
@@ -59,16 +61,35 @@ def html_table(rows: list[dict[str, Any]], columns: list[str], decimals: dict[st
     return out
 
 
+def with_figure(table: str, draw) -> str:
+    """The table, then the figure ``draw()`` makes (none without matplotlib, or when the result has nothing to
+    draw)."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return table
+    from mtsig.errors import InputError
+    from mtsig.report.html import _figure
+
+    try:
+        fig = draw()
+    except InputError:  # nothing to draw (no comparison, no bucket)
+        return table
+    return table + _figure(fig, "")
+
+
 def score_html(res) -> str:
     from mtsig.frames import SCORE_COLUMNS, score_rows
+    from mtsig.report.plots import plot_score
 
-    return html_table(score_rows(res), SCORE_COLUMNS, res.decimals)
+    return with_figure(html_table(score_rows(res), SCORE_COLUMNS, res.decimals), lambda: plot_score(res))
 
 
 def compare_html(res) -> str:
     from mtsig.frames import COMPARE_COLUMNS, compare_rows
+    from mtsig.report.plots import plot_compare
 
-    return html_table(compare_rows(res), COMPARE_COLUMNS, res.decimals)
+    return with_figure(html_table(compare_rows(res), COMPARE_COLUMNS, res.decimals), lambda: plot_compare(res))
 
 
 def analyze_html(res) -> str:
@@ -80,12 +101,23 @@ def analyze_html(res) -> str:
     items, columns = item_rows(res)
     if items:
         out += "<h4>n-grams and example segments (to_pandas(items=True))</h4>" + html_table(items, columns, decimals)
-    return out
+    from mtsig.report.analyze_plots import plot_analyze
+
+    return with_figure(out, lambda: plot_analyze(res))
+
+
+def human_html(res) -> str:
+    from mtsig.humaneval.result import SYSTEM_COLUMNS
+    from mtsig.report.paper import plot_human
+
+    return with_figure(html_table(res.system_rows(), list(SYSTEM_COLUMNS)), lambda: plot_human(res))
 
 
 def meta_html(res) -> str:
+    from mtsig.report.paper import plot_meta
+
     rows = res.metric_rows()
-    return html_table(rows, list(dict.fromkeys(k for r in rows for k in r)))
+    return with_figure(html_table(rows, list(dict.fromkeys(k for r in rows for k in r))), lambda: plot_meta(res))
 
 
 def study_html(res) -> str:
@@ -104,4 +136,6 @@ def study_html(res) -> str:
         parts.append(
             f"<h4>{html.escape(t.title)}</h4><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
-    return "".join(parts)
+    from mtsig.report.study_plots import plot_study
+
+    return with_figure("".join(parts), lambda: plot_study(res))
