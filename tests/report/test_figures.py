@@ -129,3 +129,31 @@ def test_an_outlier_gets_its_own_stretch_of_a_broken_axis():
         assert "broken-system far from the rest" in fig._suptitle.get_text().replace("\n", " ")
     close = [*vals[:13], -0.2]
     assert outliers(close, [None] * 14) is None and len(plot_human(result(close), COLUMN).axes) == 1
+
+
+@pytest.mark.slow
+def test_forest_caption_names_the_interval_it_draws():
+    """With optimizer runs Δ's interval is the runs test's (bootstrap and run variance combined), not the paired
+    bootstrap's: the caption says which."""
+    import mtsig
+    from mtsig.report.plots import plot_compare, take_caption
+    from tests.data import (
+        MULTEVAL,
+        MULTEVAL_SYSTEMS,
+        WMT,
+        WMT_SYSTEMS,
+        multeval_ref,
+        multeval_runs,
+        need,
+        wmt_hyp,
+        wmt_ref,
+    )
+
+    d = need(MULTEVAL)
+    runs = mtsig.compare([multeval_ref(d)], [multeval_runs(d, s) for s in MULTEVAL_SYSTEMS], ["bleu"],
+                         baseline="baseline", n_resamples=300)  # fmt: skip
+    assert "the runs test's threshold" in take_caption(plot_compare(runs))
+    w = need(WMT)
+    one = mtsig.compare([wmt_ref(w, "A")], {s: wmt_hyp(w, s) for s in WMT_SYSTEMS[:3]}, ["bleu"],
+                        baseline=WMT_SYSTEMS[0], n_resamples=300)  # fmt: skip
+    assert "paired-bootstrap interval" in take_caption(plot_compare(one))

@@ -178,11 +178,22 @@ def _compare_note(res: CompareResult, test: str, kind: str, null: bool = True) -
         "distribution": "observed Δ (line) against its null distribution (coloured: as extreme or more)"
         if null
         else "observed Δ (line) within its paired-bootstrap distribution",
-        "forest": f"Δ = B − A with its {st.confidence:.0%} paired-bootstrap interval; filled: significant",
+        "forest": f"Δ = B − A with its {st.confidence:.0%} "
+        + (
+            "interval (optimizer runs: Δ ± the runs test's threshold, bootstrap and run variance combined)"
+            if _run_intervals(res)
+            else "paired-bootstrap interval"
+        )
+        + "; filled: significant",  # fmt: skip
         "matrix": "adjusted p-values; sign: Δ of the column system minus the row system; *: significant; "
         "lines: cluster boundaries",
     }[kind]
     return f"{what} ({test}, {st.correction}, α = {st.alpha}, seed {st.seed})"
+
+
+def _run_intervals(res: CompareResult) -> bool:
+    """Whether the intervals of Δ are the runs test's (systems with optimizer runs), not the paired bootstrap's."""
+    return any(c.result.delta_ci is not None and c.result.delta_ci.method.startswith("runs") for c in res.comparisons)
 
 
 def _distribution(c):
