@@ -124,7 +124,7 @@ class HumanResult:
     def _repr_html_(self) -> str:
         from mtsig.report.notebook import human_html
 
-        return human_html(self)
+        return human_html(self, list(SYSTEM_COLUMNS))
 
     def __repr__(self) -> str:
         top = ", ".join(f"{s.name} {s.score:.3f}" for s in self.systems[:3])

@@ -61,35 +61,42 @@ def html_table(rows: list[dict[str, Any]], columns: list[str], decimals: dict[st
     return out
 
 
-def with_figure(table: str, draw) -> str:
-    """The table, then the figure ``draw()`` makes (none without matplotlib, or when the result has nothing to
-    draw)."""
+#: each result's figure, named and imported only when drawn: this module imports no result module (the results
+#: import it to display themselves)
+FIGURES = {"score": "mtsig.report.plots:plot_score", "compare": "mtsig.report.plots:plot_compare",
+           "analyze": "mtsig.report.analyze_plots:plot_analyze", "human": "mtsig.report.paper:plot_human",
+           "meta": "mtsig.report.paper:plot_meta", "study": "mtsig.report.study_plots:plot_study"}  # fmt: skip
+
+
+def with_figure(table: str, kind: str, res) -> str:
+    """The table, then the result's figure (:data:`FIGURES`; none without matplotlib, or when the result has
+    nothing to draw)."""
+    import importlib
     import importlib.util
 
     if importlib.util.find_spec("matplotlib") is None:
         return table
     from mtsig.errors import InputError
-    from mtsig.report.html import _figure
 
+    module, name = FIGURES[kind].split(":")
     try:
-        fig = draw()
+        fig = getattr(importlib.import_module(module), name)(res)
     except InputError:  # nothing to draw (no comparison, no bucket)
         return table
-    return table + _figure(fig, "")
+    html = importlib.import_module("mtsig.report.html")
+    return table + html._figure(fig, "")
 
 
 def score_html(res) -> str:
     from mtsig.frames import SCORE_COLUMNS, score_rows
-    from mtsig.report.plots import plot_score
 
-    return with_figure(html_table(score_rows(res), SCORE_COLUMNS, res.decimals), lambda: plot_score(res))
+    return with_figure(html_table(score_rows(res), SCORE_COLUMNS, res.decimals), "score", res)
 
 
 def compare_html(res) -> str:
     from mtsig.frames import COMPARE_COLUMNS, compare_rows
-    from mtsig.report.plots import plot_compare
 
-    return with_figure(html_table(compare_rows(res), COMPARE_COLUMNS, res.decimals), lambda: plot_compare(res))
+    return with_figure(html_table(compare_rows(res), COMPARE_COLUMNS, res.decimals), "compare", res)
 
 
 def analyze_html(res) -> str:
@@ -101,23 +108,16 @@ def analyze_html(res) -> str:
     items, columns = item_rows(res)
     if items:
         out += "<h4>n-grams and example segments (to_pandas(items=True))</h4>" + html_table(items, columns, decimals)
-    from mtsig.report.analyze_plots import plot_analyze
-
-    return with_figure(out, lambda: plot_analyze(res))
+    return with_figure(out, "analyze", res)
 
 
-def human_html(res) -> str:
-    from mtsig.humaneval.result import SYSTEM_COLUMNS
-    from mtsig.report.paper import plot_human
-
-    return with_figure(html_table(res.system_rows(), list(SYSTEM_COLUMNS)), lambda: plot_human(res))
+def human_html(res, columns: list[str]) -> str:
+    return with_figure(html_table(res.system_rows(), columns), "human", res)
 
 
 def meta_html(res) -> str:
-    from mtsig.report.paper import plot_meta
-
     rows = res.metric_rows()
-    return with_figure(html_table(rows, list(dict.fromkeys(k for r in rows for k in r))), lambda: plot_meta(res))
+    return with_figure(html_table(rows, list(dict.fromkeys(k for r in rows for k in r))), "meta", res)
 
 
 def study_html(res) -> str:
@@ -136,6 +136,4 @@ def study_html(res) -> str:
         parts.append(
             f"<h4>{html.escape(t.title)}</h4><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
-    from mtsig.report.study_plots import plot_study
-
-    return with_figure("".join(parts), lambda: plot_study(res))
+    return with_figure("".join(parts), "study", res)
