@@ -92,25 +92,7 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
         help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'; a WMT XML file "
         "gives each of its systems (FILE.xml:SYSTEM one of them)",
     )
-    g.add_argument("-t", "--test-set", default=None, metavar="NAME",
-                   help="a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, "
-                   "from sacreBLEU's cache or downloaded")  # fmt: skip
-    g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT",
-                   help="the language pair of --test-set, --mtme or --wmt25")  # fmt: skip
-    g.add_argument("--mtme", default=None, metavar="DIR",
-                   help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23) instead of -r: the "
-                   "references of -l (the year's standard one, or --ref-translator's), documents, domains and system "
-                   "outputs (all but the references and outliers; -s NAME ... picks)")  # fmt: skip
-    g.add_argument("--wmt25", default=None, metavar="DIR",
-                   help="WMT25's general-MT data (wmt25-general-mt/data) instead of -r: the reference of -l (refA, "
-                   "or --ref-translator's) and the outputs in systems/ (all that translated the pair; -s NAME ... "
-                   "picks), one segment per paragraph, documents and domains as units")  # fmt: skip
-    g.add_argument("--ref-translator", nargs="+", metavar="T", default=None,
-                   help="with a WMT XML test set: the translators whose references to use (default: all); with "
-                   "--mtme or --wmt25: the references (e.g. refA refB)")  # fmt: skip
-    g.add_argument("--docids", metavar="FILE", default=None,
-                   help="the document of each segment, one id per line (plain-text input; SGML/XML brings its own): "
-                   "what --resample-unit document resamples")  # fmt: skip
+    _test_set_inputs(g)
     if stats_input:
         g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
         g.add_argument("--wmt25-scores", nargs="+", metavar="PATH", default=None,
@@ -145,6 +127,30 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
         help="metrics (default: bleu); see `mtsig metrics`",
     )
     _metric_flags(p)
+
+
+def _test_set_inputs(g) -> None:
+    """The flags that name a test set instead of -r (by name, an mt-metrics-eval folder, WMT25's release), its
+    language pair and references, and plain text's documents."""
+    g.add_argument("-t", "--test-set", default=None, metavar="NAME",
+                   help="a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, "
+                   "from sacreBLEU's cache or downloaded")  # fmt: skip
+    g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT",
+                   help="the language pair of --test-set, --mtme or --wmt25")  # fmt: skip
+    g.add_argument("--mtme", default=None, metavar="DIR",
+                   help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23) instead of -r: the "
+                   "references of -l (the year's standard one, or --ref-translator's), documents, domains and system "
+                   "outputs (all but the references and outliers; -s NAME ... picks)")  # fmt: skip
+    g.add_argument("--wmt25", default=None, metavar="DIR",
+                   help="WMT25's general-MT data (wmt25-general-mt/data) instead of -r: the reference of -l (refA, "
+                   "or --ref-translator's) and the outputs in systems/ (all that translated the pair; -s NAME ... "
+                   "picks), one segment per paragraph, documents and domains as units")  # fmt: skip
+    g.add_argument("--ref-translator", nargs="+", metavar="T", default=None,
+                   help="with a WMT XML test set: the translators whose references to use (default: all); with "
+                   "--mtme or --wmt25: the references (e.g. refA refB)")  # fmt: skip
+    g.add_argument("--docids", metavar="FILE", default=None,
+                   help="the document of each segment, one id per line (plain-text input; SGML/XML brings its own): "
+                   "what --resample-unit document resamples")  # fmt: skip
 
 
 def _add(group, flags: list[str], **kw) -> None:
@@ -219,13 +225,12 @@ def _plot_width(o) -> None:
 
 def _save_plot(fig, a: argparse.Namespace) -> None:
     """``--plot FILE`` with ``--caption``: the figure saved, its caption in it, left out, or written to a file."""
-    from mtsig.report.plots import save, take_caption
+    from mtsig.report.plots import save, take_caption, write_caption
+    from mtsig.report.style import CAPTION_MODES
 
     text = take_caption(fig, a.caption)
     save(fig, a.plot)
-    if a.caption not in ("figure", "none"):
-        from mtsig.report.analyze_plots import write_caption
-
+    if a.caption not in CAPTION_MODES:
         write_caption(a.caption, text)
 
 
@@ -1312,8 +1317,10 @@ def _figures(a: argparse.Namespace, res) -> None:
 
 def _check_outputs(a: argparse.Namespace) -> None:
     """Every file the command will write, checked before any work: writable, distinct, a figure's format known."""
+    from mtsig.report.style import CAPTION_MODES  # a light module: constants and small helpers
+
     given = {f"--{flag}": getattr(a, flag) for flag in ("output", "plot", "html") if getattr(a, flag, None)}
-    if getattr(a, "caption", "figure") not in ("figure", "none"):
+    if getattr(a, "caption", "figure") not in CAPTION_MODES:
         if not getattr(a, "plot", None):
             from mtsig.errors import InputError
 

@@ -142,6 +142,11 @@ def segment_scores(scores: Wmt25Scores, items: Sequence[str], metrics: Sequence[
     return out, notes
 
 
+def same_pair(lp: str, pairs: Sequence[str]) -> list[str]:
+    """The pairs of ``pairs`` that ``lp`` names: itself (``en-cs_CZ``), or every locale of it (``en-cs``)."""
+    return [lp] if lp in pairs else [x for x in pairs if x.split("_", 1)[0] == lp]
+
+
 def _lp_of(scores: Wmt25Scores, lp: str | None, where: str) -> str:
     """The language pair of the files that ``lp`` names: exactly (``en-cs_CZ``) or without its locale (``en-cs``)
     when that is unambiguous."""
@@ -151,9 +156,7 @@ def _lp_of(scores: Wmt25Scores, lp: str | None, where: str) -> str:
             return lps[0]
         raise InputError(f"{where} holds {len(lps)} language pairs ({', '.join(lps)}): pick one with -l LP",
                          param="langpair")  # fmt: skip
-    if lp in lps:
-        return lp
-    near = [x for x in lps if x.split("_", 1)[0] == lp]
+    near = same_pair(lp, lps)
     if len(near) == 1:
         return near[0]
     if near:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from mtsig.errors import InputError
 from mtsig.io.text import json_line, read_text, split_lines
+from mtsig.io.wmt25scores import same_pair
 
 TEST_SET = "wmt25-genmt.jsonl"
 _DOC_FIELDS = ("doc_id", "domain", "src_lang", "tgt_lang", "src_text", "refs")
@@ -47,7 +48,7 @@ def _documents(path: str, lp: str | None) -> tuple[str, list[dict]]:
     if lp is None:
         raise InputError(f"{path}: give the language pair (-l; one of {', '.join(pairs)})", param="langpair")
     if lp not in docs:
-        near = [p for p in pairs if p.split("_", 1)[0] == lp]
+        near = same_pair(lp, pairs)
         if len(near) != 1:
             held = ", ".join(pairs)
             what = f"is {' or '.join(near)}: give the whole name" if near else f"is not in it; it has {held}"

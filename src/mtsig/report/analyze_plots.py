@@ -19,6 +19,7 @@ from mtsig.analysis.result import Analysis, AnalyzeResult
 from mtsig.errors import InputError
 from mtsig.report.plots import CAPTION, _figure_class, _gid
 from mtsig.report.style import (
+    CAPTION_MODES,
     COLUMN,
     DOUBLE,
     HATCHES,
@@ -207,10 +208,10 @@ def save_figures(res: AnalyzeResult, path: str, width: float | None = None, capt
     """One figure per bucket analysis (:func:`figure_paths`), each ``width`` inches wide; returns the paths.
     ``caption``: ``figure`` (drawn in it), ``none``, or a file name: each figure's caption written beside it,
     named as the figures are (``CAP-ANALYSIS-METRIC.txt``)."""
-    from mtsig.report.plots import save, take_caption
+    from mtsig.report.plots import save, take_caption, write_caption
 
     written = []
-    to_file = caption not in ("figure", "none")
+    to_file = caption not in CAPTION_MODES
     captions = [where for _, where in figure_paths(res, caption)] if to_file else []
     for k, (a, where) in enumerate(figure_paths(res, path)):
         fig = plot_analysis(res, a, width)
@@ -221,12 +222,3 @@ def save_figures(res: AnalyzeResult, path: str, width: float | None = None, capt
             write_caption(captions[k], text)
             written.append(captions[k])
     return written
-
-
-def write_caption(path: str, text: str) -> None:
-    """A figure's caption as a text file (one line per caption line)."""
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-    except OSError as exc:
-        raise InputError(f"--caption {path}: cannot write it ({exc.strerror or exc})", param="caption") from None

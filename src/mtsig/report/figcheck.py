@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mtsig.report.style import SMALL
+from mtsig.report.style import SMALL, measurable
 
 #: pixels of slack: anti-aliasing and rounding of extents
 SLACK = 1.5
@@ -125,11 +125,7 @@ def _overlaps(texts, extents, renderer) -> list[str]:
 
 def audit(fig, width: float | None = None) -> Audit:
     """Draw ``fig`` and check it (``width``: the width asked for, in inches)."""
-    if not hasattr(fig.canvas, "get_renderer"):  # a Figure made without pyplot: give it Agg's canvas to measure on
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    measurable(fig).canvas.draw()
     renderer = fig.canvas.get_renderer()
     w, h = fig.get_size_inches()
     out = Audit(float(w), float(h))

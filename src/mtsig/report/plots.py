@@ -300,7 +300,6 @@ def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray, scale: f
 # ------------------------------------------------------------------------------------------------ captions
 #: the id of a figure's caption text (what ``--caption`` keeps, leaves out or writes to a file)
 CAPTION = "caption"
-CAPTION_MODES = ("figure", "none")
 
 
 def take_caption(fig, mode: str = "figure") -> str:
@@ -321,6 +320,15 @@ def take_caption(fig, mode: str = "figure") -> str:
             for ax, (x0, y0, bw, bh) in zip(fig.axes, boxes):
                 ax.set_position((x0, y0 * h / (h - room), bw, bh * h / (h - room)))
     return caption
+
+
+def write_caption(path: str, text: str) -> None:
+    """A figure's caption as a text file (one line per caption line)."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"--caption {path}: cannot write it ({exc.strerror or exc})", param="caption") from None
 
 
 # ------------------------------------------------------------------------------------------------ output

@@ -19,6 +19,8 @@ COLUMN, DOUBLE = 3.3, 6.9
 WIDTHS = {"column": COLUMN, "double": DOUBLE}
 #: text sizes (pt): nothing smaller than 7 at the printed size
 SMALL, NORMAL = 7.0, 7.5
+#: ``--caption``'s values other than a file name: drawn in the figure, or left out
+CAPTION_MODES = ("figure", "none")
 #: saving: text stays text (SVG ``<text>``, PDF TrueType), so that a figure can be edited and searched
 TEXT_AS_TEXT = {"svg.fonttype": "none", "pdf.fonttype": 42, "ps.fonttype": 42}
 
@@ -90,16 +92,22 @@ def direction_text(direction: str) -> str:
     return "best " + direction.replace("closest to", "at")
 
 
+def measurable(fig):
+    """``fig`` with a canvas that draws and measures text (a Figure made without pyplot gets Agg's)."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    return fig
+
+
 def fit_texts(fig, passes: int = 5) -> None:
     """Wrap the titles and axis labels that are longer than the room they have (a title or an x label: its axes'
     width, a little beyond; a y label: its axes' height; the figure's title: the figure's width), measured on the
     drawn figure, so that nothing runs off a figure at one column's width."""
     import textwrap
 
-    if not hasattr(fig.canvas, "get_renderer"):  # a Figure made without pyplot: Agg's canvas to measure on
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        FigureCanvasAgg(fig)
+    measurable(fig)
     for _ in range(passes):
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
@@ -140,10 +148,7 @@ def legend_below(ax, **kwargs):
     fig = ax.figure
     kwargs.setdefault("ncol", 1 if fig.get_figwidth() < 5 else 2)
     leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), **kwargs)
-    if not hasattr(fig.canvas, "get_renderer"):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        FigureCanvasAgg(fig)
+    measurable(fig)
     for _ in range(3):
         fig.canvas.draw()
         below = ax.xaxis.get_tightbbox(fig.canvas.get_renderer())
