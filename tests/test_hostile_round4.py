@@ -20,7 +20,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(("args", "words"), [
     (["--resample-unit", "document"], "resampling by document needs the document of every segment"),
     (["--resample-unit", "domain", "--by", "ref-length"], "resampling by domain needs the domain"),
-    (["--by", "ngrams", "--ngram-alpha", "inf"], "--ngram-alpha must be a positive finite number"),
+    (["--by", "ngrams", "--ngram-alpha", "inf"], "--ngram-alpha must be finite"),
     (["--by", "ref-length", "--bucket-cutoffs", "ref-length=10:20", "ref-length=5"], "ref-length is given twice"),
     (["--by", "ref-length", "--bucket-cutoffs", "ref-length=10::20"], "is not a list of finite numbers"),
     (["--by", "ref-length", "--bucket-cutoffs", "ref-length=10:nan"], "is not a list of finite numbers"),

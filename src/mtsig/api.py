@@ -221,8 +221,9 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     check_option_names(metric_options, _OWN["score"])
     confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
     opts = ScoreOptions(ci=ci, ci_method=ci_method, confidence=confidence, keep_distributions=keep_distributions,
-                        resample_unit=resample_unit, sentence_level=sentence_level)  # fmt: skip
-    resampling = _resampling(n_bootstrap, _seed(seed, rng), progress, chunk_bytes, "n_bootstrap")
+                        resample_unit=resample_unit, sentence_level=sentence_level, n_bootstrap=n_bootstrap,
+                        seed=_seed(seed, rng))  # fmt: skip
+    resampling = _resampling(opts.n_bootstrap, opts.seed, progress, chunk_bytes, "n_bootstrap")
     load = _load(locals())
     return score_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling)
 
@@ -286,8 +287,9 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     tests = (test,) if isinstance(test, str) else tuple(test)
     opts = CompareOptions(tests=tests, baseline=baseline, correction=correction, alpha=alpha, alternative=alternative,
                           confidence=confidence, n_bootstrap=n_bootstrap, keep_distributions=keep_distributions,
-                          system_ci=system_ci, resample_unit=resample_unit, paired_runs=paired_runs)  # fmt: skip
-    resampling = _resampling(n_resamples, _seed(seed, rng), progress, chunk_bytes)
+                          system_ci=system_ci, resample_unit=resample_unit, paired_runs=paired_runs,
+                          n_resamples=n_resamples, seed=_seed(seed, rng))  # fmt: skip
+    resampling = _resampling(opts.n_resamples, opts.seed, progress, chunk_bytes)
     load = _load(locals())
     return compare_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling)
 
@@ -357,8 +359,9 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
                           alternative=alternative, confidence=confidence, n_bootstrap=n_bootstrap,
                           cutoffs={k: tuple(v) for k, v in (cutoffs or {}).items()}, top=top, ngram_alpha=ngram_alpha,
                           ngram_order=ngram_order, freq_corpus=freq_corpus, out_labels=dict(out_labels or {}),
-                          source=source, resample_unit=resample_unit)  # fmt: skip
-    resampling = _resampling(n_resamples, _seed(seed, rng), progress, None)
+                          source=source, resample_unit=resample_unit, n_resamples=n_resamples,
+                          seed=_seed(seed, rng))  # fmt: skip
+    resampling = _resampling(opts.n_resamples, opts.seed, progress, None)
     load = _load(locals())
     return analyze_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling, fork=fork)
 

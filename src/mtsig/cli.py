@@ -257,31 +257,13 @@ def _output(p: argparse.ArgumentParser, formats: tuple[str, ...] | None = None, 
 
 
 def _score_args(p: argparse.ArgumentParser) -> None:
-    from mtsig.stats.intervals import CI_METHODS
+    from mtsig.declare import add_flags
+    from mtsig.engine import ScoreOptions
 
     _inputs(p)
-    c = p.add_argument_group("confidence intervals")
-    c.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals")
-    c.add_argument(
-        "--ci-method",
-        default="percentile",
-        choices=CI_METHODS,
-        help="percentile (default), t, bca, studentized (the bootstrap-t: for few units, documents)",
-    )
-    c.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (1000)")
-    c.add_argument("--confidence", type=float, default=None,
-                   help="confidence level (0.95); giving one asks for the intervals (sacreBLEU's --confidence alone "
-                   "is --ci)")  # fmt: skip
-    c.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    _unit_flag(c)
-    s = p.add_argument_group("what to print")
-    s.add_argument(
-        "--sentence-level",
-        "-sl",
-        action="store_true",
-        help="also every segment's own score under every metric (as sacreBLEU's -sl), in every format",
-    )
-    s.add_argument(
+    # --confidence alone asks for the intervals (as sacreBLEU's): not given is None here, 0.95 in the API
+    groups = add_flags(p, ScoreOptions, defaults={"n_bootstrap": 1000})
+    groups["what to print"].add_argument(
         "--score-only",
         "-b",
         action="store_true",
@@ -296,78 +278,34 @@ def _stats_args(p: argparse.ArgumentParser) -> None:
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
-    from mtsig.stats.multiple import CORRECTIONS
-    from mtsig.stats.paired import ALTERNATIVES, test_names
+    from mtsig.declare import add_flags
+    from mtsig.engine import CompareOptions
 
-    TESTS = test_names()
     _inputs(p)
-    t = p.add_argument_group("tests")
-    t.add_argument("--test", nargs="+", default=["ar"], choices=TESTS, metavar="TEST",
-                   help=f"one or more of: {', '.join(TESTS)} (default: ar)")  # fmt: skip
-    t.add_argument("--baseline", "-b", default=None, help="compare each system with this one (default: all pairs)")
-    t.add_argument("--n-resamples", type=int, default=None,
-                   help="shuffles / bootstrap resamples of the tests (default: automatic: 10000 for ar, 1000 for "
-                   "bootstrap tests, more when the corrected threshold needs them)")  # fmt: skip
-    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    _unit_flag(t)
-    t.add_argument("--correction", default="holm", choices=CORRECTIONS,
-                   help="p-value adjustment (holm); maxt: step-down max-T over the joint bootstrap of all systems "
-                   "(Romano & Wolf: uses the dependence between pairs; valid whichever pairs are equal)")  # fmt: skip
-    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
-                   help="two-sided (default); greater: B better than A in the metric's direction (lower TER, higher "
-                   "BLEU); less: B worse")  # fmt: skip
-    t.add_argument("--confidence", type=float, default=0.95, help="level of the interval of the difference")
-    t.add_argument("--paired-runs", action="store_true",
-                   help="optimizer runs of different systems are paired by position (run j of A with run j of B, "
-                   "e.g. shared seeds): run effects they share cancel (default: runs are not paired)")  # fmt: skip
-    t.add_argument(
-        "--ci",
-        action="store_true",
-        help="also each system's percentile interval, from the --n-bootstrap resamples (on with --html)",
-    )
-    t.add_argument("--n-bootstrap", type=int, default=None,
-                   help="bootstrap resamples for the interval of the difference and s_sel (1000)")  # fmt: skip
-    t.add_argument("--rank-dir", metavar="DIR", default=None,
-                   help="with --baseline: write, per system and metric, the segments ranked by improvement of its "
-                   "median run over the baseline's median run (TSV)")  # fmt: skip
+    groups = add_flags(p, CompareOptions)
+    groups["tests"].add_argument("--rank-dir", metavar="DIR", default=None,
+                                 help="with --baseline: write, per system and metric, the segments ranked by "
+                                 "improvement of its median run over the baseline's median run (TSV)")  # fmt: skip
     _output(p)
 
 
 def _analyze_args(p: argparse.ArgumentParser) -> None:
     from mtsig.analysis import ANALYSES
-    from mtsig.stats.multiple import p_corrections
-    from mtsig.stats.paired import ALTERNATIVES, test_names
+    from mtsig.analysis.options import AnalyzeOptions
+    from mtsig.declare import add_flags
 
     _inputs(p)
-    g = p.add_argument_group("analyses")
+    groups = {"analyses": p.add_argument_group("analyses")}
     listing = "; ".join(f"{n}: {e.help}" for n, e in ANALYSES.items())
-    g.add_argument("--by", nargs="+", default=None, metavar="ANALYSIS",
-                   help=f"analyses to run (default: every one that needs no extra file). {listing}")  # fmt: skip
+    add_flags(p, AnalyzeOptions, groups=groups)
+    by = next(a for a in groups["analyses"]._group_actions if a.dest == "by")
+    by.help += f". {listing}"
+    g = groups["analyses"]
     g.add_argument("--bucket-cutoffs", nargs="+", default=None, metavar="KIND=C1:C2:...",
                    help="bucket boundaries, e.g. ref-length=10:20:40 (compare-mt's syntax; default: compare-mt's "
                    "for ref-length, length-diff, word-frequency and sentence-score)")  # fmt: skip
-    g.add_argument("--top", type=int, default=10, help="n-grams and example segments per pair and direction (10)")
-    g.add_argument("--ngram-alpha", type=float, default=1.0, help="smoothing of the n-gram ratio (1, compare-mt's)")
-    g.add_argument("--ngram-order", type=int, default=4, help="highest n-gram order (4)")
-    g.add_argument("--freq-corpus", default=None, metavar="FILE",
-                   help="word-frequency: count word frequencies in FILE (default: in the reference)")  # fmt: skip
     g.add_argument("--out-labels", nargs="+", default=None, metavar="NAME=FILE",
                    help="word-labels: each system's file of output word labels")  # fmt: skip
-    g.add_argument("--source", default=None, metavar="FILE", help="source segments shown with the examples")
-    t = p.add_argument_group("tests")
-    t.add_argument("--test", default="ar", choices=test_names(), help="the paired test of every bucket (ar)")
-    t.add_argument("--baseline", "-b", default=None, help="compare each system with this one (default: all pairs)")
-    t.add_argument("--n-resamples", type=int, default=None,
-                   help="resamples of the test (default: enough for the corrected threshold)")  # fmt: skip
-    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    _unit_flag(t)
-    t.add_argument("--correction", default="holm", choices=p_corrections(),
-                   help="p-value adjustment over every bucket and pair of an analysis (holm)")  # fmt: skip
-    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    t.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES, help="as in compare (two-sided)")
-    t.add_argument("--confidence", type=float, default=0.95, help="level of every interval (0.95)")
-    t.add_argument("--n-bootstrap", type=int, default=None, help="bootstrap resamples of the intervals (1000)")
     _output(p)
 
 
@@ -1030,7 +968,8 @@ def _table(a: argparse.Namespace):
             raise InputError("give either --stats or -r/-s, not both")
         _no_text_options(a, "--stats")
         return StatsTable.load(a.stats).select(a.metrics)
-    if a.test_set and getattr(a, "test", None) is not None and a.test_set in _test_names():
+    takes_test = a.command in ("compare", "analyze")
+    if a.test_set and takes_test and a.test_set in _test_names():
         raise InputError(
             f"-t is --test-set (a test set by name, as in sacreBLEU); for the test give --test {a.test_set}"
         )
@@ -1104,11 +1043,13 @@ def _list_metrics() -> int:
 
 def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.api import score
+    from mtsig.declare import given
+    from mtsig.engine import ScoreOptions
     from mtsig.report.render import render
 
-    ci, confidence = a.ci or a.confidence is not None, a.confidence if a.confidence is not None else 0.95
-    res = score(stats=table, ci=ci, ci_method=a.ci_method, confidence=confidence, n_bootstrap=a.n_bootstrap,
-                seed=a.seed, resample_unit=a.resample_unit, sentence_level=a.sentence_level, progress=prog)  # fmt: skip
+    settings = given(ScoreOptions, a)
+    settings["ci"] = a.ci or a.confidence is not None  # sacreBLEU's --confidence alone asks for the intervals
+    res = score(stats=table, **settings, progress=prog)
     res = _with_width(res, a)
     _figures(a, res)
     if a.score_only:
@@ -1124,16 +1065,17 @@ def _score(a: argparse.Namespace, table, prog) -> None:
 
 def _compare(a: argparse.Namespace, table, prog) -> None:
     from mtsig.api import compare
+    from mtsig.declare import given
+    from mtsig.engine import CompareOptions
     from mtsig.errors import InputError
     from mtsig.report.render import render
 
     if a.rank_dir and not a.baseline:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
     keep = bool(a.plot or a.html)  # the one-pair figure shows the null distribution, the report systems' intervals
-    res = compare(stats=table, test=tuple(a.test), n_resamples=a.n_resamples, seed=a.seed, baseline=a.baseline,
-                  correction=a.correction, alpha=a.alpha, alternative=a.alternative, confidence=a.confidence,
-                  n_bootstrap=a.n_bootstrap, keep_distributions=keep, system_ci=keep or a.ci,
-                  resample_unit=a.resample_unit, paired_runs=a.paired_runs, progress=prog)  # fmt: skip
+    settings = given(CompareOptions, a, skip=("tests",))
+    settings.update(test=tuple(a.tests or ("ar",)), keep_distributions=keep, system_ci=keep or a.system_ci)
+    res = compare(stats=table, **settings, progress=prog)
     res = _with_width(res, a)
     _figures(a, res)
     for w in res.warnings:
@@ -1172,17 +1114,16 @@ def _can_fork() -> bool:
 
 def _analyze(a: argparse.Namespace, table, prog) -> None:
     from mtsig.analysis.buckets import parse_cutoffs
+    from mtsig.analysis.options import AnalyzeOptions
     from mtsig.api import analyze
+    from mtsig.declare import given
     from mtsig.report.render import render
 
     cutoffs = {k: parse_cutoffs(v, k) for k, v in _keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
     # the shared comparison in a second process where the command may use one (-j) and the platform forks
     fork = a.jobs > 1 and _can_fork()
-    res = analyze(stats=table, by=tuple(a.by or ()), test=a.test, n_resamples=a.n_resamples, seed=a.seed,
-                  baseline=a.baseline, correction=a.correction, alpha=a.alpha, alternative=a.alternative,
-                  confidence=a.confidence, n_bootstrap=a.n_bootstrap, cutoffs=cutoffs, top=a.top,
-                  ngram_alpha=a.ngram_alpha, ngram_order=a.ngram_order, freq_corpus=a.freq_corpus,
-                  out_labels=_keyed(a.out_labels, "--out-labels"), source=a.source, resample_unit=a.resample_unit,
+    settings = given(AnalyzeOptions, a)
+    res = analyze(stats=table, **settings, cutoffs=cutoffs, out_labels=_keyed(a.out_labels, "--out-labels"),
                   progress=prog, fork=fork)  # fmt: skip
     if a.plot:
         from mtsig.report.analyze_plots import save_figures

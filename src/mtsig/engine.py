@@ -9,12 +9,22 @@ cluster. Every random number comes from :mod:`mtsig.resample` through one :class
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
-from mtsig.docfields import setting
-from mtsig.errors import InputError, unknown_name
+from mtsig.declare import (
+    Checked,
+    alternative_option,
+    baseline_option,
+    count_option,
+    level_option,
+    option,
+    seed_option,
+    unit_option,
+)
+from mtsig.errors import InputError
 from mtsig.resample import Resampling
 from mtsig.results import (
     CompareResult,
@@ -38,47 +48,57 @@ from mtsig.stats.kinds import (  # noqa: F401 - the bootstrap checks, importable
     min_bootstrap,
 )
 from mtsig.stats.multiple import CORRECTIONS, adjust, clusters, experimentwise_error, maxt
-from mtsig.stats.paired import DEFAULT_BOOTSTRAP, PAIRED_TESTS, get_test
-from mtsig.stats.pvalues import ALTERNATIVES, alternative_for, check_alternative
+from mtsig.stats.paired import DEFAULT_BOOTSTRAP, PAIRED_TESTS, get_test, test_names
+from mtsig.stats.pvalues import alternative_for, check_alternative
 from mtsig.stats.runs import median_run, s_sel, sample_std
 from mtsig.table import StatsTable, pooled_runs
-from mtsig.units import by_unit, check_unit
-
-
-def _check_confidence(confidence: float) -> None:
-    from mtsig.checks import probability
-
-    probability(confidence, "confidence")
+from mtsig.units import by_unit
 
 
 # ================================================================================================ score
 @dataclass(frozen=True, kw_only=True)
-class ScoreOptions:
-    """What ``score`` adds to the corpus scores (validated once)."""
+class ScoreOptions(Checked):
+    """What ``score`` adds to the corpus scores: each setting declared once (its flag, check and description
+    come from here; :mod:`mtsig.declare`)."""
 
-    ci: bool = setting(False, "Add a bootstrap confidence interval to every score.")
-    ci_method: str = setting(
+    ci: bool = option(False, "add bootstrap confidence intervals", "bool", group="confidence intervals",
+                      doc="Add a bootstrap confidence interval to every score.")  # fmt: skip
+    ci_method: str = option(
         "percentile",
-        "The interval's method: ``percentile`` (default), ``t``, ``bca`` or ``studentized`` (the bootstrap-t, "
+        "percentile, t, bca, studentized (the bootstrap-t: for few units, documents)",
+        "str",
+        choices=CI_METHODS,
+        what="confidence-interval method",
+        group="confidence intervals",
+        doc="The interval's method: ``percentile`` (default), ``t``, ``bca`` or ``studentized`` (the bootstrap-t, "
         "for few resampling units: documents).",
     )
-    confidence: float = setting(0.95, "The intervals' level (0.95; scipy's name ``confidence_level`` is accepted).")
-    keep_distributions: bool = setting(False, "Keep the bootstrap (and null) distributions on the result (plots).")
-    resample_unit: str = setting(
-        "segment",
+    n_bootstrap: int | None = count_option(None, "bootstrap resamples (1000)",
+                                           "Bootstrap resamples behind the intervals and s_sel (1000).",
+                                           group="confidence intervals")  # fmt: skip
+    confidence: float = level_option(
+        0.95,
+        "confidence level; giving one asks for the intervals (sacreBLEU's --confidence alone is --ci)",
+        "The intervals' level (0.95; scipy's name ``confidence_level`` is accepted).",
+        group="confidence intervals",
+    )
+    seed: int | None = seed_option()
+    keep_distributions: bool = option(
+        False, "", "bool", cli=False, doc="Keep the bootstrap (and null) distributions on the result (plots)."
+    )
+    resample_unit: str = unit_option(
         "What every resampling procedure draws or swaps: ``segment`` (default), ``document`` (whole documents: the "
         "cluster bootstrap; randomization swaps whole documents; the sentence-level tests use their means) or "
-        "``domain``; see :mod:`mtsig.units`.",
+        "``domain``; see :mod:`mtsig.units`."
     )
-    sentence_level: bool = setting(
-        False, "Also every segment's own score under every metric (``ScoreResult.segments``; sacreBLEU's ``-sl``)."
+    sentence_level: bool = option(
+        False,
+        "also every segment's own score under every metric (as sacreBLEU's -sl), in every format",
+        "bool",
+        short="-sl",
+        group="what to print",
+        doc="Also every segment's own score under every metric (``ScoreResult.segments``; sacreBLEU's ``-sl``).",
     )
-
-    def __post_init__(self):
-        if self.ci_method not in CI_METHODS:
-            raise unknown_name("confidence-interval method", self.ci_method, CI_METHODS)
-        _check_confidence(self.confidence)
-        check_unit(self.resample_unit)
 
 
 def shared_bootstrap(table: StatsTable, resampling: Resampling, pooled: bool = False) -> dict:
@@ -200,61 +220,96 @@ def sentence_scores(table: StatsTable) -> dict[str, dict[str, list[float]]]:
 
 
 # ================================================================================================ compare
-@dataclass(frozen=True, kw_only=True)
-class CompareOptions:
-    """The tests and decisions of ``compare`` (validated once); resampling counts are in
-    :class:`Resampling` (``n_resamples``: the tests') and ``n_bootstrap`` (the intervals of differences)."""
+def _correction(name: str) -> Any:
+    return CORRECTIONS.get(name)
 
-    tests: tuple[str, ...] = setting(("ar",), "The registered tests to run (``ar`` default).")
-    baseline: str | None = setting(None, "Each system against this one (default: all pairs).")
-    correction: str = setting(
+
+@dataclass(frozen=True, kw_only=True)
+class Decisions(Checked):
+    """The settings of every paired comparison, declared once and shared by ``compare`` and ``analyze``: the
+    pairs, the adjustment, the levels, the resampling."""
+
+    baseline: str | None = baseline_option()
+    correction: str = option(
         "holm",
-        "The p-value adjustment over the pairs of each metric and test (``holm`` default, ``bonferroni``, "
+        "p-value adjustment; maxt: step-down max-T over the joint bootstrap of all systems (Romano & Wolf: "
+        "uses the dependence between pairs; valid whichever pairs are equal)",
+        "str",
+        choices=lambda: tuple(CORRECTIONS),
+        lookup=_correction,
+        group="tests",
+        doc="The p-value adjustment over the pairs of each metric and test (``holm`` default, ``bonferroni``, "
         "``sidak``, ``bh``, ``maxt``, ``none``, and any a plugin registers).",
     )
-    alpha: float = setting(0.05, "The level of the decisions (0.05).")
-    alternative: str = setting(
-        "two-sided",
+    alpha: float = level_option(0.05, "significance level", "The level of the decisions (0.05).")
+    alternative: str = alternative_option(
+        "two-sided; greater: B better than A in the metric's direction (lower TER, higher BLEU); less: B worse",
         "``two-sided`` (default), ``greater`` (B is better than A in the metric's own direction: higher BLEU, lower "
         "TER, so for TER it tests delta = B - A < 0) or ``less`` (B is worse).",
     )
-    confidence: float = setting(
-        0.95, "The level of the interval of each difference (0.95; scipy's name ``confidence_level`` is accepted)."
+    confidence: float = level_option(
+        0.95,
+        "level of the interval of the difference",
+        "The level of the interval of each difference (0.95; scipy's name ``confidence_level`` is accepted).",
     )
-    n_bootstrap: int | None = setting(None, "Bootstrap resamples behind the intervals of differences (1000).")
-    keep_distributions: bool = setting(False, "Keep the null and bootstrap distributions on the results (plots).")
-    system_ci: bool = setting(
-        False, "Also each system's percentile interval at ``confidence``, from the bootstrap behind the intervals."
+    n_resamples: int | None = count_option(
+        None,
+        "shuffles / bootstrap resamples of the tests (default: automatic: 10000 for ar, 1000 for bootstrap tests, "
+        "more when the corrected threshold needs them)",
+        "Resamples of each resampling test (None: its default, or more when the corrected threshold needs them).",
     )
-    resample_unit: str = setting(
-        "segment",
+    n_bootstrap: int | None = count_option(
+        None,
+        "bootstrap resamples for the interval of the difference and s_sel (1000)",
+        "Bootstrap resamples behind the intervals of differences (1000).",
+    )
+    seed: int | None = seed_option()
+    resample_unit: str = unit_option(
         "What every resampling procedure draws or swaps: ``segment`` (default), ``document`` or ``domain`` "
         "(randomization swaps whole documents, the bootstrap draws them, the sentence-level tests use their means; "
-        "see :mod:`mtsig.units`).",
+        "see :mod:`mtsig.units`)."
     )
-    paired_runs: bool = setting(
+
+    def decisions(self) -> dict[str, Any]:
+        """The shared settings by name (what a comparison inside another command inherits)."""
+        return {f.name: getattr(self, f.name) for f in fields(Decisions)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareOptions(Decisions):
+    """The tests and decisions of ``compare``: each setting declared once (its flag, check and description come
+    from here; :mod:`mtsig.declare`). The resampling counts and seed also make the :class:`Resampling`."""
+
+    tests: tuple[str, ...] = option(("ar",), "one or more of the registered tests", "strs",
+                                    flag="--test", metavar="TEST", choices=test_names, lookup=get_test,
+                                    group="tests", doc="The registered tests to run (``ar`` default).")  # fmt: skip
+    keep_distributions: bool = option(
+        False, "", "bool", cli=False, doc="Keep the null and bootstrap distributions on the results (plots)."
+    )
+    system_ci: bool = option(
         False,
-        "Optimizer runs of different systems are paired by position (run j of A with run j of B, e.g. shared "
+        "also each system's percentile interval, from the --n-bootstrap resamples (on with --html)",
+        "bool",
+        flag="--ci",
+        group="tests",
+        doc="Also each system's percentile interval at ``confidence``, from the bootstrap behind the intervals.",
+    )
+    paired_runs: bool = option(
+        False,
+        "optimizer runs of different systems are paired by position (run j of A with run j of B, e.g. shared "
+        "seeds): run effects they share cancel (default: runs are not paired)",
+        "bool",
+        group="tests",
+        doc="Optimizer runs of different systems are paired by position (run j of A with run j of B, e.g. shared "
         "seeds): the runs test then analyses paired differences, so shared run effects cancel (default: unpaired, "
         "and the result does not depend on the order of the runs).",
     )
 
     def __post_init__(self):
-        check_unit(self.resample_unit)
+        if isinstance(self.tests, str):
+            object.__setattr__(self, "tests", (self.tests,))
+        super().__post_init__()
         object.__setattr__(self, "tests", tuple(dict.fromkeys(self.tests)))
-        if not self.tests:
-            raise InputError("no test given")
-        for t in self.tests:
-            get_test(t)
-        CORRECTIONS.get(self.correction)
-        if self.alternative not in ALTERNATIVES:
-            raise unknown_name("alternative", self.alternative, ALTERNATIVES)
-        from mtsig.checks import probability, resample_count
-
-        probability(self.alpha, "alpha")
-        _check_confidence(self.confidence)
-        if self.n_bootstrap is not None:
-            resample_count(self.n_bootstrap, "n_bootstrap")
 
 
 #: an automatic number of resamples makes the smallest attainable p-value at most this share of the

@@ -242,7 +242,7 @@ def test_too_few_bootstrap_resamples_for_an_interval(capsys):
                       capsys)  # fmt: skip
     assert rc == 2 and "at least 40" in err
     rc, _, err = _cli([*args, "--seed", "-1"], capsys)
-    assert rc == 2 and err.startswith("mtsig: error: --seed must be a whole number of at least 0")
+    assert rc == 2 and err.startswith("mtsig: error: --seed must be at least 0, got -1")
 
 
 def test_nan_smoothing_value_and_missing_tokenizer_packages(capsys):

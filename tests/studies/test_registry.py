@@ -55,13 +55,13 @@ def test_an_option_of_another_study_is_a_one_line_error(capsys):
     "argv,message",
     [
         (["type1", "--replicates", "0"], "--replicates must be at least 1 and at most 1,000,000, got 0"),
-        (["type1", "--alphas", "0", "2"], "--alphas must be above 0 and below 1, got 0.0"),
+        (["type1", "--alphas", "0", "2"], "--alphas must lie strictly between 0 and 1, got 0.0"),
         (["type1", "--pairs", "base:new", "new:base"], "--pairs: this study takes 1 pair, got 2"),
         (["multiplicity", "--null-systems", "12"], "--null-systems must be at least 3 and at most 8, got 12"),
         (["sampling", "--samples", "0"], "--samples must be at least 2, got 0"),
         (["coverage", "--n-bootstrap", "1"], "--n-bootstrap must be at least 40 for a 95% interval"),
-        (["testsize", "--alpha", "2"], "--alpha must be above 0 and below 1, got 2.0"),
-        (["power", "--power", "1.5"], "--power must be above 0 and below 1, got 1.5"),
+        (["testsize", "--alpha", "2"], "--alpha must lie strictly between 0 and 1, got 2.0"),
+        (["power", "--power", "1.5"], "--power must lie strictly between 0 and 1, got 1.5"),
         (["power", "--target", "nan"], "--target must be finite, got nan"),
     ],
 )

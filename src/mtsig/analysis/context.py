@@ -164,10 +164,8 @@ def resamples_for(ctx: AnalysisContext, k: int) -> int | None:
 
 
 def bucket_compare_options(ctx: AnalysisContext, unit: str | None = None) -> CompareOptions:
-    o = ctx.opts
-    return CompareOptions(tests=(o.test,), baseline=o.baseline, correction="none", alpha=o.alpha,
-                          alternative=o.alternative, confidence=o.confidence, n_bootstrap=o.n_bootstrap,
-                          system_ci=True, resample_unit=unit or o.resample_unit)  # fmt: skip
+    shared = {**ctx.opts.decisions(), "correction": "none", "resample_unit": unit or ctx.opts.resample_unit}
+    return CompareOptions(**shared, tests=(ctx.opts.test,), system_ci=True)
 
 
 def too_small(n_units: int, k: int, ctx: AnalysisContext) -> bool:

@@ -9,11 +9,11 @@ from typing import NamedTuple
 from mtsig.analysis.buckets import Cutoffs
 from mtsig.analysis.registry import ANALYSES, with_cutoffs
 from mtsig.analyze_docs import DOCS
-from mtsig.docfields import setting
-from mtsig.engine import CompareOptions
+from mtsig.declare import level_option, option
+from mtsig.engine import Decisions
 from mtsig.errors import InputError
-from mtsig.stats.multiple import CORRECTIONS
-from mtsig.stats.paired import get_test
+from mtsig.stats.multiple import CORRECTIONS, p_corrections
+from mtsig.stats.paired import get_test, test_names
 from mtsig.table import StatsTable
 
 
@@ -32,39 +32,50 @@ class AnalysisSpec(NamedTuple):
             raise InputError(f"analysis {kind} needs a file: --by {kind}=FILE ({entry.help})", param="by")
         return cls(kind, arg or None)
 
+    @property
+    def text(self) -> str:
+        """As written: ``kind`` or ``kind=FILE``."""
+        return self.kind if self.arg is None else f"{self.kind}={self.arg}"
+
+
+def _p_correction(name: str) -> None:
+    if CORRECTIONS.get(name).joint_bootstrap:
+        raise InputError(f"correction {name} is not offered by analyze (use holm, bonferroni, sidak or bh)",
+                         param="correction")  # fmt: skip
+
 
 @dataclass(frozen=True, kw_only=True)
-class AnalyzeOptions:
-    """What ``analyze`` runs (validated once); each setting's description is in :data:`mtsig.analyze_docs.DOCS`."""
+class AnalyzeOptions(Decisions):
+    """What ``analyze`` runs: compare's shared settings (:class:`~mtsig.engine.Decisions`, inherited, not copied)
+    and the analyses' own, each declared once; the API's descriptions are in :data:`mtsig.analyze_docs.DOCS`."""
 
-    by: tuple[AnalysisSpec, ...] = setting((), DOCS["by"])
-    test: str = setting("ar", DOCS["test"])
-    baseline: str | None = setting(None, DOCS["baseline"])
-    correction: str = setting("holm", DOCS["correction"])
-    alpha: float = setting(0.05, DOCS["alpha"])
-    alternative: str = setting("two-sided", DOCS["alternative"])
-    confidence: float = setting(0.95, DOCS["confidence"])
-    n_bootstrap: int | None = setting(None, DOCS["n_bootstrap"])
-    cutoffs: Mapping[str, tuple[float, ...]] = setting(doc=DOCS["cutoffs"], factory=dict)
-    top: int = setting(10, DOCS["top"])
-    ngram_alpha: float = setting(1.0, DOCS["ngram_alpha"])
-    ngram_order: int = setting(4, DOCS["ngram_order"])
-    freq_corpus: str | None = setting(None, DOCS["freq_corpus"])
-    out_labels: Mapping[str, str] = setting(doc=DOCS["out_labels"], factory=dict)
-    source: str | None = setting(None, DOCS["source"])
-    resample_unit: str = setting("segment", DOCS["resample_unit"])
+    by: tuple[AnalysisSpec, ...] = option((), "analyses to run (default: every one that needs no extra file)",
+                                          "strs", metavar="ANALYSIS", group="analyses", doc=DOCS["by"])  # fmt: skip
+    test: str = option("ar", "the paired test of every bucket", "str", choices=test_names, lookup=get_test,
+                       group="tests", metavar="TEST", doc=DOCS["test"])  # fmt: skip
+    correction: str = option("holm", "p-value adjustment over every bucket and pair of an analysis", "str",
+                             choices=p_corrections, lookup=_p_correction, group="tests",
+                             doc=DOCS["correction"])  # fmt: skip
+    confidence: float = level_option(0.95, "level of every interval", DOCS["confidence"])
+    cutoffs: Mapping[str, tuple[float, ...]] = option(doc=DOCS["cutoffs"], factory=dict)
+    top: int = option(10, "n-grams and example segments per pair and direction", "int", low=1, metavar="N",
+                      group="analyses", doc=DOCS["top"])  # fmt: skip
+    ngram_alpha: float = option(1.0, "smoothing of the n-gram ratio (compare-mt's default)", "float", metavar="A",
+                                low=0, open=True, group="analyses", doc=DOCS["ngram_alpha"])  # fmt: skip
+    ngram_order: int = option(4, "highest n-gram order", "int", low=1, high=9, metavar="N", group="analyses",
+                              doc=DOCS["ngram_order"])  # fmt: skip
+    freq_corpus: str | None = option(None, "word-frequency: count word frequencies in FILE (default: in the "
+                                     "reference)", "str", metavar="FILE", group="analyses",
+                                     doc=DOCS["freq_corpus"])  # fmt: skip
+    out_labels: Mapping[str, str] = option(doc=DOCS["out_labels"], factory=dict)
+    source: str | None = option(None, "source segments shown with the examples", "str", metavar="FILE",
+                                group="analyses", doc=DOCS["source"])  # fmt: skip
 
     def __post_init__(self):
-        by = tuple(AnalysisSpec.parse(b) if isinstance(b, str) else b for b in self.by)
-        object.__setattr__(self, "by", tuple(dict.fromkeys(by)))
-        get_test(self.test)
-        # the checks compare does (alternative, correction, alpha, confidence, unit)
-        CompareOptions(tests=(self.test,), baseline=self.baseline, correction=self.correction, alpha=self.alpha,
-                       alternative=self.alternative, confidence=self.confidence, n_bootstrap=self.n_bootstrap,
-                       resample_unit=self.resample_unit)  # fmt: skip
-        if CORRECTIONS.get(self.correction).joint_bootstrap:
-            raise InputError(f"correction {self.correction} is not offered by analyze (use holm, bonferroni, sidak "
-                             "or bh)", param="correction")  # fmt: skip
+        texts = tuple(b if isinstance(b, str) else b.text for b in self.by)
+        object.__setattr__(self, "by", texts)
+        super().__post_init__()  # every declared setting checked, compare's included
+        object.__setattr__(self, "by", tuple(dict.fromkeys(AnalysisSpec.parse(b) for b in texts)))
         for kind, cuts in self.cutoffs.items():
             try:
                 takes = ANALYSES.get(kind).cutoffs is not None
@@ -74,14 +85,6 @@ class AnalyzeOptions:
                 raise InputError(f"bucket cutoffs apply to {', '.join(with_cutoffs())}, not to {kind!r}",
                                  param="cutoffs")  # fmt: skip
             Cutoffs(tuple(cuts))
-        from mtsig.checks import whole_number
-
-        whole_number(self.top, "top", 1)
-        if not 0 < self.ngram_alpha < float("inf"):
-            raise InputError(f"ngram_alpha must be a positive finite number, got {self.ngram_alpha}",
-                             param="ngram_alpha")  # fmt: skip
-        if not 1 <= self.ngram_order <= 9:
-            raise InputError(f"ngram_order must be 1 to 9, got {self.ngram_order}", param="ngram_order")
 
 
 def default_specs(table: StatsTable) -> tuple[AnalysisSpec, ...]:
