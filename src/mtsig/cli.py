@@ -11,6 +11,7 @@ errors from the core name API arguments, which are said here with their flags.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -262,7 +263,7 @@ def _score_args(p: argparse.ArgumentParser) -> None:
 
     _inputs(p)
     # --confidence alone asks for the intervals (as sacreBLEU's): not given is None here, 0.95 in the API
-    groups = add_flags(p, ScoreOptions, defaults={"n_bootstrap": 1000})
+    groups = add_flags(p, ScoreOptions)
     groups["what to print"].add_argument(
         "--score-only",
         "-b",
@@ -437,15 +438,11 @@ def _human_args(p: argparse.ArgumentParser) -> None:
                    help="protocol mtsig: the paired test (ar: 10,000 shuffles; paired-bootstrap: 1,000)")  # fmt: skip
     t.add_argument("--correction", default="holm", choices=p_corrections(), help="protocol mtsig: p-value "
                    "adjustment over every pair (holm)")  # fmt: skip
-    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals and rank sets (0.95)")
-    t.add_argument("--n-resamples", type=int, default=None, help="resamples of the paired test")
-    t.add_argument("--n-bootstrap", type=int, default=2000,
-                   help="joint bootstrap resamples behind the intervals and rank sets (2000)")  # fmt: skip
-    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
-    t.add_argument("--resample-unit", default=None, choices=("segment", "document", "domain"),
-                   help="what resampling draws or swaps (default: documents wherever the judgments come in "
-                   "documents: WMT DA's HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
+    _shared_flags(t, {"alpha": 0.05, "confidence": 0.95, "n_resamples": None, "n_bootstrap": 2000},
+                  confidence="level of the intervals and rank sets", n_resamples="resamples of the paired test",
+                  n_bootstrap="joint bootstrap resamples behind the intervals and rank sets",
+                  resample_unit="what resampling draws or swaps (default: documents wherever the judgments come in "
+                  "documents: WMT DA's HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
     t.add_argument("--min-common", type=int, default=10,
                    help="pairs judged on fewer common segments are not tested (10)")  # fmt: skip
     t.add_argument("--segments", action="store_true", help="also the per-segment scores used (JSON, CSV)")
@@ -455,6 +452,18 @@ def _human_args(p: argparse.ArgumentParser) -> None:
     _plot_width(p)
     p.add_argument("--html", default=None, metavar="FILE",
                    help="also write a self-contained HTML report (ranking figure as inline SVG, tables)")  # fmt: skip
+
+
+def _shared_flags(group, defaults: dict, choices: dict | None = None, **helps: str) -> None:
+    """The settings human and meta share with compare (their levels, counts, seed and unit), each flag made from
+    its one declaration (:mod:`mtsig.declare`), with the command's default and, where it says more, its help."""
+    from mtsig.declare import add_flag
+    from mtsig.engine import Decisions
+
+    shared = {f.name: f for f in dataclasses.fields(Decisions)}
+    for name in (*defaults, "seed", "resample_unit"):
+        add_flag(group, name, shared[name], default=defaults.get(name), help=helps.get(name),
+                 choices=(choices or {}).get(name))  # fmt: skip
 
 
 def _human(a: argparse.Namespace, prog) -> None:
@@ -548,22 +557,14 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
                    help="perm-both (the default at both levels), bootstrap (system level, over segments: "
                    "conservative), or pairwise (segment-level acc23 at each metric's epsilon: too "
                    "liberal)")  # fmt: skip
-    t.add_argument(
-        "--n-resamples",
-        type=int,
-        default=None,
-        help="permutations of the tests (default: at least 1000, enough for the corrected threshold)",
-    )
-    t.add_argument("--resample-unit", default=None, choices=("segment", "document"),
-                   help="what intervals and segment-level PERM-BOTH resample (default: documents wherever the human "
-                   "scores have them)")  # fmt: skip
-    t.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals (1000)")
-    t.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
-    t.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    _shared_flags(t, {"n_resamples": None, "n_bootstrap": 1000, "confidence": 0.95, "alpha": 0.05},
+                  n_resamples="permutations of the tests (default: at least 1000, enough for the corrected "
+                  "threshold)", n_bootstrap="bootstrap resamples of the intervals", confidence="level of the intervals",
+                  resample_unit="what intervals and segment-level PERM-BOTH resample (default: documents wherever the "
+                  "human scores have them)", choices={"resample_unit": ("segment", "document")})  # fmt: skip
     from mtsig.stats.multiple import p_corrections
 
     t.add_argument("--correction", default="holm", choices=p_corrections(), help="over every pair of metrics")
-    t.add_argument("--seed", type=int, default=None, help="random seed (default 12345; always reported)")
     _output(p, plot=False)
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw each metric's agreement and interval, one column (.png, .svg, .pdf)")  # fmt: skip
@@ -714,20 +715,15 @@ def _meta_extras(res, a: argparse.Namespace) -> None:
 
 
 def _meta_mtme(a: argparse.Namespace) -> None:
-    from mtsig.metaeval import MetaOptions, run_meta
-    from mtsig.metaeval.mtme import meta_data, read_evalset
+    from mtsig.metaeval import meta
     from mtsig.report.render import render
-    from mtsig.resample import DEFAULT_SEED
 
-    evs = read_evalset(a.mtme, a.lp)
-    data = meta_data(evs, refs=set(a.ref) if a.ref else None, gold=a.gold, include_outliers=a.include_outliers,
-                     primary=not a.all_metrics, exclude=tuple(a.exclude))  # fmt: skip
-    opts = MetaOptions(level=a.level, statistic=a.statistic, average_by=a.average_by, test=a.test or "perm-both",
-                       n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha,
-                       correction=a.correction, seed=DEFAULT_SEED if a.seed is None else a.seed,
-                       resample_unit=a.resample_unit)  # fmt: skip
     with _progress_factory(not a.quiet) as prog:
-        res = run_meta(data, opts, prog)
+        res = meta(mtme=a.mtme, lp=a.lp, gold=a.gold, ref=a.ref, all_metrics=a.all_metrics,
+                   include_outliers=a.include_outliers, exclude=a.exclude, level=a.level, statistic=a.statistic,
+                   average_by=a.average_by, test=a.test, n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap,
+                   confidence=a.confidence, alpha=a.alpha, correction=a.correction, seed=a.seed,
+                   resample_unit=a.resample_unit, progress=prog)  # fmt: skip
     _meta_extras(res, a)
     _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
 

@@ -450,3 +450,25 @@ def test_three_language_pairs_as_mt_metrics_eval(tmp_path):
         one = 1.0 / (PCE_PERMUTATIONS * pairs) if tw["statistic"] == "pce" else 0.0  # see the test above
         for m, v in tw["metrics"].items():
             assert abs(tg["metrics"][m] - v) <= one + 1e-12, (tw["lp"], tw["statistic"], m)
+
+
+def test_api_meta_reads_an_mtme_folder_as_the_command_does(tmp_path, capsys):
+    """``mtsig.meta(mtme=DIR, lp=LP)``: the same JSON as ``mtsig meta --mtme DIR --lp LP``; wrong mixes refused."""
+    import mtsig
+    from mtsig.cli import main
+    from mtsig.errors import InputError
+
+    d = make_folder(tmp_path)
+    main(["meta", "--mtme", str(d), "--lp", "xx-yy", "--level", "segment", "-f", "json", "--n-resamples", "200",
+          "--n-bootstrap", "100", "--seed", "4"])  # fmt: skip
+    cli = json.loads(capsys.readouterr().out)
+    res = mtsig.meta(mtme=str(d), lp="xx-yy", level="segment", n_resamples=200, n_bootstrap=100, seed=4)
+    assert json.loads(json.dumps(res.to_dict())) == cli
+    excluded = mtsig.meta(mtme=str(d), lp="xx-yy", exclude=["sysA"], n_bootstrap=100)
+    assert "sysA" in res.to_dict()["settings"]["systems"] and "sysA" not in excluded.to_dict()["settings"]["systems"]
+    with pytest.raises(InputError, match="give lp"):
+        mtsig.meta(mtme=str(d))
+    with pytest.raises(InputError, match="leave out human"):
+        mtsig.meta("human.tsv", mtme=str(d), lp="xx-yy")
+    with pytest.raises(InputError, match="gold belongs to mtme"):
+        mtsig.meta("human.tsv", ["m=m.txt"], gold="mqm")

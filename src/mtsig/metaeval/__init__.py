@@ -12,7 +12,7 @@ from mtsig.metaeval.run import run_meta
 
 
 def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
-    human: Any,
+    human: Any = None,
     metrics: Mapping[str, str] | Sequence[str] | None = None,
     *,
     refs: Any = None,
@@ -35,6 +35,12 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     lp: str | None = None,
     wmt25_scores: str | Sequence[str] | None = None,
     wmt25_metrics: Sequence[str] | None = None,
+    mtme: str | None = None,
+    gold: str | None = None,
+    ref: Sequence[str] | None = None,
+    all_metrics: bool = False,
+    include_outliers: bool = False,
+    exclude: Sequence[str] = (),
     progress: Any = None,
     **options: Any,
 ) -> MetaResult:
@@ -73,6 +79,13 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         (WMT DA's HITs, a doc column, ``docs``).
     lp:
         The language pair to read from a human file that holds several (as :func:`mtsig.human` reads it).
+    mtme, gold, ref, all_metrics, include_outliers, exclude:
+        Instead of ``human`` and ``metrics``: an mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``)
+        and ``lp``, as ``mtsig meta --mtme DIR --lp LP``: its gold scores (``gold``, default the year's standard),
+        the metrics scored against the main reference(s) (``ref``, default the year's), primary submissions and
+        baselines only unless ``all_metrics``, the systems mt-metrics-eval compares (``include_outliers`` keeps the
+        outliers, ``exclude`` leaves systems out). The whole metrics task (``--task``) is
+        :func:`mtsig.metaeval.tasks.run_task_set`.
     wmt25_scores, wmt25_metrics:
         WMT25's automatic scores (``data/automatic_scores``: the directory or ``<SYSTEM>.jsonl`` files), each
         metric placed on the human judgments' items (WMT25's humeval ``LP_#_DOMAIN_#_DOCUMENT_#_PARAGRAPH``); every
@@ -81,6 +94,24 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     from mtsig.errors import InputError
     from mtsig.resample import DEFAULT_SEED
 
+    settings = {"level": level, "statistic": statistic, "average_by": average_by, "n_resamples": n_resamples,
+                "n_bootstrap": n_bootstrap, "confidence": confidence, "alpha": alpha, "correction": correction,
+                "seed": DEFAULT_SEED if seed is None else seed, "resample_unit": resample_unit}  # fmt: skip
+    if mtme is not None:
+        given = [k for k, v in (("human", human), ("metrics", metrics), ("refs", refs), ("systems", systems),
+                                ("compute", compute), ("wmt25_scores", wmt25_scores), ("docs", docs)) if v]  # fmt: skip
+        if given:
+            raise InputError(f"mtme brings the human and metric scores: leave out {', '.join(given)}", param="mtme")
+        select = {"gold": gold, "refs": set(ref) if ref else None, "primary": not all_metrics,
+                  "include_outliers": include_outliers, "exclude": tuple(exclude)}  # fmt: skip
+        return _meta_mtme(mtme, lp, settings, test, progress, **select)
+    for k, v in (("gold", gold), ("ref", ref), ("all_metrics", all_metrics), ("include_outliers", include_outliers),
+                 ("exclude", exclude)):  # fmt: skip
+        if v:
+            raise InputError(f"{k} belongs to mtme (an mt-metrics-eval folder)", param=k)
+    if human is None:
+        raise InputError("give human (a file of human scores) with metrics or compute, or mtme (an mt-metrics-eval "
+                         "folder) with lp", param="human")  # fmt: skip
     if isinstance(human, (str, list, tuple)):
         h = human_input(human, input_format=input_format, docs=docs or _xml_refs(refs), lp=lp)
     else:
@@ -102,12 +133,19 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         from dataclasses import replace
 
         data = replace(data, notes=tuple(placed_notes) + data.notes)
-    opts = MetaOptions(level=level, statistic=statistic, average_by=average_by, test=test or _default_test(data, level,
-                       statistic),
-                       n_resamples=n_resamples, n_bootstrap=n_bootstrap, confidence=confidence, alpha=alpha,
-                       correction=correction, seed=DEFAULT_SEED if seed is None else seed,
-                       resample_unit=resample_unit)  # fmt: skip
+    opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
     return run_meta(data, opts, progress)
+
+
+def _meta_mtme(folder: str, lp: str | None, settings: dict, test: str | None, progress: Any, **select: Any):
+    """One language pair of an mt-metrics-eval folder (``mtsig meta --mtme DIR --lp LP``)."""
+    from mtsig.errors import InputError
+    from mtsig.metaeval.mtme import language_pairs, meta_data, read_evalset
+
+    if not lp:
+        raise InputError(f"mtme {folder}: give lp (one of {', '.join(language_pairs(folder)) or 'none'})", param="lp")
+    data = meta_data(read_evalset(folder, lp), **select)
+    return run_meta(data, MetaOptions(**settings, test=test or "perm-both"), progress)
 
 
 def _score_files(metrics: Mapping[str, str] | Sequence[str] | None,
