@@ -577,6 +577,7 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
         *study_commands(r1, h, me_ref, runs),
         *analyze_commands(r2, h, tmp),
         *human_meta_commands(r2, h),
+        *width_commands(r2, h),
     ]
 
 
@@ -599,6 +600,18 @@ def analyze_commands(r2: list[str], h: list[str], tmp: Path) -> list:
 
 
 HUMAN = DATA / "wmt22-humaneval-toen"
+
+
+def width_commands(r2: list[str], h: list[str]) -> list:
+    """``-w`` (decimals) in every command that takes it, in text, JSON and CSV: JSON and CSV round the scores."""
+    de = str(HUMAN / "de-en" / "ad-seg-scores-de-en.csv")
+    runs = [["score", "-r", *r2, "-s", *h, "-m", "bleu", "chrf", "--ci", "--n-bootstrap", "300"],
+            ["compare", "-r", *r2, "-s", *h, "--test", "ar", "paired-bootstrap", "--n-resamples", "500"],
+            ["analyze", "-r", r2[0], "-s", *h[:2], "--by", "ref-length", "ngrams", "-j", "1"],
+            ["human", de, "--n-resamples", "300", "--n-bootstrap", "300"],
+            ["meta", "--human", de, "-r", r2[0], "-s", *h, "-m", "bleu", "chrf", "--n-bootstrap", "300"]]  # fmt: skip
+    return [(f"{argv[0]} -w {w} {fmt}", [*argv, "-w", w, "-f", fmt], [])
+            for argv in runs for w, fmt in (("1", "text"), ("1", "json"), ("3", "csv"), ("0", "latex"))]  # fmt: skip
 
 
 def human_meta_commands(r2: list[str], h: list[str]) -> list:

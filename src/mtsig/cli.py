@@ -468,7 +468,6 @@ def _shared_flags(group, defaults: dict, choices: dict | None = None, **helps: s
 
 def _human(a: argparse.Namespace, prog) -> None:
     from mtsig.humaneval import human
-    from mtsig.report.render import render
 
     files = _human_files(a)
     res = human(files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
@@ -488,7 +487,7 @@ def _human(a: argparse.Namespace, prog) -> None:
         from mtsig.report.style import COLUMN
 
         _save_plot(plot_human(res, _width(a) or COLUMN), a)
-    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
 def _human_files(a: argparse.Namespace):
@@ -542,6 +541,10 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wmt25-metrics", nargs="+", default=None, metavar="NAME",
                    help="only these metrics of --wmt25-scores (e.g. XCOMET-XL MetricX-24-Hybrid-XL)")  # fmt: skip
     _mtme_args(p)
+    _meta_eval_args(p)
+
+
+def _meta_eval_args(p: argparse.ArgumentParser) -> None:
     own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
     own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
     own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)")
@@ -626,7 +629,6 @@ def _mtme_args(p: argparse.ArgumentParser) -> None:
 def _meta_tasks(a: argparse.Namespace) -> None:
     from mtsig.errors import InputError
     from mtsig.metaeval.tasks import run_task_set
-    from mtsig.report.render import render
 
     if a.lp:
         raise InputError("--task runs over --lps (several pairs), not --lp")
@@ -649,13 +651,12 @@ def _meta_tasks(a: argparse.Namespace) -> None:
         close = getattr(run.executor, "close", None)
         if close is not None:
             close()
-    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
 def _meta(a: argparse.Namespace) -> None:
     from mtsig.errors import InputError
     from mtsig.metaeval import meta
-    from mtsig.report.render import render
 
     if a.mtme is None:
         for flag, given in (("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
@@ -696,7 +697,7 @@ def _meta(a: argparse.Namespace) -> None:
                    resample_unit=a.resample_unit, lp=a.lp, wmt25_scores=a.wmt25_scores,
                    wmt25_metrics=a.wmt25_metrics, progress=prog)  # fmt: skip
     _meta_extras(res, a)
-    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
 def _meta_extras(res, a: argparse.Namespace) -> None:
@@ -711,12 +712,11 @@ def _meta_extras(res, a: argparse.Namespace) -> None:
 
         from mtsig.report.meta import render_meta_html
 
-        _write(render_meta_html(_decimals(res, a), shlex.join(["mtsig", *a.argv])), a.html, "--html")
+        _write(render_meta_html(_shown(res, a), shlex.join(["mtsig", *a.argv])), a.html, "--html")
 
 
 def _meta_mtme(a: argparse.Namespace) -> None:
     from mtsig.metaeval import meta
-    from mtsig.report.render import render
 
     with _progress_factory(not a.quiet) as prog:
         res = meta(mtme=a.mtme, lp=a.lp, gold=a.gold, ref=a.ref, all_metrics=a.all_metrics,
@@ -725,7 +725,7 @@ def _meta_mtme(a: argparse.Namespace) -> None:
                    confidence=a.confidence, alpha=a.alpha, correction=a.correction, seed=a.seed,
                    resample_unit=a.resample_unit, progress=prog)  # fmt: skip
     _meta_extras(res, a)
-    _write(_rounded(render(_decimals(res, a), a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
 def _thresholds_args(p: argparse.ArgumentParser) -> None:
@@ -1041,12 +1041,11 @@ def _score(a: argparse.Namespace, table, prog) -> None:
     from mtsig.api import score
     from mtsig.declare import given
     from mtsig.engine import ScoreOptions
-    from mtsig.report.render import render
 
     settings = given(ScoreOptions, a)
     settings["ci"] = a.ci or a.confidence is not None  # sacreBLEU's --confidence alone asks for the intervals
     res = score(stats=table, **settings, progress=prog)
-    res = _with_width(res, a)
+    res = _shown(res, a)
     _figures(a, res)
     if a.score_only:
         if a.format != "text" or a.sentence_level:
@@ -1056,7 +1055,7 @@ def _score(a: argparse.Namespace, table, prog) -> None:
         lines = [f"{s.scores[m].score:.{res.decimals.get(m, 2)}f}" for s in res.systems for m in res.metrics]
         _write("".join(x + "\n" for x in lines), a.output)
         return
-    _write(_rounded(render(res, a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
 def _compare(a: argparse.Namespace, table, prog) -> None:
@@ -1064,7 +1063,6 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
     from mtsig.declare import given
     from mtsig.engine import CompareOptions
     from mtsig.errors import InputError
-    from mtsig.report.render import render
 
     if a.rank_dir and not a.baseline:
         raise InputError("--rank-dir needs --baseline (segments are ranked against the baseline)")
@@ -1072,7 +1070,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
     settings = given(CompareOptions, a, skip=("tests",))
     settings.update(test=tuple(a.tests or ("ar",)), keep_distributions=keep, system_ci=keep or a.system_ci)
     res = compare(stats=table, **settings, progress=prog)
-    res = _with_width(res, a)
+    res = _shown(res, a)
     _figures(a, res)
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
@@ -1081,7 +1079,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 
         files = write_rankings(table, a.baseline, a.rank_dir)
         print(f"wrote {len(files)} ranking file(s) to {a.rank_dir}", file=sys.stderr)
-    _write(_rounded(render(res, a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
 def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
@@ -1113,7 +1111,6 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
     from mtsig.analysis.options import AnalyzeOptions
     from mtsig.api import analyze
     from mtsig.declare import given
-    from mtsig.report.render import render
 
     cutoffs = {k: parse_cutoffs(v, k) for k, v in _keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
     # the shared comparison in a second process where the command may use one (-j) and the platform forks
@@ -1135,96 +1132,24 @@ def _analyze(a: argparse.Namespace, table, prog) -> None:
         _write(render_analyze_html(res, shlex.join(["mtsig", *a.argv])), a.html, "--html")
     for w in res.warnings:
         print(f"mtsig: warning: {w}", file=sys.stderr)
-    if a.width is not None:  # -w: decimals of every number shown, as in score and compare
-        from dataclasses import replace
-
-        from mtsig.errors import InputError
-
-        if not 0 <= a.width <= 12:
-            raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
-        res = replace(res, analyses=tuple(replace(x, decimals=a.width) for x in res.analyses))
-    _write(_rounded(render(res, a.format, _layout_width(a)), a), a.output)
+    _write(_render(res, a), a.output)
 
 
-#: the fields of score and compare output that ``-w`` rounds in CSV and JSON (scores and their intervals; never
-#: p-values, counts or settings)
-_ROUNDED = {"score", "ci", "ci_low", "ci_high", "s_sel", "s_test", "runs", "mean", "median_run", "score_a", "score_b",
-            "delta", "delta_ci", "delta_ci_low", "delta_ci_high", "dev_runs", "s_dev", "value", "delta_common",
-            "pearson", "spearman", "kendall", "kendall_c", "tau23", "acc23", "pairwise_accuracy", "spa"}  # fmt: skip
-
-
-def _rounded(text: str, a: argparse.Namespace) -> str:
-    """``-w N`` in CSV and JSON as in text: scores, differences and their intervals to N decimals (sacreBLEU's
-    ``-w`` rounds its JSON too); p-values keep every digit."""
-    if getattr(a, "width", None) is None or a.format not in ("csv", "json"):
-        return text
-    w = a.width
-
-    def r(x):
-        if isinstance(x, float):
-            return round(x, w)
-        if isinstance(x, list):
-            return [r(v) for v in x]
-        return x
-
-    if a.format == "json":
-        import json
-
-        def walk(o):
-            if isinstance(o, dict):
-                return {k: r(v) if k in _ROUNDED and not isinstance(v, dict) else walk(v) for k, v in o.items()}
-            if isinstance(o, list):
-                return [walk(v) for v in o]
-            return o
-
-        second = text.split("\n", 2)[1] if text.count("\n") > 1 else ""
-        indent = len(second) - len(second.lstrip(" ")) or None
-        return json.dumps(walk(json.loads(text)), indent=indent, ensure_ascii=False) + "\n"
-    import csv
-    import io
-
-    rows = list(csv.reader(io.StringIO(text)))
-    head = rows[0] if rows else []
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for row in rows:
-        if row is head or len(row) != len(head) or row == head:
-            writer.writerow(row)
-            continue
-        writer.writerow([f"{float(x):.{w}f}" if h in _ROUNDED and _is_float(x) else x for h, x in zip(head, row)])
-    return out.getvalue()
-
-
-def _is_float(x: str) -> bool:
-    try:
-        float(x)
-    except ValueError:
-        return False
-    return bool(x) and x.lower() not in ("nan", "inf", "-inf")
-
-
-def _decimals(res, a: argparse.Namespace):
-    """``-w N`` for results with one number of decimals (human, meta): N decimals shown."""
+def _shown(res, a: argparse.Namespace):
+    """``-w N``: the result shown with N decimals (figures, reports, --score-only); the numbers unchanged."""
     if getattr(a, "width", None) is None:
         return res
-    from dataclasses import replace
+    from mtsig.report.render import with_decimals
 
-    from mtsig.checks import decimals
-
-    return replace(res, decimals=decimals(a.width))
+    return with_decimals(res, a.width)
 
 
-def _with_width(res, a: argparse.Namespace):
-    """``--width N``: every metric shown with N decimals (the numbers themselves unchanged)."""
-    if getattr(a, "width", None) is None:
-        return res
-    from dataclasses import replace
+def _render(res, a: argparse.Namespace) -> str:
+    """The result in ``--format``, at the terminal's width, with ``-w``'s decimals (one mechanism for every command:
+    :func:`mtsig.report.render.render`'s ``decimals``)."""
+    from mtsig.report.render import render
 
-    from mtsig.errors import InputError
-
-    if not 0 <= a.width <= 12:
-        raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
-    return replace(res, decimals=dict.fromkeys(res.decimals, a.width))
+    return render(res, a.format, _layout_width(a), getattr(a, "width", None))
 
 
 def _width(a: argparse.Namespace) -> float | None:
@@ -1280,6 +1205,10 @@ def _run(a: argparse.Namespace) -> int:
 
         raise InputError(f"--jobs must be at least 1, got {a.jobs}")
     _check_outputs(a)
+    if getattr(a, "width", None) is not None and not 0 <= a.width <= 12:
+        from mtsig.errors import InputError
+
+        raise InputError(f"--width must be between 0 and 12 decimals, got {a.width}")
     if a.command == "human":
         with _progress_factory(not a.quiet) as prog:
             _human(a, prog)

@@ -271,18 +271,9 @@ def _check_size(h: HumanScores) -> None:
                          "systems) at once; rank a selection of the systems")  # fmt: skip
 
 
-def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
-    _check(h)
-    _check_size(h)
-    order = _order(h)
-    means = h.system_means()
-    names = [h.systems[k] for k in order]
-    boot, cis, unit, unit_notes = _intervals(h, opts, rs)
-    units = engine.unit_sums(h, unit)
-    if boot is not None:
-        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence, rs)
-    else:
-        ranks = [(1, len(order))] * len(order)
+def _mtsig_tests(h: HumanScores, opts: HumanOptions, rs: Resampling, order: list[int], units, unit: str):
+    """Every pair of systems (in score order) tested on the segments both were judged on, corrected over the pairs
+    tested: the pairs, the tests' evidence, which were tested, p, adjusted p, the decisions, R and its notes."""
     K = len(order)
     ii, jj = np.triu_indices(K, 1)
     pairs = np.stack([np.asarray(order)[ii], np.asarray(order)[jj]], axis=1)
@@ -300,33 +291,31 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     padj = np.full(len(pairs), np.nan)
     padj[testable] = adjust(p[testable], opts.correction)
     sig = (padj <= opts.alpha) & testable
-    comps = []
-    sysname = h.systems
+    return pairs, pt, testable, p, padj, sig, R, count_notes
+
+
+def _mtsig_comparisons(h: HumanScores, opts: HumanOptions, means, pairs, pt, testable, p, padj, sig):  # noqa: PLR0913
+    out = []
     for j in range(len(pairs)):
         a, b = int(pairs[j, 0]), int(pairs[j, 1])
         ok = bool(testable[j])
         n = int(pt.n_common[j])
         note = None if ok else f"not tested: {n} segments judged for both (fewer than {opts.min_common})"
-        comps.append(HumanComparison(a=sysname[a], b=sysname[b], delta=float(means[a] - means[b]),
-                                     p_value=float(p[j]) if ok else None, p_adjusted=float(padj[j]) if ok else None,
-                                     significant=bool(sig[j]), n_common=n,
-                                     delta_common=float(pt.observed[j]) if n else None, note=note))  # fmt: skip
-    S = np.zeros((K, K), dtype=bool)  # in score order: S[i, j] (i above j) when the pair differs significantly
-    S[ii, jj] = sig
-    cl = _boundaries(names, S | S.T)
-    at = _cluster_index(cl)
-    win = np.where(np.asarray([c.delta for c in comps]) > 0, ii, jj)  # the better-scoring system of each pair
-    wins = np.bincount(win[sig], minlength=K)
-    systems = tuple(HumanSystem(name=sysname[kx], score=float(means[kx]), ci=cis[kx], n_segments=h.n_segments(kx),
-                                wins=int(wins[i]), cluster=at[sysname[kx]], rank_range=ranks[i])
-                    for i, kx in enumerate(order))  # fmt: skip
-    untested = int((~testable).sum())
-    notes = list(h.notes) + unit_notes + count_notes
+        out.append(HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[a] - means[b]),
+                                   p_value=float(p[j]) if ok else None, p_adjusted=float(padj[j]) if ok else None,
+                                   significant=bool(sig[j]), n_common=n,
+                                   delta_common=float(pt.observed[j]) if n else None, note=note))  # fmt: skip
+    return out
+
+
+def _mtsig_notes(h: HumanScores, opts: HumanOptions, testable, boot, units) -> list[str]:
+    notes = []
     lone = int(np.sum(h.judged.sum(axis=0) == 1))
     if (~h.judged).any():
         notes.append("each pair is tested on the segments both systems were judged on (common, per row); a segment "
                      "judged for one system of a pair counts in its score, not in the pair's test"
                      + (f" ({lone} segment(s) were judged for one system only)" if lone else ""))  # fmt: skip
+    untested = int((~testable).sum())
     if untested:
         notes.append(f"{untested} pair(s) not tested: fewer than {opts.min_common} segments judged for both")
     if boot is not None:
@@ -334,8 +323,39 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
                      f"ordered pair, {opts.n_bootstrap} joint bootstrap resamples of the {units.kind}s): all hold at "
                      "once; wins count the pairs a system wins in the pairwise tests above (a separate procedure: a "
                      "rank range can imply more or fewer wins)")  # fmt: skip
+    return notes
+
+
+def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    """mtsig's protocol: paired tests of every pair on the segments both were judged on, corrected; simultaneous
+    rank sets from a joint bootstrap; clusters where the decisions separate systems."""
+    _check(h)
+    _check_size(h)
+    order = _order(h)
+    means = h.system_means()
+    names = [h.systems[k] for k in order]
+    boot, cis, unit, unit_notes = _intervals(h, opts, rs)
+    units = engine.unit_sums(h, unit)
+    if boot is not None:
+        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence, rs)
+    else:
+        ranks = [(1, len(order))] * len(order)
+    K = len(order)
+    pairs, pt, testable, p, padj, sig, R, count_notes = _mtsig_tests(h, opts, rs, order, units, unit)
+    comps = _mtsig_comparisons(h, opts, means, pairs, pt, testable, p, padj, sig)
+    ii, jj = np.triu_indices(K, 1)
+    S = np.zeros((K, K), dtype=bool)  # in score order: S[i, j] (i above j) when the pair differs significantly
+    S[ii, jj] = sig
+    cl = _boundaries(names, S | S.T)
+    at = _cluster_index(cl)
+    win = np.where(np.asarray([c.delta for c in comps]) > 0, ii, jj)  # the better-scoring system of each pair
+    wins = np.bincount(win[sig], minlength=K)
+    systems = tuple(HumanSystem(name=h.systems[kx], score=float(means[kx]), ci=cis[kx], n_segments=h.n_segments(kx),
+                                wins=int(wins[i]), cluster=at[h.systems[kx]], rank_range=ranks[i])
+                    for i, kx in enumerate(order))  # fmt: skip
+    notes = list(h.notes) + unit_notes + count_notes + _mtsig_notes(h, opts, testable, boot, units)
     st = _settings(h, opts, unit, test=opts.test, n_resamples=R, correction=opts.correction,
-                   n_units=len(units.labels), one_sided=False, n_comparisons=k)  # fmt: skip
+                   n_units=len(units.labels), one_sided=False, n_comparisons=int(testable.sum()))  # fmt: skip
     return HumanResult(protocol="mtsig", systems=systems, comparisons=tuple(comps),
                        clusters=tuple(tuple(c) for c in cl), settings=st, notes=tuple(notes),
                        segments=_segments(h, opts))  # fmt: skip

@@ -119,7 +119,21 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     scores = _score_files(metrics, compute)
     h, placed_notes = _wmt25(h, scores, wmt25_scores, wmt25_metrics)
     _orient(scores, lower_is_better)
-    boot = {}
+    boot = _own_metrics(scores, refs, systems, compute, options)
+    data = align(h, scores, boot, level=level)
+    if placed_notes:
+        from dataclasses import replace
+
+        data = replace(data, notes=tuple(placed_notes) + data.notes)
+    opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
+    return run_meta(data, opts, progress)
+
+
+def _own_metrics(scores: dict, refs: Any, systems: Any, compute: Sequence[str], options: dict) -> dict:
+    """mtsig's own metrics computed from the texts, added to ``scores``; returns their bootstrap samples."""
+    from mtsig.errors import InputError
+
+    boot: dict = {}
     if compute:
         own, boot = own_metrics(refs, systems, compute, **options)
         clash = set(own) & set(scores)
@@ -128,13 +142,7 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         scores.update(own)
     if not scores:
         raise InputError("no metric given: metrics NAME=FILE (score files), or compute=[...] with refs and systems")
-    data = align(h, scores, boot, level=level)
-    if placed_notes:
-        from dataclasses import replace
-
-        data = replace(data, notes=tuple(placed_notes) + data.notes)
-    opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
-    return run_meta(data, opts, progress)
+    return boot
 
 
 def _meta_mtme(folder: str, lp: str | None, settings: dict, test: str | None, progress: Any, **select: Any):

@@ -23,6 +23,7 @@ from mtsig.report.table import (
     TextOut,
     console,
     csv_text,
+    decimals_of_output,
     format_p,
     latex,
     markdown,
@@ -30,6 +31,7 @@ from mtsig.report.table import (
     p_cells,
     print_rich,
     printable,
+    rounded,
     shown,
 )
 from mtsig.stats.paired import PAIRED_TESTS
@@ -111,7 +113,7 @@ def strict(obj: Any) -> Any:
     """``obj`` with every non-finite number (NaN, ±Infinity: a constant difference's t statistic, a ratio of no
     reference words) as None: JSON has no such numbers, and ``JSON.parse`` and strict parsers refuse them."""
     if isinstance(obj, dict):
-        return {k: strict(v) for k, v in obj.items()}
+        return rounded({k: strict(v) for k, v in obj.items()})
     if isinstance(obj, (list, tuple)):
         return [strict(v) for v in obj]
     if isinstance(obj, (float, np.floating)):
@@ -647,8 +649,31 @@ LAZY_FORMATS = {
 }
 
 
-def render(result: Any, fmt: str = "text", width: int | None = None) -> str:
-    """Any result (score, compare, study, or a registered type) in a registered format."""
+def with_decimals(result: Any, decimals: int) -> Any:
+    """The result shown with ``decimals`` decimals in every number it shows with its own (scores, differences,
+    correlations); the numbers themselves unchanged. A result that shows no such numbers is returned as it is."""
+    from dataclasses import replace
+
+    from mtsig.checks import decimals as check_decimals
+
+    d = check_decimals(decimals, "decimals")
+    if hasattr(result, "analyses"):
+        return replace(result, analyses=tuple(replace(x, decimals=d) for x in result.analyses))
+    shown_as = getattr(result, "decimals", None)
+    if isinstance(shown_as, dict):
+        return replace(result, decimals=dict.fromkeys(shown_as, d))
+    if hasattr(result, "decimals"):
+        return replace(result, decimals=d)
+    return result
+
+
+def render(result: Any, fmt: str = "text", width: int | None = None, decimals: int | None = None) -> str:
+    """Any result (score, compare, study, or a registered type) in a registered format; ``decimals`` (``-w``):
+    every score shown with that many decimals, and in JSON and CSV rounded to them (p-values keep every digit)."""
+    if decimals is not None:
+        result = with_decimals(result, decimals)
+        with decimals_of_output(decimals if fmt in ("json", "csv") else None):
+            return render(result, fmt, width)
     for kind in type(result).__mro__:
         module = LAZY_FORMATS.get(_qualified(kind))
         if module is not None:

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -285,7 +290,74 @@ def latex(t: Table, colspec: str, caption: str) -> str:
     )
 
 
+#: the fields ``-w`` rounds in JSON and CSV, as sacreBLEU's ``-w`` rounds its JSON: scores, differences and their
+#: intervals and spreads, correlations; never p-values, counts or settings
+ROUNDED = frozenset({
+    "score", "ci", "ci_low", "ci_high", "s_sel", "s_test", "runs", "mean", "median_run", "score_a", "score_b",
+    "delta", "delta_ci", "delta_ci_low", "delta_ci_high", "dev_runs", "s_dev", "value", "delta_common",
+    "pearson", "spearman", "kendall", "kendall_c", "tau23", "acc23", "pairwise_accuracy", "spa",
+})  # fmt: skip
+
+#: the decimals of the output being written (``render(..., decimals=N)``): read by :func:`csv_text` and by
+#: :func:`rounded`, which the JSON writers apply; None (the default) leaves every number as computed
+_DECIMALS: ContextVar[int | None] = ContextVar("mtsig_decimals", default=None)
+
+
+@contextmanager
+def decimals_of_output(decimals: int | None) -> Iterator[None]:
+    """While writing one output: its numbers in :data:`ROUNDED` fields to ``decimals`` decimals."""
+    token = _DECIMALS.set(decimals)
+    try:
+        yield
+    finally:
+        _DECIMALS.reset(token)
+
+
+def _round(x: Any, d: int) -> Any:
+    if isinstance(x, float):
+        return round(x, d)
+    if isinstance(x, list):
+        return [_round(v, d) for v in x]
+    return x
+
+
+def rounded(obj: Any) -> Any:
+    """A JSON-ready object with its :data:`ROUNDED` fields rounded to the output's decimals (unchanged when no
+    decimals are set)."""
+    d = _DECIMALS.get()
+    if d is None:
+        return obj
+
+    def walk(o: Any) -> Any:
+        if isinstance(o, dict):
+            return {k: _round(v, d) if k in ROUNDED and not isinstance(v, dict) else walk(v) for k, v in o.items()}
+        if isinstance(o, list):
+            return [walk(v) for v in o]
+        return o
+
+    return walk(obj)
+
+
+def _number(x: Any) -> float | None:
+    """A CSV cell's number (None for text, NaN and infinities: those are written as they are)."""
+    if isinstance(x, bool):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) and (not isinstance(x, str) or x) else None
+
+
 def csv_text(header: list[str], rows: list[list]) -> str:
+    d = _DECIMALS.get()
+    if d is not None:
+        cols = [h in ROUNDED for h in header]
+        rows = [
+            [f"{v:.{d}f}" if c and (v := _number(x)) is not None else x for c, x in zip(cols, row)]
+            if len(row) == len(header) else row
+            for row in rows
+        ]  # fmt: skip
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
