@@ -14,12 +14,14 @@ from mtsig.cli import build_parser
 from mtsig.declare import declared, default_of, flag_of, given
 from mtsig.engine import CompareOptions, Decisions, ScoreOptions
 from mtsig.errors import InputError
+from mtsig.humaneval.protocols import HumanOptions
 
 #: command -> (its settings class, its API function, API keyword of a field where the names differ)
 COMMANDS = {
     "score": (ScoreOptions, "score", {}),
     "compare": (CompareOptions, "compare", {"tests": "test"}),
     "analyze": (AnalyzeOptions, "analyze", {}),
+    "human": (HumanOptions, "human", {}),
 }
 
 
@@ -38,14 +40,30 @@ def test_every_declared_setting_is_a_flag_and_a_keyword_with_the_declared_defaul
         assert keyword in params, (command, f.name)
         if keyword == f.name:  # the API's default is the declared one (None for an empty mapping)
             empty = o.kind == "any" and default_of(f) == {} and params[keyword].default is None
-            assert empty or params[keyword].default == default_of(f), (command, f.name)
+            seed = f.name == "seed" and params[keyword].default is None  # None: the default seed, reported
+            assert empty or seed or params[keyword].default == default_of(f), (command, f.name)
         if o.cli and o.kind != "any":
             a = actions[f.name]
             assert flag_of(f.name, o) in a.option_strings, (command, f.name)
             assert a.help.startswith(o.help)
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+def test_human_flags_give_the_api_the_same_settings():
+    a = build_parser("human").parse_args(["human", "f.tsv", "--test", "paired-bootstrap", "--n-bootstrap", "500",
+                                          "--seed", "3", "--min-common", "4", "--segments"])  # fmt: skip
+    opts = HumanOptions(**given(HumanOptions, a))
+    assert (opts.test, opts.n_bootstrap, opts.seed, opts.min_common, opts.segments) == ("paired-bootstrap", 500, 3, 4,
+                                                                                         True)  # fmt: skip
+    assert HumanOptions(**given(HumanOptions, build_parser("human").parse_args(["human"]))) == HumanOptions()
+    with pytest.raises(InputError) as e:
+        HumanOptions(correction="maxt")
+    assert e.value.param == "correction"
+    with pytest.raises(InputError) as e:
+        HumanOptions(min_common=0.5)
+    assert e.value.param == "min_common"
+
+
+@pytest.mark.parametrize("command", ["score", "compare", "analyze"])
 def test_the_command_line_gives_the_api_the_same_settings(command):
     """Every flag parsed and handed on by name: the options built from the flags equal the ones the API builds."""
     cls, _, _ = COMMANDS[command]

@@ -399,9 +399,9 @@ def _study(a: argparse.Namespace, table) -> None:
 
 
 def _human_args(p: argparse.ArgumentParser) -> None:
-    from mtsig.humaneval.protocols import HUMAN_TESTS, PROTOCOLS
+    from mtsig.declare import add_flags
+    from mtsig.humaneval.protocols import PROTOCOLS, HumanOptions
     from mtsig.io.human import INPUT_FORMATS
-    from mtsig.stats.multiple import p_corrections
 
     p.add_argument("files", nargs="*", metavar="FILE", help="files of human judgments, all of one format")
     g = p.add_argument_group("judgments")
@@ -431,21 +431,10 @@ def _human_args(p: argparse.ArgumentParser) -> None:
                    help="the test set's documents (.docs: DOMAIN DOCID per line, as mt-metrics-eval and WMT24/25 "
                    "ship them, or the WMT XML test set): documents and domains of the judged segments (WMT DA "
                    "judgment files bring their documents themselves, from their HITs)")  # fmt: skip
-    t = p.add_argument_group("ranking")
+    groups = add_flags(p, HumanOptions, groups={"judgments": g})
     listing = "; ".join(f"{n}: {e.help}" for n, e in PROTOCOLS.items())
-    t.add_argument("--protocol", default="mtsig", metavar="P", help=f"how systems are ranked ({listing})")
-    t.add_argument("--test", default="ar", choices=tuple(HUMAN_TESTS),
-                   help="protocol mtsig: the paired test (ar: 10,000 shuffles; paired-bootstrap: 1,000)")  # fmt: skip
-    t.add_argument("--correction", default="holm", choices=p_corrections(), help="protocol mtsig: p-value "
-                   "adjustment over every pair (holm)")  # fmt: skip
-    _shared_flags(t, {"alpha": 0.05, "confidence": 0.95, "n_resamples": None, "n_bootstrap": 2000},
-                  confidence="level of the intervals and rank sets", n_resamples="resamples of the paired test",
-                  n_bootstrap="joint bootstrap resamples behind the intervals and rank sets",
-                  resample_unit="what resampling draws or swaps (default: documents wherever the judgments come in "
-                  "documents: WMT DA's HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
-    t.add_argument("--min-common", type=int, default=10,
-                   help="pairs judged on fewer common segments are not tested (10)")  # fmt: skip
-    t.add_argument("--segments", action="store_true", help="also the per-segment scores used (JSON, CSV)")
+    protocol = next(x for x in groups["ranking"]._group_actions if x.dest == "protocol")
+    protocol.help = f"how systems are ranked ({listing})"
     _output(p, plot=False)
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw the ranking, one column wide (.png, .svg, .pdf; the plot extra)")  # fmt: skip
@@ -467,15 +456,13 @@ def _shared_flags(group, defaults: dict, choices: dict | None = None, **helps: s
 
 
 def _human(a: argparse.Namespace, prog) -> None:
+    from mtsig.declare import given
     from mtsig.humaneval import human
+    from mtsig.humaneval.protocols import HumanOptions
 
     files = _human_files(a)
-    res = human(files, protocol=a.protocol, input_format=a.input_format, standardize=a.standardize,
-                mqm_weights=a.mqm_weights, da_score=a.da_score, docs=a.docs, lp=a.lp, test=a.test,
-                correction=a.correction,
-                alpha=a.alpha,
-                confidence=a.confidence, n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap, seed=a.seed,
-                resample_unit=a.resample_unit, min_common=a.min_common, segments=a.segments, progress=prog)  # fmt: skip
+    res = human(files, input_format=a.input_format, standardize=a.standardize, mqm_weights=a.mqm_weights,
+                da_score=a.da_score, docs=a.docs, lp=a.lp, **given(HumanOptions, a), progress=prog)  # fmt: skip
     if a.html:
         import shlex
 

@@ -60,6 +60,8 @@ class Opt:
     lookup: Callable[[str], Any] | None = None
     #: what a name is called in the error for one not among ``choices`` (default: the field's name)
     what: str | None = None
+    #: whether ``--help`` adds "(default: X)" (False where the help says it in its own words)
+    shown: bool = True
 
 
 def option(default: Any = MISSING, help: str = "", kind: str = "any", *, factory: Callable[[], Any] | None = None,
@@ -210,7 +212,7 @@ def add_flags(parser: argparse.ArgumentParser, cls: type, *, groups: dict[str, A
             g.add_argument(*flags, dest=f.name, action="store_true", default=defaults.get(f.name, False), help=o.help)
             continue
         kw: dict[str, Any] = {"dest": f.name, "default": defaults.get(f.name),
-                              "help": o.help + _shown(default)}  # fmt: skip
+                              "help": o.help + (_shown(default) if o.shown else "")}  # fmt: skip
         if o.kind == "pairs":
             kw.update(nargs="+", type=_pair, metavar=o.metavar or "A:B")
         elif o.kind in MANY:
@@ -267,11 +269,11 @@ def as_dict(obj: Any) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------ shared settings
 # Declared once, used by every command's settings class (each may say more about what its count resamples).
-def seed_option(default: int | None = None) -> Any:
+def seed_option(default: int | None = None, *, group: str = "resampling") -> Any:
     from mtsig.resample import DEFAULT_SEED
 
-    return option(default, f"random seed (default {DEFAULT_SEED}; always reported)", "int", low=0,
-                  group="resampling", doc=f"Random seed ({DEFAULT_SEED} when None; always reported); scipy's name "
+    return option(default, f"random seed (default {DEFAULT_SEED}; always reported)", "int", low=0, shown=False,
+                  group=group, doc=f"Random seed ({DEFAULT_SEED} when None; always reported); scipy's name "
                   "``rng`` is accepted as an integer seed.")  # fmt: skip
 
 
@@ -287,11 +289,12 @@ def level_option(default: float, help: str, doc: str | None = None, *, group: st
     return option(default, help, "float", low=0, high=1, open=True, doc=doc, group=group, metavar="LEVEL")
 
 
-def unit_option(doc: str | None = None, *, group: str = "resampling", default: str | None = "segment") -> Any:
+def unit_option(doc: str | None = None, *, group: str = "resampling", default: str | None = "segment",
+                help: str | None = None) -> Any:  # noqa: A002  # fmt: skip
     from mtsig.units import UNITS
 
-    return option(default, "what resampling draws or swaps: segment, document (whole documents: segments of a "
-                  "document are not independent) or domain", "str", choices=UNITS, what="resampling unit",
+    return option(default, help or "what resampling draws or swaps: segment, document (whole documents: segments "
+                  "of a document are not independent) or domain", "str", choices=UNITS, what="resampling unit",
                   doc=doc, group=group)  # fmt: skip
 
 

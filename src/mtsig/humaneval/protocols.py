@@ -31,14 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtsig.checks import probability, resample_count, whole_number
+from mtsig.declare import Checked, count_option, level_option, option, seed_option, unit_option
 from mtsig.errors import InputError
 from mtsig.humaneval import engine
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
 from mtsig.io.human import HumanScores
 from mtsig.registry import Registry
 from mtsig.resample import DEFAULT_SEED, Resampling
-from mtsig.stats.multiple import CORRECTIONS, adjust
+from mtsig.stats.multiple import CORRECTIONS, adjust, p_corrections
 
 #: the tests of the mtsig protocol, and their default number of resamples
 HUMAN_TESTS = {"ar": 10_000, "paired-bootstrap": 1_000}
@@ -55,53 +55,49 @@ MAX_PAIRS = 2_000_000
 MAX_AUTO_RESAMPLES = 200_000
 
 
-@dataclass(frozen=True, kw_only=True)
-class HumanOptions:
-    """What ``mtsig human`` does (validated once; built by keyword)."""
+def _human_correction(name: str) -> None:
+    if CORRECTIONS.get(name).joint_bootstrap:
+        raise InputError(f"correction {name} is not offered by human (its rank sets already use the joint "
+                         "bootstrap): use holm, bonferroni, sidak, bh or none", param="correction")  # fmt: skip
 
-    protocol: str = "mtsig"
-    test: str = "ar"
-    correction: str = "holm"
-    alpha: float = 0.05
-    #: level of the score intervals and of the simultaneous rank sets
-    confidence: float = 0.95
-    #: None: enough that the best pair can reach the corrected threshold (as compare chooses it)
-    n_resamples: int | None = None
-    n_bootstrap: int = 2_000
-    seed: int = DEFAULT_SEED
-    #: None: documents wherever the judgments come in documents (WMT DA's HITs, MQM, a doc column, --docs),
-    #: else segments
-    resample_unit: str | None = None
-    min_common: int = MIN_COMMON
-    #: the per-segment scores in the result
-    segments: bool = False
+
+def _protocol(name: str) -> None:
+    PROTOCOLS.get(name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanOptions(Checked):
+    """What ``mtsig human`` does: each setting declared once (flag, check, description; :mod:`mtsig.declare`),
+    the levels, counts, seed and unit from the declarations every command shares."""
+
+    protocol: str = option("mtsig", "how systems are ranked", "str", metavar="P", lookup=_protocol, group="ranking",
+                           doc="``mtsig`` (default: paired tests on the segments both systems were judged on, every "
+                           "pair, ``correction``, simultaneous rank sets), ``wmt22``, ``wmt24``, ``wmt25`` (WMT's "
+                           "procedures; see :mod:`mtsig.humaneval.protocols`), or a registered one.")  # fmt: skip
+    test: str = option("ar", "protocol mtsig: the paired test (ar: 10,000 shuffles; paired-bootstrap: 1,000)", "str",
+                       choices=tuple(HUMAN_TESTS), what="test of human judgments", group="ranking")  # fmt: skip
+    correction: str = option("holm", "protocol mtsig: p-value adjustment over every pair", "str",
+                             choices=p_corrections, lookup=_human_correction, group="ranking")  # fmt: skip
+    alpha: float = level_option(0.05, "significance level", group="ranking")
+    confidence: float = level_option(0.95, "level of the intervals and rank sets", group="ranking")
+    n_resamples: int | None = count_option(None, "resamples of the paired test (default: enough that the best pair "
+                                           "can reach the corrected threshold)", group="ranking")  # fmt: skip
+    n_bootstrap: int = count_option(2_000, "joint bootstrap resamples behind the intervals and rank sets",
+                                    group="ranking")  # fmt: skip
+    seed: int = seed_option(DEFAULT_SEED, group="ranking")
+    resample_unit: str | None = unit_option(group="ranking", default=None, help="what resampling draws or swaps "
+                                            "(default: documents wherever the judgments come in documents: WMT DA's "
+                                            "HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
+    min_common: int = option(MIN_COMMON, "pairs judged on fewer common segments are not tested", "int", low=1,
+                             metavar="N", group="ranking")  # fmt: skip
+    segments: bool = option(False, "also the per-segment scores used (JSON, CSV)", "bool", group="ranking")
 
     def __post_init__(self):
-        PROTOCOLS.get(self.protocol)
-        if self.test not in HUMAN_TESTS:
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("test of human judgments", self.test, tuple(HUMAN_TESTS))
-        corr = CORRECTIONS.get(self.correction)
-        if corr.joint_bootstrap:
-            raise InputError(f"correction {self.correction} is not offered by human (its rank sets already use "
-                             "the joint bootstrap): use holm, bonferroni, sidak, bh or none",
-                             param="correction")  # fmt: skip
-        object.__setattr__(self, "alpha", probability(self.alpha, "alpha"))
-        object.__setattr__(self, "confidence", probability(self.confidence, "confidence"))
-        object.__setattr__(self, "n_bootstrap", resample_count(self.n_bootstrap, "n_bootstrap"))
-        if self.n_resamples is not None:
-            object.__setattr__(self, "n_resamples", resample_count(self.n_resamples, "n_resamples"))
-        object.__setattr__(self, "seed", whole_number(self.seed, "seed", 0))
+        super().__post_init__()
         if self.n_bootstrap < 2 / (1 - self.confidence):
             need = int(np.ceil(2 / (1 - self.confidence)))
             raise InputError(f"n_bootstrap must be at least {need} for {self.confidence:.0%} intervals, got "
                              f"{self.n_bootstrap}", param="n_bootstrap")  # fmt: skip
-        if self.resample_unit not in (None, "segment", "document", "domain"):
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("resample unit", self.resample_unit, ("segment", "document", "domain"))
-        object.__setattr__(self, "min_common", whole_number(self.min_common, "min_common", 1))
 
     def resampling(self, progress=None) -> Resampling:
         return Resampling(self.n_resamples, self.seed, progress=progress)
