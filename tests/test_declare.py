@@ -15,6 +15,7 @@ from mtsig.declare import declared, default_of, flag_of, given
 from mtsig.engine import CompareOptions, Decisions, ScoreOptions
 from mtsig.errors import InputError
 from mtsig.humaneval.protocols import HumanOptions
+from mtsig.metaeval.core import MetaOptions
 
 #: command -> (its settings class, its API function, API keyword of a field where the names differ)
 COMMANDS = {
@@ -22,7 +23,10 @@ COMMANDS = {
     "compare": (CompareOptions, "compare", {"tests": "test"}),
     "analyze": (AnalyzeOptions, "analyze", {}),
     "human": (HumanOptions, "human", {}),
+    "meta": (MetaOptions, "meta", {}),
 }
+#: API keywords whose None means "the command chooses" (the seed: 12345, reported; meta's test: the level's)
+CHOSEN = {"seed", "test"}
 
 
 def _actions(command: str) -> dict[str, object]:
@@ -40,7 +44,7 @@ def test_every_declared_setting_is_a_flag_and_a_keyword_with_the_declared_defaul
         assert keyword in params, (command, f.name)
         if keyword == f.name:  # the API's default is the declared one (None for an empty mapping)
             empty = o.kind == "any" and default_of(f) == {} and params[keyword].default is None
-            seed = f.name == "seed" and params[keyword].default is None  # None: the default seed, reported
+            seed = f.name in CHOSEN and params[keyword].default is None
             assert empty or seed or params[keyword].default == default_of(f), (command, f.name)
         if o.cli and o.kind != "any":
             a = actions[f.name]

@@ -11,7 +11,6 @@ errors from the core name API arguments, which are said here with their flags.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import shutil
 import sys
@@ -443,18 +442,6 @@ def _human_args(p: argparse.ArgumentParser) -> None:
                    help="also write a self-contained HTML report (ranking figure as inline SVG, tables)")  # fmt: skip
 
 
-def _shared_flags(group, defaults: dict, choices: dict | None = None, **helps: str) -> None:
-    """The settings human and meta share with compare (their levels, counts, seed and unit), each flag made from
-    its one declaration (:mod:`mtsig.declare`), with the command's default and, where it says more, its help."""
-    from mtsig.declare import add_flag
-    from mtsig.engine import Decisions
-
-    shared = {f.name: f for f in dataclasses.fields(Decisions)}
-    for name in (*defaults, "seed", "resample_unit"):
-        add_flag(group, name, shared[name], default=defaults.get(name), help=helps.get(name),
-                 choices=(choices or {}).get(name))  # fmt: skip
-
-
 def _human(a: argparse.Namespace, prog) -> None:
     from mtsig.declare import given
     from mtsig.humaneval import human
@@ -532,29 +519,14 @@ def _meta_args(p: argparse.ArgumentParser) -> None:
 
 
 def _meta_eval_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.declare import add_flags
+    from mtsig.metaeval.core import MetaOptions
+
     own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
     own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
     own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)")
     own.add_argument("-m", "--metrics", nargs="+", default=[], metavar="METRIC", help="e.g. bleu chrf ter meteor")
-    t = p.add_argument_group("meta-evaluation")
-    t.add_argument("--level", default="system", choices=("system", "segment"))
-    t.add_argument("--statistic", default=None, metavar="S",
-                   help="what metrics are compared on (pearson at system level, acc23 at segment level; also "
-                   "spearman, kendall, kendall_c, tau23, pairwise_accuracy)")  # fmt: skip
-    t.add_argument("--average-by", default="item", choices=("none", "sys", "item"),
-                   help="segment level: one correlation over all, per system or per item (default)")  # fmt: skip
-    t.add_argument("--test", default=None, choices=("perm-both", "pairwise", "bootstrap"),
-                   help="perm-both (the default at both levels), bootstrap (system level, over segments: "
-                   "conservative), or pairwise (segment-level acc23 at each metric's epsilon: too "
-                   "liberal)")  # fmt: skip
-    _shared_flags(t, {"n_resamples": None, "n_bootstrap": 1000, "confidence": 0.95, "alpha": 0.05},
-                  n_resamples="permutations of the tests (default: at least 1000, enough for the corrected "
-                  "threshold)", n_bootstrap="bootstrap resamples of the intervals", confidence="level of the intervals",
-                  resample_unit="what intervals and segment-level PERM-BOTH resample (default: documents wherever the "
-                  "human scores have them)", choices={"resample_unit": ("segment", "document")})  # fmt: skip
-    from mtsig.stats.multiple import p_corrections
-
-    t.add_argument("--correction", default="holm", choices=p_corrections(), help="over every pair of metrics")
+    add_flags(p, MetaOptions)
     _output(p, plot=False)
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw each metric's agreement and interval, one column (.png, .svg, .pdf)")  # fmt: skip
@@ -642,8 +614,9 @@ def _meta_tasks(a: argparse.Namespace) -> None:
 
 
 def _meta(a: argparse.Namespace) -> None:
+    from mtsig.declare import given as settings_given
     from mtsig.errors import InputError
-    from mtsig.metaeval import meta
+    from mtsig.metaeval import MetaOptions, meta
 
     if a.mtme is None:
         for flag, given in (("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
@@ -677,12 +650,10 @@ def _meta(a: argparse.Namespace) -> None:
 
         raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
     with _progress_factory(not a.quiet) as prog:
-        res = meta(a.human, a.metric, refs=a.refs, systems=a.systems, compute=a.metrics, level=a.level,
-                   statistic=a.statistic, average_by=a.average_by, test=a.test, n_resamples=a.n_resamples,
-                   n_bootstrap=a.n_bootstrap, confidence=a.confidence, alpha=a.alpha, correction=a.correction,
-                   seed=a.seed, lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format,
-                   resample_unit=a.resample_unit, lp=a.lp, wmt25_scores=a.wmt25_scores,
-                   wmt25_metrics=a.wmt25_metrics, progress=prog)  # fmt: skip
+        res = meta(a.human, a.metric, refs=a.refs, systems=a.systems, compute=a.metrics,
+                   **settings_given(MetaOptions, a),
+                   lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format, lp=a.lp,
+                   wmt25_scores=a.wmt25_scores, wmt25_metrics=a.wmt25_metrics, progress=prog)  # fmt: skip
     _meta_extras(res, a)
     _write(_render(res, a), a.output)
 
@@ -703,14 +674,13 @@ def _meta_extras(res, a: argparse.Namespace) -> None:
 
 
 def _meta_mtme(a: argparse.Namespace) -> None:
-    from mtsig.metaeval import meta
+    from mtsig.declare import given
+    from mtsig.metaeval import MetaOptions, meta
 
     with _progress_factory(not a.quiet) as prog:
         res = meta(mtme=a.mtme, lp=a.lp, gold=a.gold, ref=a.ref, all_metrics=a.all_metrics,
-                   include_outliers=a.include_outliers, exclude=a.exclude, level=a.level, statistic=a.statistic,
-                   average_by=a.average_by, test=a.test, n_resamples=a.n_resamples, n_bootstrap=a.n_bootstrap,
-                   confidence=a.confidence, alpha=a.alpha, correction=a.correction, seed=a.seed,
-                   resample_unit=a.resample_unit, progress=prog)  # fmt: skip
+                   include_outliers=a.include_outliers, exclude=a.exclude, **given(MetaOptions, a),
+                   progress=prog)  # fmt: skip
     _meta_extras(res, a)
     _write(_render(res, a), a.output)
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from mtsig.declare import Checked, count_option, level_option, option, seed_option
 from mtsig.errors import InputError
 from mtsig.metaeval import stats as st
 from mtsig.registry import Registry
@@ -94,60 +95,62 @@ class MetaData:
 
 
 # ------------------------------------------------------------------------------------------------ options
+def _statistic(name: str) -> None:
+    STATISTICS.get(name)
+
+
+def _meta_correction(name: str) -> None:
+    if CORRECTIONS.get(name).joint_bootstrap:
+        raise InputError(f"correction {name} is not offered by meta", param="correction")
+
+
+def _p_corrections() -> tuple[str, ...]:
+    from mtsig.stats.multiple import p_corrections
+
+    return p_corrections()
+
+
 @dataclass(frozen=True, kw_only=True)
-class MetaOptions:
-    level: str = "system"
-    #: the statistic metrics are compared on (None: pearson at system level, acc23 at segment level)
-    statistic: str | None = None
-    average_by: str = "item"
-    n_bootstrap: int = 1000
-    #: None: enough that a pair's p-value can reach a tenth of the corrected threshold (at least 1,000)
-    n_resamples: int | None = None
-    confidence: float = 0.95
-    alpha: float = 0.05
-    correction: str = "holm"
-    seed: int = DEFAULT_SEED
-    #: PERM-BOTH, or "pairwise" (the pairwise permutation test; acc23/tau23 with each metric's epsilon)
-    test: str = "perm-both"
+class MetaOptions(Checked):
+    """What ``mtsig meta`` computes: each setting declared once (flag, check, description; :mod:`mtsig.declare`),
+    the levels, counts, seed and unit from the declarations every command shares."""
+
+    level: str = option("system", "system or segment", "str", choices=LEVELS, group="meta-evaluation")
+    statistic: str | None = option(None, "what metrics are compared on (pearson at system level, acc23 at segment "
+                                   "level; also spearman, kendall, kendall_c, tau23, pairwise_accuracy)", "str",
+                                   metavar="S", lookup=_statistic, group="meta-evaluation")  # fmt: skip
+    average_by: str = option("item", "segment level: one correlation over all, per system or per item", "str",
+                             choices=AVERAGING, what="averaging", group="meta-evaluation")  # fmt: skip
+    #: PERM-BOTH, "pairwise" (the pairwise permutation test; acc23/tau23 with each metric's epsilon) or "bootstrap"
+    test: str = option("perm-both", "perm-both (the default at both levels), bootstrap (system level, over segments: "
+                       "conservative), or pairwise (segment-level acc23 at each metric's epsilon: too liberal)", "str",
+                       choices=("perm-both", "pairwise", "bootstrap"), shown=False,
+                       group="meta-evaluation")  # fmt: skip
+    n_resamples: int | None = count_option(None, "permutations of the tests (default: at least 1000, enough for the "
+                                           "corrected threshold)", group="meta-evaluation")  # fmt: skip
+    n_bootstrap: int = count_option(1000, "bootstrap resamples of the intervals", group="meta-evaluation")
+    confidence: float = level_option(0.95, "level of the intervals", group="meta-evaluation")
+    alpha: float = level_option(0.05, "significance level", group="meta-evaluation")
+    correction: str = option("holm", "over every pair of metrics", "str", choices=_p_corrections,
+                             lookup=_meta_correction, group="meta-evaluation")  # fmt: skip
+    seed: int = seed_option(DEFAULT_SEED, group="meta-evaluation")
     #: what intervals and segment-level PERM-BOTH resample: "segment", "document" (whole documents; PERM-BOTH swaps
     #: a system's entries of a document together), or None: documents wherever the human scores have them
-    resample_unit: str | None = None
+    resample_unit: str | None = option(None, "what intervals and segment-level PERM-BOTH resample (default: "
+                                       "documents wherever the human scores have them)", "str",
+                                       choices=("segment", "document"), what="resample unit",
+                                       group="meta-evaluation")  # fmt: skip
 
     def __post_init__(self):
-        if self.level not in LEVELS:
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("level", self.level, LEVELS)
-        if self.average_by not in AVERAGING:
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("averaging", self.average_by, AVERAGING)
+        super().__post_init__()
         if self.statistic is not None:
             s = STATISTICS.get(self.statistic)
             if self.level not in s.levels:
                 raise InputError(f"statistic {s.name} is a {'/'.join(s.levels)}-level statistic, not "
                                  f"{self.level}-level", param="statistic")  # fmt: skip
-        if CORRECTIONS.get(self.correction).joint_bootstrap:
-            raise InputError(f"correction {self.correction} is not offered by meta", param="correction")
-        if self.test not in ("perm-both", "pairwise", "bootstrap"):
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("test", self.test, ("perm-both", "pairwise", "bootstrap"))
-        if self.resample_unit not in (None, "segment", "document"):
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("resample unit", self.resample_unit, ("segment", "document"))
         if self.test == "bootstrap" and self.level != "system":
             raise InputError("test bootstrap is the system-level test (segment level: perm-both or pairwise)",
                              param="test")  # fmt: skip
-        from mtsig.checks import probability, resample_count, whole_number
-
-        object.__setattr__(self, "n_bootstrap", resample_count(self.n_bootstrap, "n_bootstrap"))
-        if self.n_resamples is not None:
-            object.__setattr__(self, "n_resamples", resample_count(self.n_resamples, "n_resamples"))
-        object.__setattr__(self, "seed", whole_number(self.seed, "seed", 0))
-        object.__setattr__(self, "confidence", probability(self.confidence, "confidence"))
-        object.__setattr__(self, "alpha", probability(self.alpha, "alpha"))
 
     @property
     def compared_on(self) -> str:
