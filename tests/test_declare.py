@@ -150,3 +150,31 @@ def test_the_seed_flag_is_one_declaration(command):
     from mtsig.declare import seed_option
 
     assert _actions(command)["seed"].help == seed_option().metadata["opt"].help
+
+
+def test_study_is_an_api_function_with_the_command_s_json(tmp_path, capsys):
+    """``mtsig.study(name, ...)`` gives the JSON of ``mtsig study NAME`` with the same settings; an unknown
+    setting is one InputError naming the study's."""
+    import json
+
+    from mtsig.cli import main
+
+    ref = [f"sentence {i} about the cat on the mat" for i in range(60)]
+    outs = {
+        "A": [f"sentence {i} about a cat on the mat" for i in range(60)],
+        "B": [f"sentence {i} about the cat on the mat" if i % 4 else f"sentence {i} on a mat" for i in range(60)],
+        "C": [f"sentence {i} about the cat on a mat" for i in range(60)],
+    }
+    files = {}
+    for name, lines in {"ref": ref, **outs}.items():
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    design = {"replicates": 20, "n_resamples": 200, "n_bootstrap": 100, "seed": 5}
+    res = mtsig.study("type1", [str(files["ref"])], [f"{n}={files[n]}" for n in outs], design=design)
+    argv = ["study", "type1", "-r", str(files["ref"]), "-s", *[f"{n}={files[n]}" for n in outs], "-f", "json",
+            "--replicates", "20", "--n-resamples", "200", "--n-bootstrap", "100", "--seed", "5", "-j", "1"]  # fmt: skip
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(res.to_dict()))
+    with pytest.raises(InputError) as e:
+        mtsig.study("type1", [ref], outs, design={"replicate": 3})
+    assert e.value.param == "design" and "replicates" in str(e.value)

@@ -23,6 +23,7 @@ _WHERE = {
     "score": "mtsig.api",
     "compare": "mtsig.api",
     "analyze": "mtsig.api",
+    "study": "mtsig.api",
     "AnalyzeResult": "mtsig.analysis",
     "compute": "mtsig.api",
     "human": "mtsig.humaneval",
@@ -57,6 +58,7 @@ __all__ = [
     "score",
     "compare",
     "analyze",
+    "study",
     "AnalyzeResult",
     "compute",
     "human",
@@ -103,7 +105,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors
     from mtsig.analysis import AnalyzeResult
-    from mtsig.api import analyze, compare, compute, score
+    from mtsig.api import analyze, compare, compute, score, study
     from mtsig.errors import InputError, MtsigError
     from mtsig.humaneval import HumanResult, human
     from mtsig.io.segments import RefSet, Segments

@@ -13,6 +13,7 @@ names the valid ones, never silently ignored.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -366,12 +367,64 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     return analyze_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling, fork=fork)
 
 
+def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
+    name: str,
+    refs: Any = None,
+    systems: Any = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    stats: StatsTable | str | None = None,
+    design: Mapping[str, Any] | None = None,
+    resample_unit: str = "segment",
+    dask: str | None = None,
+    progress: ProgressFactory | None = None,
+    allow_empty_refs: bool = False,
+    jobs: int = 1,
+    docids: Any = None,
+    ref_translator: Sequence[str] | None = None,
+    test_set: str | None = None,
+    langpair: str | None = None,
+    mtme: str | None = None,
+    wmt25: str | None = None,
+    **metric_options: Any,
+):
+    """Run one of the seeds' validation experiments (``mtsig study NAME``) on these outputs.
+
+    {parameters}
+
+    Returns
+    -------
+    StudyResult
+        ``to_dict()`` is the JSON of ``mtsig study NAME``; ``mtsig.plot(result)`` draws its figure.
+    """
+    from mtsig.studies.registry import get_study, run_study
+    from mtsig.studies.replicates import runner
+
+    check_option_names(metric_options, _OWN["study"])
+    entry = get_study(name)
+    known = [f.name for f in dataclasses.fields(entry.design)]
+    unknown = sorted(set(design or {}) - set(known))
+    if unknown:
+        raise InputError(f"study {name} has no setting {', '.join(map(repr, unknown))}; its settings: "
+                         f"{', '.join(known)}", param="design")  # fmt: skip
+    made = entry.design(**dict(design or {}))
+    table = _table(refs, systems, metrics, stats, _load(locals()), metric_options)
+    run = runner(int(jobs) if entry.replicated else 1, dask if entry.replicated else None, progress)
+    try:
+        return run_study(name, table, made, run, resample_unit)
+    finally:
+        close = getattr(run.executor, "close", None)
+        if close is not None:
+            close()
+
+
 #: each entry point's own keywords, offered with the metric options when a keyword is misspelled
 _OWN = {
     "compute": LoadOptions.names(),
     "score": (),
     "compare": (),
     "analyze": (),
+    "study": (),
 }
 
 
@@ -408,6 +461,7 @@ def _keywords(fn) -> tuple[str, ...]:
 _OWN["score"] = _keywords(score)
 _OWN["compare"] = _keywords(compare)
 _OWN["analyze"] = _keywords(analyze)
+_OWN["study"] = _keywords(study)
 
 
 def _document_entry_points() -> None:
@@ -417,6 +471,20 @@ def _document_entry_points() -> None:
     document(score, _docs(ScoreOptions, LoadOptions, n_bootstrap=_DOCS["n_bootstrap_score"]))
     document(compare, _docs(CompareOptions, LoadOptions))
     document(analyze, {**_docs(CompareOptions, LoadOptions), **ANALYZE})
+    document(
+        study,
+        _docs(
+            LoadOptions,
+            name="The study: ``mtsig study --help`` lists them (type1, multiplicity, "
+            "sensitivity, power, sampling, coverage, testsize, levels, runs, documents).",
+            design='The study\'s own settings by name, as its flags (``{"replicates": 200}``); the '
+            "defaults otherwise. A setting the study does not read is refused.",
+            resample_unit="What the study's samples, swaps and resamples draw: ``segment`` (default), "
+            "``document`` or ``domain``.",
+            dask="Run the replicates on Dask distributed (a scheduler "
+            "address or ``local:N``); ``jobs`` worker processes otherwise.",
+        ),
+    )
 
 
 _document_entry_points()
