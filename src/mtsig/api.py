@@ -388,7 +388,8 @@ def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
     wmt25: str | None = None,
     **metric_options: Any,
 ):
-    """Run one of the seeds' validation experiments (``mtsig study NAME``) on these outputs.
+    """Run one of the literature's validation experiments (Koehn 2004, Riezler & Maxwell 2005, Clark et al. 2011;
+    ``mtsig study NAME``) on these outputs.
 
     {parameters}
 

@@ -741,7 +741,11 @@ COMMANDS = {
         "word frequency, labels, documents, n-grams, examples)",
         _analyze_args,
     ),
-    "study": ("the seeds' validation experiments on your outputs (mtsig study NAME --help)", _study_args),
+    "study": (
+        "the literature's validation experiments (Koehn 2004, Riezler & Maxwell 2005, Clark et "
+        "al. 2011) on your outputs (mtsig study NAME --help)",
+        _study_args,
+    ),
     "human": (
         "rank systems from human judgments (WMT DA, MQM, ESA/TSV) with tests, clusters and rank ranges",
         _human_args,

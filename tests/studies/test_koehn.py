@@ -48,7 +48,7 @@ def test_sampling_scores_are_the_scores_of_those_segments(wmt):
     got = res.data["scores"]["LT22"]["broad"]
     assert got == pytest.approx([float(m.score(S[i].sum(axis=0))) for i in broad])
     assert res.data["scores"]["LT22"]["full"] == pytest.approx(float(m.score(S.sum(axis=0))))
-    d = res.data["differences"]["JDExploreAcademy -> LT22"]
+    d = res.data["differences"]["JDExploreAcademy vs LT22"]
     assert d["full"] == pytest.approx(
         res.data["scores"]["LT22"]["full"] - res.data["scores"]["JDExploreAcademy"]["full"]
     )

@@ -137,13 +137,13 @@ def test_runs_on_the_multeval_example(multeval):
     res = clark.runs(multeval, clark.RunsDesign(replicates=250, n_resamples=1000))
     rows = {(r[0], r[1]): r for r in res.tables[2].rows}
     # every choice of runs is tested when the pool is small: 3 x 3 single runs, one choice of all three
-    assert rows[("baseline -> sys1", 1)][2] == "all 9" and rows[("baseline -> sys1", 3)][2] == "all 1"
+    assert rows[("baseline vs sys1", 1)][2] == "all 9" and rows[("baseline vs sys1", 3)][2] == "all 1"
     # more runs narrow the p-values (the upper end of the 95% interval falls)
-    assert rows[("baseline -> sys1", 3)][4] < rows[("baseline -> sys1", 2)][4] < rows[("baseline -> sys1", 1)][4]
+    assert rows[("baseline vs sys1", 3)][4] < rows[("baseline vs sys1", 2)][4] < rows[("baseline vs sys1", 1)][4]
     # sys2 repeats the baseline run for run: all runs pooled give p = 1
-    assert rows[("baseline -> sys2", 3)][5] == 1.0
+    assert rows[("baseline vs sys2", 3)][5] == 1.0
     # the single-run scenarios: A's best against B's worst is the least significant
-    single = [r for r in res.tables[1].rows if r[0] == "baseline -> sys1"]
+    single = [r for r in res.tables[1].rows if r[0] == "baseline vs sys1"]
     assert [r[2] for r in single] == ["high", "median", "low"] and single[0][5] > single[2][5]
     assert sorted(res.data["run_scores"]) == sorted(MULTEVAL_SYSTEMS)
 

@@ -812,7 +812,7 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     at2 = {n: i + 1 for i, c in enumerate(cl2) for n in c}
     metrics = tuple(MetricAgreement(name=n, values=values[n], ci=cis[n], epsilon=eps[n], cluster=at[n],
                                     cluster_corrected=at2[n]) for n in order)  # fmt: skip
-    test = {"pairwise": "pairwise permutation", "bootstrap": "paired bootstrap over segments (shift)"}.get(
+    test = {"pairwise": "pairwise permutation", "bootstrap": "paired bootstrap over segments (null-centred)"}.get(
         opts.test, "PERM-BOTH"
     )
     if opts.test == "pairwise" and not (opts.level == "segment" and stat == "acc23"):

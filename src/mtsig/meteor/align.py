@@ -20,6 +20,7 @@ Reproduced as the jar has them (each changes numbers, so none is "fixed" here):
 from __future__ import annotations
 
 from array import array
+from typing import Any
 
 from mtsig._compiled import load
 from mtsig.meteor.params import EXACT, PARAPHRASE, STEM, SYNONYM
@@ -105,6 +106,17 @@ def match_paraphrases(cands: Candidates, stage: int, table, ids1: list[int], ids
 
 class _Path:
     __slots__ = ("m1", "m2", "chunks", "idx", "last", "dist", "used1", "used2", "chain")
+    m1: int
+    m2: int
+    chunks: int
+    idx: int
+    last: int
+    dist: int
+    #: bit masks of the words of each side already matched
+    used1: int
+    used2: int
+    #: the matches taken, newest first: (match, the rest) or None
+    chain: Any
 
     def copy(self) -> _Path:
         p = _Path()

@@ -171,14 +171,14 @@ def draw_runs(fig, res: StudyResult) -> None:
     ns = list(per_n)
     ax2.boxplot([per_n[n] for n in ns], tick_labels=ns)
     ax2.axhline(0, color="grey", lw=0.6)
-    ax2.set(xlabel="runs per system", ylabel="Δ", title=f"{label}: Δ by runs (Fig. 2)")
+    ax2.set(xlabel="runs per system", ylabel="Δ", title=f"{label}: Δ by runs (as Clark et al.'s Fig. 2)")
     for k, (lab, pts) in enumerate(res.data["p_intervals"].items()):
         p = np.asarray(pts, dtype=float)
         ax3.vlines(p[:, 0] + 0.05 * k, p[:, 1], p[:, 2], color=f"C{k}", lw=2, label=lab)
         ax3.plot(p[:, 0] + 0.05 * k, p[:, 3], "o", color=f"C{k}", ms=4)
     ax3.axhline(res.settings["alpha"], color="C3", lw=0.8, ls="--")
     ax3.set(yscale="log", xlabel="runs per system", ylabel="stratified AR p (95% interval, median)",
-            title="p-values by runs (Table 2)")  # fmt: skip
+            title="p-values by runs (as Clark et al.'s Table 2)")  # fmt: skip
     _integer_axis(ax3.xaxis)
     legend_below(ax3, fontsize=7, frameon=False)  # off the α line and the intervals
 

@@ -139,7 +139,7 @@ def register_test(test: PairedTest) -> PairedTest:
 for _t in (
     PairedTest("ar", "randomization", "approx. randomization", 10_000, _ar_outcome),
     PairedTest("stratified-ar", "stratified", "stratified randomization", 10_000, _ar_outcome),
-    PairedTest("bootstrap", "bootstrap", "bootstrap (shift)", 1_000, _shift_outcome, null_from_bootstrap=True),
+    PairedTest("bootstrap", "bootstrap", "bootstrap (null-centred)", 1_000, _shift_outcome, null_from_bootstrap=True),
     PairedTest("paired-bootstrap", "bootstrap", "paired bootstrap", 1_000, _paired_bootstrap_outcome, 2.0),
     PairedTest("ttest", "sentence", "paired t-test", None, _ttest_outcome),
     PairedTest("wilcoxon", "sentence", "Wilcoxon", None, _wilcoxon_outcome),

@@ -161,7 +161,7 @@ def runs(table, design: RunsDesign | None = None, run: Runner | None = None) -> 
     for s, X in S.items():
         data["run_scores"][s] = [_pooled_score(m, X[i : i + 1]) for i in range(X.shape[0])]
     for k, (a, b) in enumerate(_run_pairs(table, g.pairs)):
-        label = f"{a} -> {b}"
+        label = f"{a} vs {b}"
         rows_s += [[label, 1, *sc] for sc in _scenarios(m, S[a], S[b], g.n_resamples, g.seed)]
         rows_n += _drawn_rows(m, (S[a], S[b]), (k, label), g, run, data)
     t1 = StudyTable(f"{name}: single runs (Clark et al.'s Table 2, first rows)",
@@ -297,14 +297,14 @@ def power(table, design: PowerDesign | None = None, run: Runner | None = None) -
     head = ["test-set size", "draws", "mean Δ", "sd Δ", f"detectable Δ (α {g.alpha:g}, power {g.power:g})",
             *(f"power % {t}" for t in g.tests)]  # fmt: skip
     d = m.decimals
-    t1 = StudyTable(f"{name}: power to find {a} -> {b} (pilot Δ {pilot:.{d}f}) by test-set size", head, rows,
+    t1 = StudyTable(f"{name}: power to find {a} vs {b} (pilot Δ {pilot:.{d}f}) by test-set size", head, rows,
                     [None, None, d, d, d, *([1] * len(g.tests))])  # fmt: skip
     target = g.target if g.target is not None else pilot
     rows_n = [[t, abs(target), *_needed(curves[t], 100 * g.power, pilot, target)] for t in g.tests]
     t2 = StudyTable(f"{name}: segments needed for Δ = {abs(target):.{d}f} at α = {g.alpha:g} with power {g.power:g}",
                     ["test", "target Δ", "segments needed", "from"], rows_n, [None, d, None, None])  # fmt: skip
     data = {"curves": curves, "detectable": [[s, z * v] for s, v in se.items()], "pilot": pilot, "target": target}
-    settings = {"metric": name, "pilot": f"{a} -> {b}", "draws per size": g.replicates, "resamples": g.n_resamples,
+    settings = {"metric": name, "pilot": f"{a} vs {b}", "draws per size": g.replicates, "resamples": g.n_resamples,
                 "alpha": g.alpha, "power": g.power, "seed": g.seed, "segments": A.shape[0]}  # fmt: skip
     notes = [
         "Test sets are drawn with replacement from the pilot's segments (the pilot stands for the population);"

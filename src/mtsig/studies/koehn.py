@@ -192,9 +192,9 @@ def sampling(table, design: SamplingDesign | None = None, run: Runner | None = N
     for a, b in prs:
         delta = full[b] - full[a]
         db, dr = per[b]["blocks"] - per[a]["blocks"], per[b]["broad"] - per[a]["broad"]
-        diffs[f"{a} -> {b}"] = {"blocks": db.tolist(), "broad": dr.tolist(), "full": delta}
+        diffs[f"{a} vs {b}"] = {"blocks": db.tolist(), "broad": dr.tolist(), "full": delta}
         flips = [int(np.sum(np.sign(v) != np.sign(delta))) for v in (db, dr)]
-        rows2.append([f"{a} -> {b}", delta, *_spread(db), flips[0], *_spread(dr), flips[1]])
+        rows2.append([f"{a} vs {b}", delta, *_spread(db), flips[0], *_spread(dr), flips[1]])
     head2 = ["pair (B - A)", "full-set Δ", "blocks min", "max", "sd", "blocks: other sign", "broad min", "max", "sd",
              "broad: other sign"]  # fmt: skip
     t2 = StudyTable(f"{name}: per-sample differences", head2, rows2, [None, d, d, d, d, None, d, d, d, None])
@@ -307,7 +307,7 @@ class ConclusionJob:
         out = []
         for a, b in self.pairs:
             res = paired_test(self.test, self.stats[a][rows], self.stats[b][rows], self.metric, resampling=r)
-            out.append({"pair": f"{a} -> {b}", "size": int(size), "sample": c, "delta": res.delta, "p": res.p_value,
+            out.append({"pair": f"{a} vs {b}", "size": int(size), "sample": c, "delta": res.delta, "p": res.p_value,
                         "full": self.full[b] - self.full[a]})  # fmt: skip
         return out
 

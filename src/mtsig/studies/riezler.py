@@ -47,7 +47,7 @@ from mtsig.studies.result import StudyResult, StudyTable
 #: variants the type-I study measures beside the registered tests: the seed's Fig. 2 as printed, after the shift
 #: test it misreads; and the label that tells the two shifts apart
 VARIANTS = {"bootstrap": "bootstrap-abs"}
-_LABEL = {"bootstrap": "bootstrap (centred shift)", "bootstrap-abs": "bootstrap (Fig. 2 as printed: |Δ*| shifted)"}
+_LABEL = {"bootstrap": "bootstrap (null-centred)", "bootstrap-abs": "bootstrap (R&M Fig. 2: |Δ*| centred)"}
 
 
 #: max-T single-step and step-down reject some pair in the same families (the same first step): one row
@@ -165,7 +165,7 @@ def _rate_row(label: str, alpha: float, k: int, n: int, expected: float) -> list
 
 # ------------------------------------------------------------------------------------------------ type1
 def _equivalents(name, m, stats, g: Type1Design, names: list[str]) -> StudyTable:
-    """Part (a): the first system against each other one, every test (the seed's Table 2)."""
+    """Part (a): the first system against each other one, every test (as in Riezler & Maxwell's Table 2)."""
     first, tests = names[0], type1_tests()
     res, counts = Resampling(None, g.seed), _counts(tests, g.n_resamples, g.n_bootstrap)
     cols = {other: pair_p_values(tests, PairStats(m, stats[first], stats[other]), res, counts) for other in names[1:]}
@@ -173,7 +173,9 @@ def _equivalents(name, m, stats, g: Type1Design, names: list[str]) -> StudyTable
     rows = [[f"{name} difference", *(c["delta"] for c in cols.values())]]
     rows += [[f"p ({label(t)})", *(c[t] for c in cols.values())] for t in tests]
     dec = [None] + [4] * len(cols)
-    return StudyTable(f"{name}: the first system against each other one (the seed's Table 2)", head, rows, dec)
+    return StudyTable(
+        f"{name}: the first system against each other one (as in Riezler & Maxwell's Table 2)", head, rows, dec
+    )
 
 
 def type1(table, design: Type1Design | None = None, run: Runner | None = None) -> StudyResult:
@@ -216,7 +218,7 @@ def type1(table, design: Type1Design | None = None, run: Runner | None = None) -
     }
     notes = [
         "Under an exact null a calibrated test rejects at level α in α of the null pairs (within the binomial "
-        "interval). The seed's Fig. 2 compares |Δ*| - mean|Δ*| with |Δ|, which is not centred at the null: it "
+        "interval). Riezler & Maxwell's Fig. 2 compares |Δ*| - mean|Δ*| with |Δ|, which is not centred at the null: it "
         "rejects about twice as often as it should; mtsig's bootstrap test centres Δ* itself.",
         "Part (a) calls the systems equivalent because you do: its small p-values are type-I errors only if they are.",
     ]
@@ -370,12 +372,12 @@ def sensitivity(table, design: SensitivityDesign | None = None, run: Runner | No
         for mn in metrics:
             c = by[(mn, p)]
             cells += [c.result.delta, c.p_adjusted]
-        rows2.append([f"{p[0]} -> {p[1]}", *cells, "yes" if len(set(marks)) == 1 else "no"])
+        rows2.append([f"{p[0]} vs {p[1]}", *cells, "yes" if len(set(marks)) == 1 else "no"])
         grid.append([by[(mn, p)].p_adjusted for mn in metrics])
     head2 = ["pair (B - A)", *(x for mn in metrics for x in (f"{mn} Δ", f"{mn} p ({correction})")), "metrics agree"]
     dec2 = [None, *(x for mn in metrics for x in (res.decimals.get(mn, 2), 4)), None]
     t2 = StudyTable("per pair: difference and adjusted p-value under each metric", head2, rows2, dec2)
-    data = {"metrics": metrics, "pairs": [f"{a} -> {b}" for a, b in pairs], "p_adjusted": grid, "alpha": alpha}
+    data = {"metrics": metrics, "pairs": [f"{a} vs {b}" for a, b in pairs], "p_adjusted": grid, "alpha": alpha}
     settings = {
         "test": test,
         "alpha": alpha,
