@@ -59,6 +59,10 @@ def test_the_readme_is_a_newcomers_page():
     assert words <= 3000, words
 
 
+#: the guide's pages, one per task
+GUIDE_PAGES = ("scores", "test-sets", "compare", "analyze", "runs", "figures", "studies", "python")
+
+
 @pytest.mark.slow
 def test_the_site_in_headless_chromium(tmp_path):
     """Every page of the built site opened in Debian's chromium: no console error, no request leaving the site
@@ -91,7 +95,7 @@ def test_the_site_in_headless_chromium(tmp_path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    outside, errors = [], []
+    outside, errors, seen = [], [], set()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -101,11 +105,38 @@ def test_the_site_in_headless_chromium(tmp_path):
         for html in pages:
             page.goto(base + html.relative_to(site).as_posix())
             page.wait_for_load_state("networkidle")
-            if html.parent.name == "guide":
-                toc = page.eval_on_selector_all(".bs-sidebar a, nav a", "els => els.map(e => e.textContent)")
-                assert any("Comparing systems" in t for t in toc), toc[:20]
+            if html.parent.name == "guide":  # the guide's overview links every task page
+                links = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+                assert {f"{t}/" for t in GUIDE_PAGES} <= set(links), links
+            if html.parent.parent.name == "guide":  # a task page: its sections in the sidebar
+                toc = page.eval_on_selector_all(".bs-sidebar a", "els => els.map(e => e.textContent)")
+                seen.add(html.parent.name)
+                assert len(toc) >= 2 and page.title(), (html, toc)
+                if html.parent.name == "compare":
+                    assert any("Score once" in t for t in toc), toc
             if html.parent.name == "api":
                 assert ":class:" not in page.content() and "CompareResult" in page.content()
         browser.close()
     server.shutdown()
     assert outside == [] and errors == [], (outside[:5], errors[:5])
+    assert seen == set(GUIDE_PAGES), seen
+
+
+def test_the_guide_s_example_outputs_are_what_the_commands_print():
+    """Each ``<!-- output: CMD -->`` block of the guide is CMD's output now, at 110 columns, on the shipped
+    example: the pasted output cannot drift from what mtsig prints."""
+    import re
+
+    found = 0
+    for page in sorted((ROOT / "docs" / "guide").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for cmd, shown in re.findall(r"<!-- output: (.+?) -->\n```text\n(.*?)```\n", text, flags=re.S):
+            found += 1
+            argv = cmd.split()
+            assert argv[0] == "mtsig"
+            env = {**os.environ, "COLUMNS": "110"}
+            r = subprocess.run([sys.executable, "-m", "mtsig", *argv[1:], "-q"], cwd=ROOT, env=env,
+                               capture_output=True, text=True, timeout=300)  # fmt: skip
+            assert r.returncode == 0, r.stderr
+            assert r.stdout == shown, (page.name, cmd)
+    assert found >= 3

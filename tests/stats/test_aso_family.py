@@ -41,7 +41,7 @@ def test_the_family_wise_error_is_what_bonferroni_cuts():
     more often. Bonferroni's 1 - (1 - c)/k cuts it (seed-fixed: 0.142 against 0.242 here, 120 families of 300
     scores; with 240 families of 500 scores, 0.129 and 0.142 against 0.279 and 0.317). It does not reach 0.05: ASO's own
     bound is liberal in finite samples (a single comparison at 0.95 errs 0.079 with 200 scores, 0.054 with 1,000;
-    docs/guide.md), which no correction for multiplicity can repair."""
+    docs/guide/runs.md), which no correction for multiplicity can repair."""
     ours = _family_error(5, 120, 300, False)
     theirs = _family_error(5, 120, 300, True)
     assert ours < theirs - 0.08 and ours < 0.2
