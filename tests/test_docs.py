@@ -140,3 +140,17 @@ def test_the_guide_s_example_outputs_are_what_the_commands_print():
             assert r.returncode == 0, r.stderr
             assert r.stdout == shown, (page.name, cmd)
     assert found >= 3
+
+
+def test_the_guide_s_python_example_prints_what_is_shown():
+    """The guide's ``<!-- python-output -->`` example, run from the repository's folder, prints the text block
+    shown under it."""
+    import re
+
+    text = (ROOT / "docs" / "guide" / "python.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- python-output -->\n```python\n(.*?)```\n\n```text\n(.*?)```\n", text, flags=re.S)
+    assert blocks
+    for code, shown in blocks:
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == shown

@@ -63,6 +63,11 @@ def score_and_compare(width: float) -> Iterator[tuple[str, object]]:
     pair = _wmt().select(systems=["LT22", "PROMT"])
     yield "compare-distribution", plot_compare(mtsig.compare(stats=pair, n_resamples=500, keep_distributions=True),
                                                width)  # fmt: skip
+    pair3 = three.select(systems=["LT22", "PROMT"])
+    yield "compare-distribution-3-metrics", plot_compare(mtsig.compare(stats=pair3, n_resamples=500, baseline="LT22",
+                                                                       keep_distributions=True), width)  # fmt: skip
+    yield "compare-forest-3-metrics", plot_compare(mtsig.compare(stats=three, baseline="LT22", n_resamples=500),
+                                                   width)  # fmt: skip
 
 
 def analyze(width: float) -> Iterator[tuple[str, object]]:

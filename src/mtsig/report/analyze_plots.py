@@ -130,6 +130,9 @@ def _table_metric(res: AnalyzeResult, a: Analysis) -> str | None:
 def _axis(ax, res: AnalyzeResult, a: Analysis) -> None:
     many = len(a.buckets) > MAX_BARS
     (_points if many else _bars)(ax, a, res.systems)
+    if any(c.significant for b in a.buckets for c in b.comparisons):  # room for the stars inside the axes
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi + 0.15 * (hi - lo))
     what = _AXIS.get(a.kind, a.kind)
     if a.kind == "sentence-score" and _table_metric(res, a):
         what = f"segment-level {display_name(_table_metric(res, a))}"

@@ -123,8 +123,23 @@ def _overlaps(texts, extents, renderer) -> list[str]:
     return out
 
 
+#: the resolution the audit draws at: a PNG's (``mtsig.report.plots.save``); text measured at the screen's 100 dpi
+#: is hinted narrower, so a title that fits there by a few pixels can run off the printed figure
+AUDIT_DPI = 300
+
+
 def audit(fig, width: float | None = None) -> Audit:
-    """Draw ``fig`` and check it (``width``: the width asked for, in inches)."""
+    """Draw ``fig`` as its PNG is drawn (:data:`AUDIT_DPI`) and check it (``width``: the width asked for, in
+    inches)."""
+    dpi = fig.dpi
+    fig.set_dpi(AUDIT_DPI)
+    try:
+        return _audit(fig, width)
+    finally:
+        fig.set_dpi(dpi)
+
+
+def _audit(fig, width: float | None) -> Audit:
     measurable(fig).canvas.draw()
     renderer = fig.canvas.get_renderer()
     w, h = fig.get_size_inches()

@@ -116,16 +116,24 @@ def plot_compare(res: CompareResult, width: float | None = None):
         fig.text(0.02, 1 - 0.08 / fig.get_figheight(), note, va="top", gid=CAPTION)
         return fig
     if one_pair and any(_distribution(r[0]) is not None for r in rows.values()):
-        kind, size = "distribution", (width, 2.4)
+        kind, panel = "distribution", 2.4
     else:
         n = max(len(r) for r in rows.values())
-        kind, size = "forest", (width, 1.1 + 0.24 * n)
+        kind, panel = "forest", 1.1 + 0.24 * n
+    stacked = len(metrics) > 1 and width < 5  # at one column's width, one metric per row (as score's figure)
+    size = (width, 0.35 + len(metrics) * (panel - 0.2)) if stacked else (width, panel)
     fig = Figure(figsize=size, layout="constrained")
-    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    grid = fig.subplots(len(metrics), 1, squeeze=False) if stacked else fig.subplots(1, len(metrics), squeeze=False)
+    axes = grid[:, 0] if stacked else grid[0]
     for ax, m in zip(axes, metrics):
         (_distribution_axis if kind == "distribution" else _forest_axis)(ax, res, m, rows[m])
+    same_pairs = len({tuple(c.result.b + c.result.a for c in rows[m]) for m in metrics}) == 1
+    if kind == "forest" and not stacked and same_pairs:  # side by side: the pairs named once, at the left
+        for ax in axes[1:]:
+            ax.tick_params(axis="y", labelleft=False)
     null = all(r[0].result.null_distribution is not None for r in rows.values() if r)
     fig.suptitle(wrap_to(_compare_note(res, test, kind, null), size[0]), gid=CAPTION)
+    fit_texts(fig)  # titles and axis labels wrapped to their room (several metrics side by side)
     return fig
 
 
