@@ -1,7 +1,10 @@
 """Generate the small example shipped in examples/ (run from the repository root; deterministic).
 
 Forty short English segments with two independent references and two systems: ``base`` and ``new``,
-where ``new`` makes fewer of the word-level errors. The text is synthetic, written for mtsig.
+where ``new`` makes fewer of the word-level errors. The text is synthetic, written for mtsig. Beside them:
+three optimizer runs of each system (``runs/``: the same error process drawn again, as a retrained system
+would), and ``ref.docids``, the document of each segment (eight documents of five segments) for
+``--resample-unit document``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,14 @@ def main() -> None:
     new = [corrupt(p[0] if rng.random() < 0.5 else p[1], rng, 0.3) for p in pairs]
     (here / "base.en").write_text("\n".join(base) + "\n", encoding="utf-8")
     (here / "new.en").write_text("\n".join(new) + "\n", encoding="utf-8")
+    # the runs and documents draw from their own streams: the files above stay as they were
+    (here / "runs").mkdir(exist_ok=True)
+    for system, rate in (("base", 0.4), ("new", 0.3)):
+        for run in (1, 2, 3):
+            r = random.Random(f"{system}-run-{run}")
+            lines = [corrupt(p[0] if r.random() < 0.5 else p[1], r, rate) for p in pairs]
+            (here / "runs" / f"{system}.run{run}.en").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (here / "ref.docids").write_text("".join(f"doc{i // 5 + 1}\n" for i in range(len(pairs))), encoding="utf-8")
 
 
 if __name__ == "__main__":
