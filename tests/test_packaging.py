@@ -32,7 +32,10 @@ def test_sdist_is_complete(dist):
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
         pkg_info = t.extractfile(next(m for m in t.getmembers() if m.name.endswith("/PKG-INFO"))).read().decode()
     want = {str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")}
-    want |= {str(p.relative_to(ROOT)) for p in (ROOT / "examples").iterdir() if p.is_file()}
+    want |= {str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*") if p.is_file()}
+    want |= {
+        str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
     want |= {"LICENSE", "README.md", "setup.py", "pyproject.toml", "src/mtsig/_checks.h"}
     want |= {str(p.relative_to(ROOT)) for p in (ROOT / "src" / "mtsig").glob("*.c")}
     assert want - names == set()
