@@ -226,23 +226,6 @@ def add_flags(parser: argparse.ArgumentParser, cls: type, *, groups: dict[str, A
     return groups
 
 
-def add_flag(group: Any, name: str, declaration: Any, *, default: Any = None, help: str | None = None,  # noqa: A002
-             choices: tuple | None = None) -> None:  # fmt: skip
-    """One flag from one shared declaration (:func:`seed_option` and its neighbours) for a command whose settings
-    are not a declared class: ``default`` is the command line's, ``help`` (the command's own words) replaces the
-    declared help, ``choices`` narrows the declared ones."""
-    o: Opt = declaration.metadata["opt"]
-    if help is None and default is None and declaration.default is not MISSING:
-        default_shown = declaration.default
-    else:
-        default_shown = default
-    kw: dict[str, Any] = {"dest": name, "default": default, "metavar": o.metavar,
-                          "help": (help or o.help) + _shown(default_shown), "type": ONE[o.kind]}  # fmt: skip
-    if choices or choices_of(o) is not None:
-        kw["choices"] = choices or choices_of(o)
-    group.add_argument(flag_of(name, o), **kw)
-
-
 def given(cls: type, values: Any, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """The declared fields of ``cls`` given on the command line (``values``: its namespace or a dict); a value not
     given (None) is left out, so the declaration's default applies. Lists become tuples."""

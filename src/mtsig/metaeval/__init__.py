@@ -97,18 +97,14 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     settings = {"level": level, "statistic": statistic, "average_by": average_by, "n_resamples": n_resamples,
                 "n_bootstrap": n_bootstrap, "confidence": confidence, "alpha": alpha, "correction": correction,
                 "seed": DEFAULT_SEED if seed is None else seed, "resample_unit": resample_unit}  # fmt: skip
+    select = {"gold": gold, "refs": set(ref) if ref else None, "primary": not all_metrics,
+              "include_outliers": include_outliers, "exclude": tuple(exclude)}  # fmt: skip
+    _one_source(mtme, {"human": human, "metrics": metrics, "refs": refs, "systems": systems, "compute": compute,
+                       "wmt25_scores": wmt25_scores, "docs": docs},
+                {"gold": gold, "ref": ref, "all_metrics": all_metrics, "include_outliers": include_outliers,
+                 "exclude": exclude})  # fmt: skip
     if mtme is not None:
-        given = [k for k, v in (("human", human), ("metrics", metrics), ("refs", refs), ("systems", systems),
-                                ("compute", compute), ("wmt25_scores", wmt25_scores), ("docs", docs)) if v]  # fmt: skip
-        if given:
-            raise InputError(f"mtme brings the human and metric scores: leave out {', '.join(given)}", param="mtme")
-        select = {"gold": gold, "refs": set(ref) if ref else None, "primary": not all_metrics,
-                  "include_outliers": include_outliers, "exclude": tuple(exclude)}  # fmt: skip
         return _meta_mtme(mtme, lp, settings, test, progress, **select)
-    for k, v in (("gold", gold), ("ref", ref), ("all_metrics", all_metrics), ("include_outliers", include_outliers),
-                 ("exclude", exclude)):  # fmt: skip
-        if v:
-            raise InputError(f"{k} belongs to mtme (an mt-metrics-eval folder)", param=k)
     if human is None:
         raise InputError("give human (a file of human scores) with metrics or compute, or mtme (an mt-metrics-eval "
                          "folder) with lp", param="human")  # fmt: skip
@@ -127,6 +123,20 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         data = replace(data, notes=tuple(placed_notes) + data.notes)
     opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
     return run_meta(data, opts, progress)
+
+
+def _one_source(mtme: str | None, files: dict[str, Any], folder_only: dict[str, Any]) -> None:
+    """Either an mt-metrics-eval folder (with its own selection keywords) or files of scores, never a mix."""
+    from mtsig.errors import InputError
+
+    if mtme is not None:
+        given = [k for k, v in files.items() if v]
+        if given:
+            raise InputError(f"mtme brings the human and metric scores: leave out {', '.join(given)}", param="mtme")
+        return
+    for k, v in folder_only.items():
+        if v:
+            raise InputError(f"{k} belongs to mtme (an mt-metrics-eval folder)", param=k)
 
 
 def _own_metrics(scores: dict, refs: Any, systems: Any, compute: Sequence[str], options: dict) -> dict:
