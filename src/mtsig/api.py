@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from mtsig.pipeline import attach_dev, compute_stats
 from mtsig.resample import ProgressFactory, Resampling
 from mtsig.results import CompareResult, ScoreResult
 from mtsig.table import StatsTable
+
+if TYPE_CHECKING:
+    from mtsig.analysis.options import AnalysisSpec
 
 DEFAULT_METRICS = ("bleu",)
 #: keywords of ``compute`` that are not metric options or side inputs
@@ -355,8 +358,9 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     from mtsig.analysis import AnalyzeOptions, analyze_table
 
     check_option_names(metric_options, _OWN["analyze"])
-    by = (by,) if isinstance(by, str) else tuple(by)
-    opts = AnalyzeOptions(by=by, test=test, baseline=baseline, correction=correction, alpha=alpha,
+    # names or parsed specs: AnalyzeOptions parses the names (checking them first, as every setting)
+    specs = cast("tuple[AnalysisSpec, ...]", (by,) if isinstance(by, str) else tuple(by))
+    opts = AnalyzeOptions(by=specs, test=test, baseline=baseline, correction=correction, alpha=alpha,
                           alternative=alternative, confidence=confidence, n_bootstrap=n_bootstrap,
                           cutoffs={k: tuple(v) for k, v in (cutoffs or {}).items()}, top=top, ngram_alpha=ngram_alpha,
                           ngram_order=ngram_order, freq_corpus=freq_corpus, out_labels=dict(out_labels or {}),
@@ -403,12 +407,12 @@ def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
 
     check_option_names(metric_options, _OWN["study"])
     entry = get_study(name)
-    known = [f.name for f in dataclasses.fields(entry.design)]
+    known = [f.name for f in dataclasses.fields(entry.design_type)]
     unknown = sorted(set(design or {}) - set(known))
     if unknown:
         raise InputError(f"study {name} has no setting {', '.join(map(repr, unknown))}; its settings: "
                          f"{', '.join(known)}", param="design")  # fmt: skip
-    made = entry.design(**dict(design or {}))
+    made = entry.design_type(**dict(design or {}))
     table = _table(refs, systems, metrics, stats, _load(locals()), metric_options)
     run = runner(int(jobs) if entry.replicated else 1, dask if entry.replicated else None, progress)
     try:

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
 
 from mtsig._version import __version__
@@ -57,6 +58,9 @@ class _Parser(argparse.ArgumentParser):
 
     #: False while a first parse runs without plugins: an error then raises _ParseFailed instead of exiting
     strict = True
+    #: the top parser: command name -> its parser; ``study``'s parser: study name -> its parser
+    commands: dict[str, _Parser]
+    studies: dict[str, _Parser]
 
     def error(self, message: str):  # type: ignore[override]
         if not _Parser.strict:
@@ -169,7 +173,7 @@ def _metric_flags(p: argparse.ArgumentParser) -> None:
     for name, cls in REGISTRY.items():
         for k in (*cls.declared_options(), *cls.side_inputs):
             owners.setdefault(k, []).append(name)
-    groups = {}
+    groups: dict[str, argparse._ArgumentGroup] = {}
     done: set[str] = set()
     for name, cls in REGISTRY.items():
         for k, o in cls.declared_options().items():
@@ -299,7 +303,7 @@ def _analyze_args(p: argparse.ArgumentParser) -> None:
     listing = "; ".join(f"{n}: {e.help}" for n, e in ANALYSES.items())
     add_flags(p, AnalyzeOptions, groups=groups)
     by = next(a for a in groups["analyses"]._group_actions if a.dest == "by")
-    by.help += f". {listing}"
+    by.help = f"{by.help}. {listing}"
     g = groups["analyses"]
     g.add_argument("--bucket-cutoffs", nargs="+", default=None, metavar="KIND=C1:C2:...",
                    help="bucket boundaries, e.g. ref-length=10:20:40 (compare-mt's syntax; default: compare-mt's "
@@ -317,7 +321,7 @@ def _unit_flag(group) -> None:
                        "of a document are not independent) or domain")  # fmt: skip
 
 
-def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
+def _study_args(p: _Parser, only: str | None = None) -> None:
     """``mtsig study NAME``: one subcommand per registered study, its flags generated from its design (with
     ``only``, a registered study's name: just that one, as the metric flags of each take milliseconds)."""
     from mtsig.studies.design import add_flags
@@ -333,7 +337,7 @@ def _study_args(p: argparse.ArgumentParser, only: str | None = None) -> None:
         q = sub.add_parser(name, help=study.help, description=study.help, epilog=EPILOG)
         q.prog = f"mtsig study {name}"
         _inputs(q)
-        add_flags(q.add_argument_group(f"{name} options"), study.design)
+        add_flags(q.add_argument_group(f"{name} options"), study.design_type)
         if study.unit_option:
             _unit_flag(q.add_argument_group("resampling"))
         if study.replicated:
@@ -362,7 +366,9 @@ def _other_studies_flag(flag: str, here: str) -> list[str]:
     from mtsig.studies.design import flag_of
     from mtsig.studies.registry import STUDIES, get_study
 
-    return [n for n in list(STUDIES) if n != here and any(flag_of(f.name) == flag for f in fields(get_study(n).design))]
+    return [
+        n for n in list(STUDIES) if n != here and any(flag_of(f.name) == flag for f in fields(get_study(n).design_type))
+    ]
 
 
 def _run_study(a: argparse.Namespace, table, prog):
@@ -373,7 +379,7 @@ def _run_study(a: argparse.Namespace, table, prog):
     from mtsig.studies.replicates import Runner, runner
 
     study = get_study(a.study)
-    design = design_from(study.design, {f.name: getattr(a, f.name, None) for f in fields(study.design)})
+    design = design_from(study.design_type, {f.name: getattr(a, f.name, None) for f in fields(study.design_type)})
     unit = getattr(a, "resample_unit", "segment")
     if not study.replicated:
         return run_study(a.study, table, design, Runner(progress=prog), unit)
@@ -732,7 +738,7 @@ def _thresholds(a: argparse.Namespace) -> None:
 
 
 #: command -> (help, function adding its arguments)
-COMMANDS = {
+COMMANDS: dict[str, tuple[str, Callable[..., None] | None]] = {
     "score": ("corpus scores of systems (optionally with bootstrap intervals)", _score_args),
     "stats": ("write per-segment statistics to an .npz file (score once, test many times)", _stats_args),
     "compare": ("paired significance tests between systems", _compare_args),
@@ -763,7 +769,7 @@ COMMANDS = {
 }
 
 
-def build_parser(only: str | None = None, study: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, study: str | None = None) -> _Parser:
     """The parser; with ``only``, just that command's, and with ``study``, just that study's (building every
     command's flags takes milliseconds)."""
     ap = _Parser(
@@ -949,8 +955,8 @@ def _no_text_options(a: argparse.Namespace, source: str, allowed: tuple[str, ...
     """Options of the texts given with statistics that do not come from texts: refused, not silently ignored."""
     from mtsig.errors import InputError
 
-    textual = {k: v for k, v in _compute_options(a).items() if k not in ("jobs", "allow_empty_refs", *allowed)}
-    textual = [k for k, v in textual.items() if v] + (["allow_empty_refs"] if a.allow_empty_refs else [])
+    given = {k: v for k, v in _compute_options(a).items() if k not in ("jobs", "allow_empty_refs", *allowed)}
+    textual = [k for k, v in given.items() if v] + (["allow_empty_refs"] if a.allow_empty_refs else [])
     if textual:  # the statistics were computed with the options the file records; these would be ignored
         flags = ", ".join("--" + k.replace("_", "-") for k in textual)
         raise InputError(f"{flags}: options of the texts do not apply to statistics read with {source}")
@@ -1046,7 +1052,7 @@ def _compare(a: argparse.Namespace, table, prog) -> None:
 def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
     from mtsig.errors import InputError
 
-    out = {}
+    out: dict[str, str] = {}
     for v in values or []:
         k, eq, x = v.partition(sep)
         if not eq or not k or not x:
@@ -1216,7 +1222,7 @@ def _message(exc: MtsigError) -> str:
     msg = str(exc)
     for p in getattr(exc, "params", ()):
         flag = _FLAGS.get(p, "--" + p.replace("_", "-"))
-        msg = re.sub(rf"(?<![\w-]){re.escape(p)}(?![\w-])", lambda _m, f=flag: f, msg)
+        msg = re.sub(rf"(?<![\w-]){re.escape(p)}(?![\w-])", flag.replace("\\", "\\\\"), msg)
     return msg
 
 

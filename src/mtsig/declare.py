@@ -153,8 +153,8 @@ def check_value(name: str, x: Any, o: Opt) -> None:
             raise InputError(f"{name} must be a name (a string), got {v!r}", param=name)
         elif o.lookup is not None:
             o.lookup(v)
-        elif choices_of(o) is not None and v not in choices_of(o):
-            raise unknown_name(o.what or name.replace("_", " "), v, choices_of(o))
+        elif (choices := choices_of(o)) is not None and v not in choices:
+            raise unknown_name(o.what or name.replace("_", " "), v, tuple(str(c) for c in choices))
 
 
 def check_fields(obj: Any) -> None:
@@ -190,7 +190,7 @@ def _shown(default: Any) -> str:
     return f" (default: {' '.join(map(str, default)) if isinstance(default, tuple) else default})"
 
 
-def add_flags(parser: argparse.ArgumentParser, cls: type, *, groups: dict[str, Any] | None = None,
+def add_flags(parser: argparse._ActionsContainer, cls: type, *, groups: dict[str, Any] | None = None,
               title: str = "options", skip: tuple[str, ...] = (),
               defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """One flag per declared field of ``cls`` (``skip``: fields left to the caller). A flag not given leaves its

@@ -10,7 +10,7 @@ cluster. Every random number comes from :mod:`mtsig.resample` through one :class
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,9 @@ from mtsig.stats.pvalues import alternative_for, check_alternative
 from mtsig.stats.runs import median_run, s_sel, sample_std
 from mtsig.table import StatsTable, pooled_runs
 from mtsig.units import by_unit
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
 
 
 # ================================================================================================ score
@@ -104,7 +107,7 @@ class ScoreOptions(Checked):
 def shared_bootstrap(table: StatsTable, resampling: Resampling, pooled: bool = False) -> dict:
     """Bootstrap scores of every run of every system under every metric from one plan, keyed
     ``(metric, system, run)``; with ``pooled``, also ``(metric, system, "pooled")`` for systems with runs."""
-    items = {}
+    items: dict[tuple[str, str, int | str], tuple[Metric, np.ndarray]] = {}
     for m, metric in table.metrics.items():
         for s in table.systems:
             for r in range(s.n_runs):
@@ -133,7 +136,7 @@ def _system_score(  # noqa: PLR0913
     mname: str,
     name: str,
     opts: ScoreOptions,
-    boot: dict | None,
+    boot: dict,
     rtable: StatsTable,
     resampling: Resampling,
 ) -> SystemScore:
@@ -189,15 +192,21 @@ def score_table(
         SystemResult(
             s.name,
             tuple(s.files),
-            {m: _system_score(table, m, s.name, opts, boot, rtable, resampling) for m in table.metrics},
+            {m: _system_score(table, m, s.name, opts, boot or {}, rtable, resampling) for m in table.metrics},
         )
         for s in table.systems
     )
-    ci = {"ci_method": opts.ci_method, "confidence": opts.confidence} if opts.ci else {}
-    boot_settings = {"n_bootstrap": resampling.count(DEFAULT_BOOTSTRAP), "seed": resampling.seed} if need_boot else {}
     signatures = {m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics}
-    units = {"resample_unit": rtable.unit, "n_units": rtable.n_segments} if need_boot else {}
-    settings = ScoreSettings(**boot_settings, **ci, signatures=signatures, n_segments=table.n_segments, **units)
+    settings = ScoreSettings(
+        n_bootstrap=resampling.count(DEFAULT_BOOTSTRAP) if need_boot else None,
+        seed=resampling.seed if need_boot else None,
+        ci_method=opts.ci_method if opts.ci else None,
+        confidence=opts.confidence if opts.ci else None,
+        signatures=signatures,
+        n_segments=table.n_segments,
+        resample_unit=rtable.unit if need_boot else None,
+        n_units=rtable.n_segments if need_boot else None,
+    )
     segments = sentence_scores(table) if opts.sentence_level else None
     return ScoreResult(systems, settings, table.directions(), table.decimals(), segments)
 
@@ -331,7 +340,7 @@ def auto_resamples(test: str, thr: float, alternative: str) -> int:
     """The test's default, or more resamples so that the smallest p-value is a tenth of the threshold."""
     need = int(np.ceil(AUTO_MARGIN * min_p(test, 0, alternative) / thr)) - 1
     need = int(np.ceil(need / 100) * 100)
-    return max(PAIRED_TESTS[test].default_resamples, need)
+    return max(PAIRED_TESTS[test].default_resamples or 0, need)
 
 
 def _by_kind(tests) -> dict[str, list[str]]:
@@ -563,7 +572,9 @@ def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContex
         pairs = ctx.plan.pairs
         D = np.stack([ctx.boot[b] - ctx.boot[a] for a, b in pairs], axis=1)
         obs = np.array([ctx.score[b] - ctx.score[a] for a, b in pairs])
-        padj = np.maximum(maxt(D, obs, ctx.alternative)["step-down"], [r.p_value for r in results])
+        padj = np.maximum(
+            maxt(D, obs, ctx.alternative)["step-down"], np.array([r.p_value for r in results], dtype=float)
+        )
     else:
         padj = adjust([r.p_value for r in results], opts.correction)
     return [Comparison(r, float(pa), bool(pa <= opts.alpha), human_agreement(fit, r.delta))

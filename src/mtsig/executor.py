@@ -66,6 +66,8 @@ def _inherit(fn, items) -> None:
 
 
 def _call_inherited(i: int):
+    if _INHERITED is None:
+        raise RuntimeError("a forked worker without the work it inherits")
     fn, items = _INHERITED
     return fn(items[i])
 

@@ -140,6 +140,7 @@ def resolve(
             raise InputError("give references or an mt-metrics-eval folder, not both", param=("refs", "mtme"))
         from mtsig.metaeval.mtme import text_inputs
 
+        assert load.langpair is not None  # LoadOptions asks for it with mtme
         rs, folder, _ = text_inputs(load.mtme, load.langpair, load.ref_translator, allow_empty=load.allow_empty_refs,
                                     unescape=unescape)  # fmt: skip
         systems = _folder_systems(systems, folder, load.mtme)
@@ -202,6 +203,7 @@ def _wmt25_inputs(load: LoadOptions, systems: Any) -> tuple[RefSet, dict[str, An
     if bare:
         raise InputError(f"{bare[0]}: with wmt25, name a file of your own as NAME=FILE", param="systems")
     picked = [s for s in specs if "=" not in s]
+    assert load.wmt25 is not None  # called for wmt25 only
     rs, found = wmt25_texts(load.wmt25, load.langpair, load.ref_translator, systems=picked if specs else None,
                             allow_empty=load.allow_empty_refs)  # fmt: skip
     out: dict[str, Any] = dict(found)

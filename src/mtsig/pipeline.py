@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -115,9 +115,10 @@ def _corpus_counts(refs: RefSet, metrics: list[Metric], chunk: int) -> dict:
     need = {}
     for m in metrics:
         if m.needs_corpus_ngram_counts:
-            same = [x for x in metrics if getattr(getattr(x, "tokenizer", None), "key", None) == m.tokenizer.key]
+            tok = cast(Any, m).tokenizer  # a metric that needs corpus counts tokenizes (NIST)
+            same = [x for x in metrics if getattr(getattr(x, "tokenizer", None), "key", None) == tok.key]
             orders = [x.ngram_order for x in same]
-            need[corpus_counts_key(m.tokenizer)] = (m.tokenizer, max(4, *orders))
+            need[corpus_counts_key(tok)] = (tok, max(4, *orders))
     counts = {}
     for key, (tokenizer, order) in need.items():
         c = CorpusNgramCounts(order)

@@ -221,8 +221,15 @@ class Plan:
     def n_blocks(self) -> int:
         return -(-self.n_resamples // self.block)
 
+    @property
+    def strata(self) -> tuple[int, int]:
+        """A stratified plan's ``(m, k)``: k of each segment's m outputs drawn for one side."""
+        if self.groups is None:
+            raise ValueError(f"a {self.kind} plan has no strata")
+        return self.groups
+
     def spawn_key(self, b: int) -> tuple[int, ...]:
-        key = (KINDS[self.kind], b)
+        key: tuple[int, ...] = (KINDS[self.kind], b)
         if self.groups is not None:
             m, k = self.groups
             key = (KINDS[self.kind], 1000 * m + k, b)
@@ -257,7 +264,7 @@ class Plan:
             else:
                 out[...] = np.unpackbits(src)[: size * width].reshape(size, width)
         else:
-            m, k = self.groups
+            m, k = self.strata
             table = subset_table(m, k)
             if table is not None:
                 pick = self._picks(rng, size)
@@ -272,7 +279,7 @@ class Plan:
 
     def _picks(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """Stratified plans with a subset table: the subset of each row and segment, ``(size, N)``."""
-        return rng.integers(0, math.comb(*self.groups), size=(size, self.n_segments))
+        return rng.integers(0, math.comb(*self.strata), size=(size, self.n_segments))
 
     def group_totals(self, S: np.ndarray) -> Iterator[np.ndarray] | None:
         """Stratified plans: ``W @ S`` chunk by chunk without the weight matrices, from the subset drawn for
@@ -281,7 +288,7 @@ class Plan:
         does not apply (no compiled kernel, no subset table, too many subsets for the memory budget)."""
         if _plan is None or self.kind != "stratified" or S.dtype != np.float32:
             return None
-        (m, k), c = self.groups, S.shape[1]
+        (m, k), c = self.strata, S.shape[1]
         table = subset_table(m, k)
         if table is None or self.n_segments * len(table) * c * 4 > _MAX_GROUP_BYTES:
             return None
@@ -289,6 +296,7 @@ class Plan:
         return self._group_chunks(G)
 
     def _group_chunks(self, G: np.ndarray) -> Iterator[np.ndarray]:
+        assert _plan is not None  # group_totals returns these chunks only with the compiled kernel
         per_chunk = max(1, 2**20 // (self.block * 4 * G.shape[2])) * self.block
         for start in range(0, self.n_resamples, per_chunk):
             out = np.empty((min(per_chunk, self.n_resamples - start), G.shape[2]), dtype=np.float32)
@@ -412,7 +420,7 @@ def whole_numbers(S: np.ndarray, cols: list[int] | None = None) -> bool:
     return all(np.array_equal(block, np.round(block)) for block in _row_blocks(S, cols))
 
 
-def _column_bounds(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> np.ndarray:
+def _column_bounds(plan: Plan | PermutationPlan, S: np.ndarray, cols: list[int] | None = None) -> np.ndarray:
     """Per column of ``S`` (or of ``S[:, cols]``), the largest partial sum ``W @ S`` can reach for whole-number
     statistics (see :func:`float32_is_exact`), a block of rows at a time."""
     width = S.shape[1] if cols is None else len(cols)
@@ -425,12 +433,12 @@ def _column_bounds(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> 
     return out * plan.n_segments if plan.kind == "bootstrap" else out
 
 
-def _float32_bound(plan: Plan, S: np.ndarray, cols: list[int] | None = None) -> float:
+def _float32_bound(plan: Plan | PermutationPlan, S: np.ndarray, cols: list[int] | None = None) -> float:
     """The largest partial sum ``W @ S`` (or ``W @ S[:, cols]``) can reach for whole-number statistics."""
     return float(_column_bounds(plan, S, cols).max(initial=0))
 
 
-def float32_is_exact(plan: Plan, S: np.ndarray) -> bool:
+def float32_is_exact(plan: Plan | PermutationPlan, S: np.ndarray) -> bool:
     """True when float32 products ``W @ S`` are exact: integer statistics whose largest possible partial sum
     stays below 2**24 (BLEU and length counts on ordinary test sets; never NIST's fractional weights)."""
     return whole_numbers(S) and _float32_bound(plan, S) < 2**24
@@ -457,7 +465,7 @@ def _distinct_columns(arrays: list[np.ndarray]) -> tuple[list[tuple[int, int]], 
                 fingerprint += block.T @ probe[start : start + block.shape[0]]
         for j, f in enumerate(fingerprint.view(np.int64).tolist()):
             same = seen.setdefault(f, [])
-            column = _as_float64(a[:, j]).view(np.int64) if same else None
+            column = _as_float64(a[:, j]).view(np.int64) if same else np.empty(0, dtype=np.int64)
             for k in same:
                 bi, bj = keep[k]
                 if np.array_equal(_as_float64(arrays[bi][:, bj]).view(np.int64), column):

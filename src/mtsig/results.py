@@ -46,7 +46,7 @@ class TestResult:
     bootstrap_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
-    def pvalue(self) -> float:
+    def pvalue(self) -> float | None:
         """scipy.stats' name for :attr:`p_value`."""
         return self.p_value
 
@@ -119,7 +119,8 @@ class SystemScore:
             d.update(self.runs.to_dict())
         if self.ci is not None:
             d.update({"ci": self.ci.to_list(), "ci_method": self.ci.method, "confidence": self.ci.confidence})
-            d["bootstrap"] = self.bootstrap.to_dict()
+            if self.bootstrap is not None:
+                d["bootstrap"] = self.bootstrap.to_dict()
         if self.details:
             d["details"] = self.details
         return d

@@ -217,7 +217,9 @@ class StatsTable:
                 for name, m in self.metrics.items()
             ],
         }
-        arrays = {f"{name}::{i}": self.stats[name][s.name] for name in self.metrics for i, s in enumerate(self.systems)}
+        arrays: dict[str, Any] = {
+            f"{name}::{i}": self.stats[name][s.name] for name in self.metrics for i, s in enumerate(self.systems)
+        }
         meta["checksum"] = _checksum(meta, arrays)
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)

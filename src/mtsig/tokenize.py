@@ -23,7 +23,7 @@ The default is ``13a`` with case preserved: sacreBLEU's convention and what pape
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mtsig._compiled import load
@@ -310,7 +310,7 @@ def _rules_by_word(text: str, split: Callable[[str], list[str]]) -> list[list[st
     return out
 
 
-def code_words(token_lists: list[list[str]], vocab: dict[str, int], grow: bool):
+def code_words(token_lists: Sequence[Sequence[str]], vocab: dict[str, int], grow: bool):
     """Ids of all tokens of ``token_lists`` in ``vocab`` (int64, flat) and the length of each list.
 
     ``grow``: an unseen token gets the next id (``len(vocab)``) and is added; otherwise it is -1.

@@ -119,7 +119,7 @@ def by_unit(table, unit: str):
     idx, names = group_index(unit_labels(table, unit))
     U = len(names)
     metrics = {m: UnitMetric(metric, unit) for m, metric in table.metrics.items()}
-    stats = {}
+    stats: dict[str, dict[str, np.ndarray]] = {}
     for m, metric in table.metrics.items():
         stats[m] = {}
         for s, arr in table.stats[m].items():

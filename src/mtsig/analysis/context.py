@@ -4,7 +4,7 @@ comparison without correction, then one adjustment over every bucket and pair of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -50,7 +50,7 @@ class Batch:
         self.result = None
         self.n_resamples: int | None = None
 
-    def add(self, metrics: dict[str, Metric], stats: dict[str, dict[str, np.ndarray]], k: int) -> str:
+    def add(self, metrics: Mapping[str, Metric], stats: dict[str, dict[str, np.ndarray]], k: int) -> str:
         """Add an analysis' metrics; returns the prefix of their names in :attr:`result`."""
         prefix = f"a{len({key.split(':')[0] for key in self.metrics})}:"
         self.metrics.update({prefix + m: v for m, v in metrics.items()})
@@ -130,6 +130,8 @@ class AnalysisContext:
         """The bucket cutoffs of analysis ``kind``: as given, else ``default``, else the ones it declares."""
         given = self.opts.cutoffs.get(kind)
         vals = tuple(given) if given else (default or ANALYSES[kind].cutoffs)
+        if vals is None:
+            raise InputError(f"analysis {kind} has no default bucket cutoffs: give --bucket-cutoffs {kind}=C1:C2:...")
         return Cutoffs(vals, integer and all(float(v).is_integer() for v in vals))
 
 
@@ -146,10 +148,10 @@ def subset(table: StatsTable, idx: np.ndarray) -> StatsTable:
     )
 
 
-def derived_table(table: StatsTable, metrics: dict[str, Metric], stats: dict[str, dict[str, np.ndarray]]):
+def derived_table(table: StatsTable, metrics: Mapping[str, Metric], stats: dict[str, dict[str, np.ndarray]]):
     systems = [SystemInfo(s.name, s.files, s.n_runs) for s in table.systems]
     n = next(iter(next(iter(stats.values())).values())).shape[1]
-    return StatsTable(metrics, systems, stats, n, units=dict(table.units) if n == table.n_segments else {})
+    return StatsTable(dict(metrics), systems, stats, n, units=dict(table.units) if n == table.n_segments else {})
 
 
 def resamples_for(ctx: AnalysisContext, k: int) -> int | None:
@@ -188,7 +190,7 @@ def compare_bucket(ctx: AnalysisContext, table: StatsTable, n_res: int | None):
 def adjust_analysis(ctx: AnalysisContext, raw: list[list[dict]]) -> list[tuple[BucketComparison, ...]]:
     """Adjust the p-values of every bucket and pair of one analysis together."""
     flat = [(i, j) for i, comps in enumerate(raw) for j, c in enumerate(comps) if c["p_value"] is not None]
-    padj = adjust([raw[i][j]["p_value"] for i, j in flat], ctx.opts.correction) if flat else []
+    padj = adjust([raw[i][j]["p_value"] for i, j in flat], ctx.opts.correction) if flat else np.empty(0)
     adjusted = {ij: float(p) for ij, p in zip(flat, padj)}
     out = []
     for i, comps in enumerate(raw):
@@ -201,16 +203,13 @@ def adjust_analysis(ctx: AnalysisContext, raw: list[list[dict]]) -> list[tuple[B
     return out
 
 
+def _delta(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
 def untested_pairs(ctx: AnalysisContext, scores: dict[str, float | None]) -> list[dict]:
     return [
-        {
-            "a": a,
-            "b": b,
-            "delta": None if scores[a] is None or scores[b] is None else scores[b] - scores[a],
-            "delta_ci": None,
-            "p_value": None,
-        }  # fmt: skip
-        for a, b in ctx.pairs
+        {"a": a, "b": b, "delta": _delta(scores[a], scores[b]), "delta_ci": None, "p_value": None} for a, b in ctx.pairs
     ]
 
 
@@ -242,7 +241,7 @@ def batched_buckets(  # noqa: PLR0913 - what one analysis' buckets are made of
     adjusted together, a bucket flagged too small when it is untested or no outcome could pass the threshold."""
     comps = adjust_analysis(ctx, raw)
     return tuple(
-        Bucket(labels[b], *bounds[b], None, n_words[b] if n_words else None, systems_of[b], comps[b],
+        Bucket(labels[b], bounds[b][0], bounds[b][1], None, n_words[b] if n_words else None, systems_of[b], comps[b],
                too_small=b not in tested or too_small(ctx.table.n_segments, k, ctx))
         for b in range(len(labels))
     )  # fmt: skip

@@ -115,7 +115,7 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
             raise
         if done is not None:
             done.result()
-        else:
+        elif child is not None:
             _adopt_batch(ctx, child.result())
     return parts
 

@@ -3,6 +3,8 @@ accuracy. Their statistics are built by the analyses, never scored from text."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from mtsig.errors import InputError
@@ -13,7 +15,7 @@ class _Derived(Metric):
     """A metric whose statistics ``mtsig analyze`` derives from other statistics or from words (never scored
     from text directly)."""
 
-    options: dict = {}
+    options: ClassVar[dict] = {}
     signature_has_refs = False
 
     def _stats(self, hyp):  # pragma: no cover - never called: the statistics are built by the analysis

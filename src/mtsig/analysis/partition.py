@@ -47,7 +47,8 @@ def partition_analysis(
             results[b] = ("score", score_table(sub, ScoreOptions(), ctx.resampling.with_count(None)))
     out = []
     for mname, metric in table.metrics.items():
-        raw, systems_of = [], []
+        raw: list[list[dict]] = []
+        systems_of: list[dict] = []
         for b in range(len(labels)):
             if b not in results:
                 systems_of.append({n: BucketScore(None, None) for n in ctx.names})
@@ -64,7 +65,8 @@ def partition_analysis(
         buckets = tuple(
             Bucket(
                 labels[b],
-                *bounds[b],
+                bounds[b][0],
+                bounds[b][1],
                 sizes[b],
                 None,
                 systems_of[b],

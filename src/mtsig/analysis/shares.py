@@ -29,7 +29,7 @@ def share_analysis(
     groups: dict[str, np.ndarray],
     cut: Cutoffs,
     note: str,
-) -> Analysis:
+) -> Later:
     """Buckets each system's segments fall in by its own output (``groups[name]``: runs x segments): the share of
     its segments in each bucket, compared between systems with the paired tests over all segments."""
     nb = cut.n
@@ -81,7 +81,7 @@ def _share_result(ctx, kind, metric_label, groups, cut, note, counts, tested, k,
 
 def _own_bucket_scores(table: StatsTable, name: str, mask: np.ndarray) -> dict[str, float | None]:
     """Each metric's corpus score of the segments of one system that fall in the bucket (runs pooled)."""
-    out = {}
+    out: dict[str, float | None] = {}
     for mname, metric in table.metrics.items():
         A = table.stats[mname][name]  # runs x segments x d
         if not mask.any():
@@ -92,7 +92,7 @@ def _own_bucket_scores(table: StatsTable, name: str, mask: np.ndarray) -> dict[s
     return out
 
 
-def length_diff(ctx: AnalysisContext, arg) -> list[Analysis]:
+def length_diff(ctx: AnalysisContext, arg) -> Later:
     cut = ctx.cutoffs("length-diff")
     ref = ctx.ref_coded("length-diff").lens
     groups = {n: np.stack([cut.assign(run.lens - ref) for run in ctx.sys_coded("length-diff", n)]) for n in ctx.names}
@@ -101,7 +101,7 @@ def length_diff(ctx: AnalysisContext, arg) -> list[Analysis]:
     return share_analysis(ctx, "length-diff", "share of segments (%)", groups, cut, note)
 
 
-def sentence_score(ctx: AnalysisContext, arg) -> list[Analysis]:
+def sentence_score(ctx: AnalysisContext, arg) -> Later:
     out = []
     table = ctx.table
     for mname, metric in table.metrics.items():

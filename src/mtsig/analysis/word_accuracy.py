@@ -5,6 +5,7 @@ bootstrapped over segments like BLEU (compare-mt's word accuracy, with intervals
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,9 @@ from mtsig.errors import InputError
 from mtsig.stats.paired import PAIRED_TESTS
 
 
-def word_analysis(ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], labels: list[str], bounds, note: str):
+def word_analysis(
+    ctx: AnalysisContext, kind: str, X: dict[str, np.ndarray], labels: list[str], bounds, note: str
+) -> Later:
     """``X[name]``: runs x segments x buckets x [matched, output words, reference words]."""
     from mtsig.stats.kinds import KINDS
 
@@ -81,8 +84,9 @@ def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) 
             tot = X[n][:, :, b, :].sum(axis=(0, 1))
             m, o, r = (float(x) for x in tot)
             f = float(WordAccuracy("f").score(tot))
-            extra = {"precision": float(WordAccuracy("p").score(tot)), "recall": float(WordAccuracy("r").score(tot)),
-                     "matched": as_count(m), "output_words": as_count(o), "reference_words": as_count(r)}  # fmt: skip
+            extra: dict[str, Any] = {
+                "precision": float(WordAccuracy("p").score(tot)), "recall": float(WordAccuracy("r").score(tot)),
+                "matched": as_count(m), "output_words": as_count(o), "reference_words": as_count(r)}  # fmt: skip
             ci = None
             if res is not None and b in tested:
                 ci = next(s for s in res.systems if s.name == n).scores[f"{key}b{b}"].ci
@@ -98,7 +102,7 @@ def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) 
     return Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher", n_resamples=n_res)
 
 
-def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
+def word_frequency(ctx: AnalysisContext, arg) -> Later:
     from mtsig.analysis.words import frequency_counts, word_counts_by_frequency
 
     if ctx.opts.freq_corpus:
@@ -128,7 +132,7 @@ def word_frequency(ctx: AnalysisContext, arg) -> list[Analysis]:
     return word_analysis(ctx, "word-frequency", X, cut.labels(), [cut.bounds(i) for i in range(cut.n)], note)
 
 
-def word_labels(ctx: AnalysisContext, arg) -> list[Analysis]:
+def word_labels(ctx: AnalysisContext, arg) -> Later:
     from mtsig.analysis.words import read_word_labels, word_counts_by_label
 
     ref = ctx.ref_tokens("word-labels")

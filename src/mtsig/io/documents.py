@@ -54,8 +54,9 @@ def read_documents(path: str) -> Documents:
     if text.lstrip().startswith("<"):
         raise InputError(f"{path}: markup that is not a WMT XML test set: give a .docs file (DOMAIN DOCID per line)"
                          " or the WMT XML test set")  # fmt: skip
-    ids, domains = [], []
-    widths = set()
+    ids: list[str] = []
+    domains: list[str] = []
+    widths: set[int] = set()
     for i, ln in enumerate(split_lines(text), start=1):
         cells = ln.split()
         if not cells:
@@ -67,7 +68,7 @@ def read_documents(path: str) -> Documents:
             raise InputError(f"{path}: line {i}: {len(cells)} field(s) where earlier lines have {widths - {len(cells)}}"
                              " (DOMAIN DOCID on every line, or DOCID on every line)")  # fmt: skip
         ids.append(cells[-1])
-        domains.append(cells[0] if len(cells) == 2 else None)
+        domains.append(cells[0])
     return Documents(ids=tuple(ids), domains=tuple(domains) if widths == {2} else None, source=path)
 
 

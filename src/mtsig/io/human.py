@@ -535,6 +535,8 @@ def _read_tsv(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     seen_systems: set[str] = set()
     head = [c.strip().lower() for c in split_lines(text)[0].split("\t")]
     at = _tsv_columns(head, path)
+    if at is None:  # pragma: no cover - with a path, a header without the columns is an error above
+        raise InputError(f"{path}: line 1: no system, segment and score columns")
     out = []
     seen: dict[tuple[str, str, str], tuple[int, str]] = {}
     for i, c in _rows(path, text, "\t", len(head)):
@@ -707,7 +709,7 @@ def standardize_by_annotator(judgments: list[Judgment]) -> tuple[list[Judgment],
             raise InputError("standardize='annotator' needs an annotator for every judgment (this format has none)",
                              param="standardize")  # fmt: skip
         by.setdefault(j.annotator, []).append(j.score)
-    stats = {}
+    stats: dict[str, tuple[float, float]] = {}
     for a, xs in by.items():
         x = np.asarray(xs)
         sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
@@ -716,7 +718,7 @@ def standardize_by_annotator(judgments: list[Judgment]) -> tuple[list[Judgment],
             raise InputError(f"annotator {a!r}: {what} ({x[0]:g}): z-standardization is undefined (leave the "
                              "annotator out, or do not standardize)", param="standardize")  # fmt: skip
         stats[a] = (float(x.mean()), sd)
-    out = [replace(j, score=(j.score - stats[j.annotator][0]) / stats[j.annotator][1]) for j in judgments]
+    out = [replace(j, score=(j.score - stats[str(j.annotator)][0]) / stats[str(j.annotator)][1]) for j in judgments]
     return out, f"scores z-standardized per annotator ({len(stats)} annotators, standard deviation with ddof=1)"
 
 

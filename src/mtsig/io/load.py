@@ -93,7 +93,7 @@ def _read_any(path: str) -> tuple[str | None, str]:
     return text, "text"
 
 
-def _wmt_references(path: str, text: str, allow_empty: bool, translators) -> RefSet:
+def _wmt_references(path: str, text: str | None, allow_empty: bool, translators) -> RefSet:
     from mtsig.io.wmtxml import load_wmt_xml, select_translators
 
     ts = load_wmt_xml(path, text)
@@ -172,6 +172,7 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
         if kind == "sgml":
             sgml_paths.append(p)
             continue
+        assert text is not None  # only a WMT XML file is streamed rather than read whole
         lines, parses = _lines_or_parses(p, text)
         _check_text_lines(lines, p, "reference", allow_empty)
         refs.append(Segments(lines, name=Path(p).name if p != "-" else "stdin", source=p, parses=parses))
@@ -265,7 +266,7 @@ def _text_run(p: str, text: str, name: str | None, refs: RefSet) -> Segments:
     return Segments(lines, name=name or _default_name([p]), source=p, keys=ref0.keys, parses=parses)
 
 
-def _wmt_systems(path: str, text: str, selector: str | None, refs: RefSet) -> list[System]:
+def _wmt_systems(path: str, text: str | None, selector: str | None, refs: RefSet) -> list[System]:
     """The systems (``<hyp system=..>``) of a WMT XML file, or the one ``selector`` names, aligned with the
     references: by (document, segment) when the references have ids, by position (same count) otherwise."""
     from mtsig.io.wmtxml import load_wmt_xml
@@ -315,6 +316,7 @@ def _load_spec(spec: str, refs: RefSet, unescape: bool) -> list[System]:
         elif kind == "sgml":
             sgml_systems.extend(_sgml_systems(p, refs[0], unescape))
         else:
+            assert text is not None  # only a WMT XML file is streamed rather than read whole
             runs.append(_text_run(p, text, name, refs))
     if not sgml_systems:
         return [System(name or _default_name(paths), runs, list(paths))]
@@ -377,6 +379,7 @@ def attach_docids(refs: RefSet, docids) -> None:
         text, kind = _read_any(source)
         if kind != "text":
             raise InputError(f"{source}: a document-id file has one id per line, not markup")
+        assert text is not None  # only a WMT XML file is streamed rather than read whole
         ids = [x.strip() for x in lines_of(text)]
     else:
         source, ids = "docids", [str(x).strip() for x in docids]

@@ -53,7 +53,7 @@ class Segments(_Memo, Sequence[str]):
     #: index of the first segment in the whole file (a chunk of a larger file starts beyond 0)
     offset: int = 0
     #: the metric the segment scores came from, when their file says (COMET, MetricX): (name, lower is better)
-    seg_metric: tuple[str, bool] | None = None
+    seg_metric: tuple[str, bool] | tuple[str, None] | None = None
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:

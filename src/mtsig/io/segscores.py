@@ -268,7 +268,7 @@ def _given_scores(specs: Sequence[str] | Mapping) -> tuple[Given, Texts, list[Sc
                 files.append(f)
                 if f.kind == "table":
                     raise InputError(f"{p}: a table of several systems' scores: give it without {name}=")
-                runs.append(_one_system(name, p, f))
+                runs.append(_one_system(str(name), p, f))
                 hyps.append(next(iter(f.texts.values())) if f.texts else None)
             given[str(name)], texts[str(name)] = runs, hyps
         else:

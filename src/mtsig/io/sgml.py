@@ -210,6 +210,7 @@ class _SgmlReader:
         if (gaps and not gaps.isspace()) or not all(ids) or len(set(ids)) != len(ids):
             return pos
         texts = _collapse_all(parts[2::3])
+        assert self.cur_doc is not None  # called just inside a document
         owner, docid, _ = self.cur_doc
         owner.docs[docid] = dict(zip(ids, texts))
         return end

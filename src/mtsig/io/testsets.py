@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+from collections.abc import Sequence
 
 from mtsig.errors import InputError, unknown_name
 from mtsig.io.segments import RefSet, Segments
@@ -95,7 +96,7 @@ def _xml_units(ds, langpair: str, n: int, units: dict[str, list[str]]) -> dict[s
     return {"domain": list(ts.domains)}
 
 
-def load_test_set(name: str, langpair: str | None, translators: list[str] | None = None) -> RefSet:
+def load_test_set(name: str, langpair: str | None, translators: Sequence[str] | None = None) -> RefSet:
     """The references (sacreBLEU's default ones, or those of ``translators``), the source and the units of a
     test set sacreBLEU knows."""
     ds = _dataset(name)

@@ -100,7 +100,7 @@ def wmt25_texts(path: str, lp: str | None, refs: Sequence[str] | None = None, *,
         paragraphs.append(len(src))
         document += [f"{d['domain']}_#_{d['doc_id'].split('_#_')[-1]}"] * len(src)
         domain += [str(d["domain"])] * len(src)
-    ref_lines = {r: [] for r in names}
+    ref_lines: dict[str, list] = {r: [] for r in names}
     for d, n in zip(docs, paragraphs):
         for r in names:
             got = d["refs"].get(r)

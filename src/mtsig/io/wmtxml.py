@@ -139,7 +139,17 @@ def _sides(path: str, doc, docid: str, tag: str, attr: str) -> dict[str, dict[st
     return out
 
 
-def _read_doc(path: str, doc, ts: WmtTestSet, translators: set[str], systems: set[str]) -> set[str]:
+@dataclass
+class _Keyed:
+    """What a file's documents give while it is read: references and outputs by (document, segment id), and
+    each segment's domain ("" until the end says otherwise); placed in the test set's order at the end."""
+
+    refs: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
+    hyps: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
+    domains: list[str] = field(default_factory=list)
+
+
+def _read_doc(path: str, doc, ts: WmtTestSet, got: _Keyed, seen: tuple[set[str], set[str]]) -> set[str]:
     """Add one document's segments; returns the translators of its references."""
     docid = doc.get("id")
     if not docid:
@@ -150,8 +160,8 @@ def _read_doc(path: str, doc, ts: WmtTestSet, translators: set[str], systems: se
     src = _segs(path, src_el, docid, "source")
     refs = _sides(path, doc, docid, "ref", "translator")
     hyps = _sides(path, doc, docid, "hyp", "system")
-    translators.update(refs)
-    systems.update(hyps)
+    seen[0].update(refs)  # translators and systems of the file
+    seen[1].update(hyps)
     for sid in _seg_order(src):
         if not any(r.get(sid, "") for r in refs.values()):
             continue  # no reference translates it: sacreBLEU leaves it out too
@@ -159,12 +169,12 @@ def _read_doc(path: str, doc, ts: WmtTestSet, translators: set[str], systems: se
         ts.documents.append(docid)
         ts.source.append(_clean(src[sid]))
         for t, r in refs.items():
-            ts.refs.setdefault(t, {})[(docid, sid)] = _clean(r.get(sid, ""))  # type: ignore[index]
+            got.refs.setdefault(t, {})[(docid, sid)] = _clean(r.get(sid, ""))
         for s, h in hyps.items():
             if sid not in h:
                 raise InputError(f"{path}: system {s!r} has no segment {sid!r} in document {docid!r}")
-            ts.hyps.setdefault(s, {})[(docid, sid)] = _clean(h[sid])  # type: ignore[index]
-        ts.domains.append(doc.get("domain") or "")  # type: ignore[union-attr] - "" until the end says otherwise
+            got.hyps.setdefault(s, {})[(docid, sid)] = _clean(h[sid])
+        got.domains.append(doc.get("domain") or "")
     return set(refs)
 
 
@@ -197,12 +207,21 @@ def _check_root(path: str, tag: str) -> None:
         raise InputError(f"{path}: the root element is <{tag}>, not <dataset>: not a WMT XML test set")
 
 
+def _check_unique(path: str, keys: list[tuple[str, str]]) -> None:
+    seen: set[tuple[str, str]] = set()
+    for key in keys:
+        if key in seen:
+            raise InputError(f"{path}: document {key[0]!r} appears twice")
+        seen.add(key)
+
+
 def read_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
     """Parse a WMT XML file (one-line errors naming the line of malformed XML); streamed from the file unless
     ``text`` is given."""
     if text is None and str(path) == "-":
         text = read_text(path)
-    ts = WmtTestSet(str(path), domains=[])
+    ts = WmtTestSet(str(path))
+    got = _Keyed()
     translators: set[str] = set()
     systems: set[str] = set()
     per_doc = []
@@ -212,30 +231,27 @@ def read_wmt_xml(path: str, text: str | None = None) -> WmtTestSet:
             continue
         n_docs += 1
         before = len(ts.keys)
-        have = _read_doc(path, d, ts, translators, systems)
+        have = _read_doc(path, d, ts, got, (translators, systems))
         if len(ts.keys) > before:  # a document no reference translates is left out whole, as by sacreBLEU
             per_doc.append((d.get("id"), have))
     if not n_docs:
         raise InputError(f"{path}: no document (<doc>) in this WMT XML file")
     # domains: none when no document has one; else every document's, "(no domain)" where it has none
-    ts.domains = [x or NO_DOMAIN for x in ts.domains] if any(ts.domains) else None
+    ts.domains = [x or NO_DOMAIN for x in got.domains] if any(got.domains) else None
     for t in translators:
         missing = [docid for docid, have in per_doc if t not in have]
         if missing:
             ts.missing_refs[t] = missing
     if not ts.keys:
         raise InputError(f"{path}: no segment has a reference translation")
-    if len(set(ts.keys)) != len(ts.keys):
-        seen: set = set()
-        dup = next(k for k in ts.keys if k in seen or seen.add(k))
-        raise InputError(f"{path}: document {dup[0]!r} appears twice")
+    _check_unique(path, ts.keys)
     # per translator / system: the segments in the test set's order ("" where a translator has no reference)
-    ts.refs = {t: [r.get(k, "") for k in ts.keys] for t, r in sorted(ts.refs.items())}  # type: ignore[attr-defined]
-    for s, h in ts.hyps.items():
-        missing = [k for k in ts.keys if k not in h]  # type: ignore[operator]
+    ts.refs = {t: [r.get(k, "") for k in ts.keys] for t, r in sorted(got.refs.items())}
+    for s, h in got.hyps.items():
+        missing = [k for k in ts.keys if k not in h]
         if missing:
             raise InputError(f"{path}: system {s!r} has no output for document {missing[0][0]!r}")
-    ts.hyps = {s: [h[k] for k in ts.keys] for s, h in ts.hyps.items()}  # type: ignore[index]
+    ts.hyps = {s: [h[k] for k in ts.keys] for s, h in got.hyps.items()}
     return ts
 
 

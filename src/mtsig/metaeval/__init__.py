@@ -94,9 +94,10 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     from mtsig.errors import InputError
     from mtsig.resample import DEFAULT_SEED
 
-    settings = {"level": level, "statistic": statistic, "average_by": average_by, "n_resamples": n_resamples,
-                "n_bootstrap": n_bootstrap, "confidence": confidence, "alpha": alpha, "correction": correction,
-                "seed": DEFAULT_SEED if seed is None else seed, "resample_unit": resample_unit}  # fmt: skip
+    settings: dict[str, Any] = {
+        "level": level, "statistic": statistic, "average_by": average_by, "n_resamples": n_resamples,
+        "n_bootstrap": n_bootstrap, "confidence": confidence, "alpha": alpha, "correction": correction,
+        "seed": DEFAULT_SEED if seed is None else seed, "resample_unit": resample_unit}  # fmt: skip
     select = {"gold": gold, "refs": set(ref) if ref else None, "primary": not all_metrics,
               "include_outliers": include_outliers, "exclude": tuple(exclude)}  # fmt: skip
     _one_source(mtme, {"human": human, "metrics": metrics, "refs": refs, "systems": systems, "compute": compute,

@@ -53,6 +53,13 @@ class MetricScores:
     resampled: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
     source: str = ""
 
+    @property
+    def seg(self) -> np.ndarray:
+        """The segment scores; an error for a metric known at system level only."""
+        if self.segments is None:
+            raise InputError(f"metric {self.name}: this needs its segment scores, and it has system scores only")
+        return self.segments
+
     def system_boot(self, W: np.ndarray) -> np.ndarray:
         if self.resampled is not None:
             return self.resampled(W)
@@ -77,6 +84,13 @@ class MetaData:
     #: each item's document (items without a human score: a unit of their own), where the human scores have
     #: documents: the resampling unit of intervals and of segment-level PERM-BOTH
     item_documents: tuple[str, ...] | None = None
+
+    @property
+    def H(self) -> np.ndarray:
+        """The human segment scores; an error where there are system scores only."""
+        if self.human is None:
+            raise InputError("this needs the human segment scores, and only system scores were given")
+        return self.human
 
     def document_index(self) -> tuple[np.ndarray, int] | None:
         """Each item's document as an index 0..D-1 (in order of first appearance), and D; None without documents."""
@@ -167,6 +181,12 @@ class MetaStatistic:
     levels: tuple[str, ...]
     value: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
 
+    def of(self, x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """``value(x, y, valid)``; an error for a statistic that has its own routine instead (acc23, SPA)."""
+        if self.value is None:
+            raise InputError(f"statistic {self.name} is computed by its own routine, not group by group")
+        return self.value(x, y, valid)
+
 
 STATISTICS: Registry[MetaStatistic] = Registry("meta-evaluation statistic", "mtsig.meta_statistics")
 for _s in (
@@ -200,20 +220,20 @@ def segment_level(x: np.ndarray, y: np.ndarray, stat: str, average_by: str, epsi
     """A segment-level statistic of human ``x`` (S, I) and metric ``y`` (S, I) or (R, S, I): ``(value, epsilon)`` (or
     ``(R,)`` values); groups averaged, NaN groups left out (mt-metrics-eval's macro average). ``empty``: the value
     when no group has one (mt-metrics-eval's 0; NaN for "undefined")."""
-    g = groups(*x.shape, average_by)
+    g = groups(x.shape[0], x.shape[1], average_by)
     X = x.reshape(-1)[g]
     valid = np.isfinite(X)
     Y = y.reshape(-1)[g] if y.ndim == 2 else y.reshape(y.shape[0], -1)[:, g]
     batch = Y if Y.ndim == 3 else Y[None]
-    if stat == "acc23" and epsilon is None:
-        if batch.shape[0] != 1:
-            raise ValueError("tie calibration runs on one metric vector")
-        value, eps = st.tie_calibration(X, batch[0], valid, "acc23")
-        return (value if np.isfinite(value) else empty), eps
     if stat == "acc23":
+        if epsilon is None:
+            if batch.shape[0] != 1:
+                raise ValueError("tie calibration runs on one metric vector")
+            value, eps = st.tie_calibration(X, batch[0], valid, "acc23")
+            return (value if np.isfinite(value) else empty), eps
         vals = st.kendall(X, batch, valid, "acc23", epsilon)
     else:
-        vals = STATISTICS.get(stat).value(X, batch, valid)
+        vals = STATISTICS.get(stat).of(X, batch, valid)
     import warnings
 
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
@@ -228,12 +248,12 @@ def system_level(hs: np.ndarray, ms: np.ndarray, stat: str) -> np.ndarray:
     ms = np.atleast_2d(ms)
     hs = np.broadcast_to(hs, ms.shape)
     if stat == "pairwise_accuracy":
-        out = []
+        shares = []
         for h, m in zip(hs, ms):
             agree, n = st.pairwise_accuracy(h, m)
-            out.append(agree / n if n else np.nan)
-        return np.asarray(out)
-    fn = STATISTICS.get(stat).value
+            shares.append(agree / n if n else np.nan)
+        return np.asarray(shares)
+    fn = STATISTICS.get(stat).of
     out = np.empty(ms.shape[0])
     for r in range(ms.shape[0]):  # each resample has its own human vector
         valid = np.isfinite(hs[r])[None]
@@ -256,9 +276,9 @@ def permutation_pvalues(seg: np.ndarray, n_permutations: int = 1000, seed: int =
     WMT23 en-de over 10 hash seeds, one metric's value moves by up to 6.8e-4 from run to run.)"""
     S, n_items = seg.shape
     rng = np.random.default_rng(seed)
-    signs = rng.random(size=(n_permutations, n_items), dtype=np.float32)
-    np.rint(signs, out=signs)
-    signs = signs.astype(np.float64) * 2.0 - 1.0
+    draws = rng.random(size=(n_permutations, n_items), dtype=np.float32)
+    np.rint(draws, out=draws)
+    signs = draws.astype(np.float64) * 2.0 - 1.0
     x = np.asarray(seg, dtype=np.float64)
     sums = x.sum(axis=1)
     partial = signs @ x.T

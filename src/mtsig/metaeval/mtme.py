@@ -19,6 +19,7 @@ WMT23-25 (every option can be given instead).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -396,7 +397,7 @@ def human_scores(evs: EvalSet, *, gold: str | None = None, include_outliers: boo
     return replace(h, notes=(*h.notes, note))
 
 
-def text_inputs(root: str | Path, lp: str, refs: list[str] | None = None, *, allow_empty: bool = False,
+def text_inputs(root: str | Path, lp: str, refs: Sequence[str] | None = None, *, allow_empty: bool = False,
                 unescape: bool = True):  # fmt: skip
     """The texts of one language pair for ``score``/``compare``/``analyze``: the references (the year's standard
     one, or ``refs``) as a :class:`~mtsig.io.segments.RefSet` with the folder's documents and domains, and

@@ -39,9 +39,12 @@ def _system_values(data: MetaData, m) -> dict[str, float | None]:
     vals: dict[str, float | None] = {}
     for s in SYSTEM_STATS:
         if s == "spa":
-            full = np.all(np.isfinite(data.human), axis=0) if data.human is not None else None
-            ok = data.human is not None and m.segments is not None and int(full.sum()) >= 2
-            vals[s] = spa(data.human, m.segments) if ok else None
+            ok = (
+                data.human is not None
+                and m.segments is not None
+                and int(np.all(np.isfinite(data.H), axis=0).sum()) >= 2
+            )
+            vals[s] = spa(data.H, m.seg) if ok else None
         else:
             vals[s] = float(system_level(data.human_systems, m.systems[None], s)[0])
     return vals
@@ -57,7 +60,7 @@ def _segment_values(data: MetaData, m, opts: MetaOptions, skip: set[str]) -> tup
         if s in skip:
             vals[s] = None
             continue
-        v, e = segment_level(data.human, m.segments, s, opts.average_by, empty=np.nan)
+        v, e = segment_level(data.H, m.seg, s, opts.average_by, empty=np.nan)
         vals[s] = float(v)
         if s == "acc23":
             eps = e
@@ -70,7 +73,9 @@ def _too_large(data: MetaData, opts: MetaOptions, notes: list[str]) -> set[str]:
     if opts.level != "segment" or data.human is None:
         return set()
     try:
-        st.check_calibration_size(np.isfinite(data.human.reshape(-1)[groups(*data.human.shape, opts.average_by)]))
+        st.check_calibration_size(
+            np.isfinite(data.H.reshape(-1)[groups(data.H.shape[0], data.H.shape[1], opts.average_by)])
+        )
     except InputError as exc:
         if opts.compared_on == "acc23":
             raise
@@ -80,7 +85,9 @@ def _too_large(data: MetaData, opts: MetaOptions, notes: list[str]) -> set[str]:
 
 
 def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[str, float | None], list[str]]:
-    out, eps, notes = {}, {}, []
+    out: dict[str, dict] = {}
+    eps: dict[str, float | None] = {}
+    notes: list[str] = []
     skip = _too_large(data, opts, notes)
     for m in data.metrics:
         eps[m.name] = None
@@ -90,12 +97,12 @@ def _values(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], dict[st
             vals, eps[m.name] = _segment_values(data, m, opts, skip)
         out[m.name] = {k: (None if v is None or not np.isfinite(v) else v) for k, v in vals.items()}
     if opts.level == "system" and data.human is not None:
-        full = int(np.all(np.isfinite(data.human), axis=0).sum())
+        full = int(np.all(np.isfinite(data.H), axis=0).sum())
         if full < 2:
-            notes.append(f"spa: {full} of {data.human.shape[1]} segments have a human score for every system: too few "
+            notes.append(f"spa: {full} of {data.H.shape[1]} segments have a human score for every system: too few "
                          "for its paired permutation tests (none given)")  # fmt: skip
-        elif full < data.human.shape[1]:
-            notes.append(f"spa: {full} of {data.human.shape[1]} segments have a human score for every system; it is "
+        elif full < data.H.shape[1]:
+            notes.append(f"spa: {full} of {data.H.shape[1]} segments have a human score for every system; it is "
                          "computed on those")  # fmt: skip
     if opts.level == "system":
         notes += _leverage_notes(data, out)
@@ -192,7 +199,7 @@ def _system_vector(hs: np.ndarray, ms: np.ndarray, stat: str) -> np.ndarray:
         return agree.sum(1) / np.maximum(ok.sum(1), 1)
     from mtsig.metaeval.core import STATISTICS
 
-    return STATISTICS.get(stat).value(np.where(valid, hs, np.nan), ms[None], valid)[0]
+    return STATISTICS.get(stat).of(np.where(valid, hs, np.nan), ms[None], valid)[0]
 
 
 def _system_resampled_intervals(data: MetaData, opts: MetaOptions) -> tuple[dict[str, dict], list[str]]:
@@ -230,7 +237,7 @@ def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, 
         return [float(np.quantile(v, a)), float(np.quantile(v, 1 - a))] if v.size >= 2 else None
 
     if opts.level == "system":
-        hs = _human_system_boot(data.human, W)
+        hs = _human_system_boot(data.H, W)
         for m in data.metrics:
             ms = m.system_boot(W)
             for s in ("pearson", "spearman", "kendall", "pairwise_accuracy"):
@@ -243,7 +250,7 @@ def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, 
         return out, notes
     for m in data.metrics:
         for s in SEGMENT_STATS:
-            per_item = _per_group(data.human, m.segments, s, eps.get(m.name) if s == "acc23" else None)
+            per_item = _per_group(data.H, m.seg, s, eps.get(m.name) if s == "acc23" else None)
             ok = np.isfinite(per_item)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = (W @ np.where(ok, per_item, 0.0)) / (W @ ok.astype(np.float64))
@@ -256,14 +263,14 @@ def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, 
 
 def _per_group(H: np.ndarray, M: np.ndarray, stat: str, epsilon: float | None) -> np.ndarray:
     """Each item's statistic (item averaging)."""
-    g = groups(*H.shape, "item")
+    g = groups(H.shape[0], H.shape[1], "item")
     X, Y = H.reshape(-1)[g], M.reshape(-1)[g][None]
     valid = np.isfinite(X)
     if stat == "acc23":
         return st.kendall(X, Y, valid, "acc23", epsilon or 0.0)[0]
     from mtsig.metaeval.core import STATISTICS
 
-    return STATISTICS.get(stat).value(X, Y, valid)[0]
+    return STATISTICS.get(stat).of(X, Y, valid)[0]
 
 
 # ------------------------------------------------------------------------------------------------ tests
@@ -291,7 +298,7 @@ def _coded_tables(H: np.ndarray, za: np.ndarray, zb: np.ndarray):
     """Item averaging, Kendall-type statistics: for every pair of systems within an item and each of the 4 ways its
     two entries can come from metric a or b (bit 1: from b), the pair's outcome packed in one integer: (C - D + 1)
     + 128 T_m + 16384 T_hm (0 for a pair without both human scores); and per item the human ties and the pairs."""
-    g = groups(*H.shape, "item")
+    g = groups(H.shape[0], H.shape[1], "item")
     X, A, B = H.reshape(-1)[g], za.reshape(-1)[g], zb.reshape(-1)[g]
     i, j = np.triu_indices(X.shape[1], 1)
     ok = np.isfinite(X[:, i]) & np.isfinite(X[:, j])
@@ -360,7 +367,7 @@ def _perm_both_coded(H, za, zb, stat: str, mask: np.ndarray) -> tuple[float, np.
 def _perm_both_pearson(H, za, zb, average_by: str, mask: np.ndarray) -> tuple[float, np.ndarray]:
     """PERM-BOTH of Pearson's r: a hybrid's sums per group (of y, y², xy) are linear in the entries' source bits
     (y = a + b (z_b - z_a), and b² = b), so each resample is three products; r from centred sums."""
-    g = groups(*H.shape, average_by)
+    g = groups(H.shape[0], H.shape[1], average_by)
     X = H.reshape(-1)[g]
     ok = np.isfinite(X)
     n = ok.sum(-1).astype(np.float64)
@@ -403,7 +410,7 @@ class _Acc23Table:
     the same values."""
 
     def __init__(self, H: np.ndarray, za: np.ndarray, zb: np.ndarray, average_by: str):
-        g = groups(*H.shape, average_by)
+        g = groups(H.shape[0], H.shape[1], average_by)
         X = H.reshape(-1)[g]
         A, B = za.reshape(-1)[g], zb.reshape(-1)[g]
         i, j = np.triu_indices(g.shape[1], 1)
@@ -460,7 +467,7 @@ class _Acc23Table:
 def _perm_both_acc23(H, za, zb, average_by: str, mask: np.ndarray, advance=None) -> tuple[float, np.ndarray] | None:
     """PERM-BOTH of tie-calibrated acc23 from one table of candidates (:class:`_Acc23Table`); None when the table
     would be too large (long groups: ``none`` or ``sys`` averaging of many segments)."""
-    g = groups(*H.shape, average_by)
+    g = groups(H.shape[0], H.shape[1], average_by)
     if 2 * g.shape[1] * (g.shape[1] - 1) * g.shape[0] > ACC23_CANDIDATES:
         return None
     table = _Acc23Table(H, za, zb, average_by)
@@ -478,24 +485,24 @@ def _perm_both_acc23(H, za, zb, average_by: str, mask: np.ndarray, advance=None)
 def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray,
                        advance=None) -> tuple[float, np.ndarray]:  # fmt: skip
     stat = opts.compared_on
-    ok = np.isfinite(data.human)
+    ok = np.isfinite(data.H)
     za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
-    za[ok], zb[ok] = _zscore(a.segments[ok]), _zscore(b.segments[ok])
+    za[ok], zb[ok] = _zscore(a.seg[ok]), _zscore(b.seg[ok])
     mask = W[:, : ok.size].reshape(-1, *ok.shape)
-    if stat in _PAIR_CODED and opts.average_by == "item" and data.human.shape[0] <= 64:
-        got = _perm_both_coded(data.human, za, zb, stat, mask)
+    if stat in _PAIR_CODED and opts.average_by == "item" and data.H.shape[0] <= 64:
+        got = _perm_both_coded(data.H, za, zb, stat, mask)
         if advance:
             advance(mask.shape[0])
         return got
     if stat == "pearson" and _LINEAR:
-        got = _perm_both_pearson(data.human, za, zb, opts.average_by, mask)
+        got = _perm_both_pearson(data.H, za, zb, opts.average_by, mask)
         if advance:
             advance(mask.shape[0])
         return got
     if stat == "acc23" and _TABLED:
-        got = _perm_both_acc23(data.human, za, zb, opts.average_by, mask, advance)
-        if got is not None:
-            return got
+        tabled = _perm_both_acc23(data.H, za, zb, opts.average_by, mask, advance)
+        if tabled is not None:
+            return tabled
     nulls = []
     for c in range(0, mask.shape[0], CHUNK):
         if advance:
@@ -503,13 +510,13 @@ def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray,
         w = mask[c : c + CHUNK]
         ha, hb = np.where(w, zb, za), np.where(w, za, zb)
         if stat == "acc23":  # tie calibration anew for every hybrid (PERM-BOTH with an optimized epsilon)
-            va = np.array([segment_level(data.human, x, "acc23", opts.average_by)[0] for x in ha])
-            vb = np.array([segment_level(data.human, x, "acc23", opts.average_by)[0] for x in hb])
+            va = np.array([segment_level(data.H, x, "acc23", opts.average_by)[0] for x in ha])
+            vb = np.array([segment_level(data.H, x, "acc23", opts.average_by)[0] for x in hb])
         else:
-            va = segment_level(data.human, ha, stat, opts.average_by)
-            vb = segment_level(data.human, hb, stat, opts.average_by)
+            va = segment_level(data.H, ha, stat, opts.average_by)
+            vb = segment_level(data.H, hb, stat, opts.average_by)
         nulls.append(va - vb)
-    obs = segment_level(data.human, za, stat, opts.average_by)[0] - segment_level(data.human, zb, stat,
+    obs = segment_level(data.H, za, stat, opts.average_by)[0] - segment_level(data.H, zb, stat,
                                                                                    opts.average_by)[0]  # fmt: skip
     return float(obs), np.concatenate(nulls)
 
@@ -517,8 +524,10 @@ def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray,
 def _pair_outcomes(H: np.ndarray, M: np.ndarray, average_by: str, epsilon: float):
     """Every within-group pair's acc23 outcome (1: agrees) under ``epsilon``, the group of each pair, and each
     group's number of pairs."""
-    g = groups(*H.shape, average_by)
-    good, grp, tot = [], [], []
+    g = groups(H.shape[0], H.shape[1], average_by)
+    good: list[np.ndarray] = []
+    grp: list[np.ndarray] = []
+    tot: list[int] = []
     for row in g:
         x, y = H.reshape(-1)[row], M.reshape(-1)[row]
         ok = np.isfinite(x)
@@ -537,15 +546,15 @@ def _pair_outcomes(H: np.ndarray, M: np.ndarray, average_by: str, epsilon: float
 def _pairwise_perm(data: MetaData, a, b, opts: MetaOptions, eps: dict, rs: Resampling) -> tuple[float, np.ndarray]:
     """The pairwise permutation test of acc23 at each metric's own epsilon: each pair's agreement outcome swapped
     between the two metrics with probability 1/2."""
-    ga, grp, tot = _pair_outcomes(data.human, a.segments, opts.average_by, eps[a.name] or 0.0)
-    gb, _, _ = _pair_outcomes(data.human, b.segments, opts.average_by, eps[b.name] or 0.0)
+    ga, grp, tot = _pair_outcomes(data.H, a.seg, opts.average_by, eps[a.name] or 0.0)
+    gb, _, _ = _pair_outcomes(data.H, b.seg, opts.average_by, eps[b.name] or 0.0)
     starts = np.r_[0, np.cumsum(tot)[:-1]].astype(np.int64)
     G = tot.size
     base_a = np.add.reduceat(ga, starts) / tot
     base_b = np.add.reduceat(gb, starts) / tot
     obs = float(base_a.mean() - base_b.mean())
     d = ga - gb
-    plan = rs.plan("randomization", d.size, opts.n_resamples)
+    plan = rs.plan("randomization", d.size, opts.n_resamples or 1000)
     nulls = []
     for W in plan.chunks():
         moved = np.add.reduceat(W * d, starts, axis=1) / tot  # swapped pairs move from a's hybrid to b's
@@ -603,9 +612,9 @@ def swap_masks(data: MetaData, opts: MetaOptions, n: int | None = None) -> SwapM
         return SwapMasks(len(data.systems), R, opts.seed)
     docs = data.document_index() if resample_unit(data, opts)[0] == "document" else None
     if docs is None:
-        return SwapMasks(data.human.size, R, opts.seed)
+        return SwapMasks(data.H.size, R, opts.seed)
     idx, D = docs
-    S = data.human.shape[0]
+    S = data.H.shape[0]
     return SwapMasks(S * D, R, opts.seed, (np.arange(S)[:, None] * D + idx[None, :]).reshape(-1))
 
 
@@ -622,7 +631,7 @@ def resample_unit(data: MetaData, opts: MetaOptions) -> tuple[str, str | None]:
                          "with a document column)", param="resample_unit")  # fmt: skip
     if opts.resample_unit is not None or docs is None or data.human is None:
         return opts.resample_unit or "segment", None
-    judged = np.isfinite(data.human).any(axis=0)
+    judged = np.isfinite(data.H).any(axis=0)
     n = len(set(np.asarray(data.item_documents, dtype=object)[judged]))
     if n < MIN_DOCUMENTS:
         return "segment", (f"resampling unit: segments (the human scores come in {n} documents, too few to "
@@ -637,11 +646,14 @@ def item_weights(data: MetaData, opts: MetaOptions, n: int, unit: str):
     """Bootstrap weights over the items, chunk by chunk: resampled items, or resampled whole documents (each item
     weighted by its document's count)."""
     if unit == "document":
-        idx, D = data.document_index()
+        docs = data.document_index()
+        if docs is None:
+            raise InputError("resampling whole documents needs each item's document")
+        idx, D = docs
         for W in Resampling(n, opts.seed).plan("bootstrap", D, n).chunks():
             yield W[:, idx]
         return
-    yield from Resampling(n, opts.seed).plan("bootstrap", data.human.shape[1], n).chunks()
+    yield from Resampling(n, opts.seed).plan("bootstrap", data.H.shape[1], n).chunks()
 
 
 def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions, R: int) -> tuple[float, np.ndarray]:
@@ -650,7 +662,7 @@ def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions, R: int
     shift method). The sampling variation of the human scores is part of it, which PERM-BOTH leaves out."""
     diffs = []
     for W in item_weights(data, opts, R, resample_unit(data, opts)[0]):
-        hs = _human_system_boot(data.human, W)
+        hs = _human_system_boot(data.H, W)
         diffs.append(_system_vector(hs, a.system_boot(W), stat) - _system_vector(hs, b.system_boot(W), stat))
     d = np.concatenate(diffs)
     h = data.human_systems[None]
@@ -739,7 +751,7 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progres
     R, notes = _resamples(opts, k)
     W = swap_masks(data, opts, R)
     advance = progress(f"tests between metrics ({k} pairs x {R:,} resamples)", k * R) if progress and k else None
-    rows = []
+    rows: list[tuple[str, str, float | None, float | None]] = []
     for (x, y), ok in zip(pairs, defined):
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
         a, b = (x, y) if (va or 0) >= (vb or 0) else (y, x)
@@ -754,11 +766,13 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progres
     padj_t = iter(adjust(tested, opts.correction) if tested else [])
     padj = [float(next(padj_t)) if t is not None else None for t in two]
     out = []
-    for (a, b, d, p), t, q in zip(rows, two, padj):
+    for (na, nb, d, p), t, q in zip(rows, two, padj):
         note = (
-            None if p is not None else f"not tested: {stat} is undefined for {a if values[a].get(stat) is None else b}"
+            None
+            if p is not None
+            else f"not tested: {stat} is undefined for {na if values[na].get(stat) is None else nb}"
         )
-        out.append(MetricComparison(a=a, b=b, statistic=stat, delta=d, p_value=p, p_two_sided=t, p_adjusted=q,
+        out.append(MetricComparison(a=na, b=nb, statistic=stat, delta=d, p_value=p, p_two_sided=t, p_adjusted=q,
                                     significant=bool(q is not None and q <= opts.alpha), note=note))  # fmt: skip
     return out, R, notes
 
@@ -804,7 +818,12 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     cis, more = _intervals(data, opts, eps)
     comps, R, count_notes = _compare(data, opts, eps, values, progress) if len(data.metrics) > 1 else ([], None, [])
     stat = opts.compared_on
-    order = sorted(values, key=lambda n: -(values[n].get(stat) if values[n].get(stat) is not None else -np.inf))
+
+    def _rank_key(n: str) -> float:
+        v = values[n].get(stat)
+        return -(v if v is not None else -np.inf)
+
+    order = sorted(values, key=_rank_key)
     raw = {(c.a, c.b): 1.0 if c.p_value is None else c.p_value for c in comps}
     cor = {(c.a, c.b): 1.0 if c.p_adjusted is None else c.p_adjusted for c in comps}
     cl, cl2 = greedy_clusters(order, raw, opts.alpha), greedy_clusters(order, cor, opts.alpha)
@@ -821,7 +840,7 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
                 else None, "test": test, "n_resamples": R, "n_bootstrap": opts.n_bootstrap,
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
                 "systems": list(data.systems), "resample_unit": unit if data.human is not None else "system",
-                "n_items": None if data.human is None else int(data.human.shape[1])}  # fmt: skip
+                "n_items": None if data.human is None else int(data.H.shape[1])}  # fmt: skip
     negated = [m.name for m in data.metrics if "(negated" in m.source]
     if negated:  # lower-is-better metrics, negated so that higher is better (figures and readers say so)
         settings["negated"] = negated

@@ -107,6 +107,8 @@ def kendall_from_counts(c: dict, variant: str, distinct: tuple[np.ndarray, np.nd
             r = (con - dis) / np.sqrt(n - xt) / np.sqrt(n - yt)
             return np.where((xt == n) | (yt == n) | (n == 0), np.nan, r)
         if variant == "c":
+            if distinct is None or n_entries is None:
+                raise ValueError("tau-c needs the distinct values of each side and the entries per group")
             m = np.minimum(*distinct)
             r = 2 * (con - dis) / (n_entries**2 * (m - 1) / m)
             return np.where((th + thm == n) | (tm + thm == n) | (n == 0), np.nan, r)

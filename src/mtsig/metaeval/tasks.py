@@ -234,11 +234,11 @@ def draw_job(ti: TaskInput, k: int, seed: int, index: int) -> DrawJob:
         prepared = [_zscore(np.concatenate([p.metrics[n] for p in ti.parts])[ok]) for n in ti.names]
         blocks = []
         at = 0
-        for n in sizes:
-            i, j = np.triu_indices(n, 1)
-            g = gold[ok][at : at + n]
+        for size in sizes:
+            i, j = np.triu_indices(size, 1)
+            g = gold[ok][at : at + size]
             blocks.append((i + at, j + at, np.sign(g[i] - g[j])))
-            at += n
+            at += size
         return DrawJob("accuracy", k, seed, index, prepared, {"blocks": blocks, "L": int(ok.sum())})
     p = ti.parts[0]
     if t.statistic == "pearson":

@@ -37,7 +37,7 @@ def java_hash(word: str, _cache: dict = {}) -> int:  # noqa: B006 - a deliberate
     ``mtsig._meteor`` when it is built, :func:`java_hash_python` its reference."""
     h = _cache.get(word)
     if h is None:
-        h = _cache[word] = _meteor.java_hash(word) if COMPILED else java_hash_python(word)
+        h = _cache[word] = _meteor.java_hash(word) if _meteor is not None else java_hash_python(word)
     return h
 
 
@@ -147,7 +147,7 @@ def _masks(m) -> tuple[int, int]:
 def search(cands: Candidates, n2: int, stage_modules: tuple[int, ...], beam: int) -> list:
     """The jar's beam search; returns the chosen matches (each ``(j, len, i, mlen, stage)``), sorted.
     Runs in the compiled ``mtsig._meteor`` when it is built, else in :func:`search_python`."""
-    if not COMPILED:  # pragma: no cover
+    if _meteor is None:  # pragma: no cover
         return search_python(cands, n2, stage_modules, beam)
     flat = [m for ms in cands.by_start for m in ms]
     if not flat:

@@ -223,4 +223,5 @@ def resolve(  # noqa: PLR0913 - one keyword per flag of the jar
     # (MeteorConfiguration reads the charBased property after the task): mtsig follows the command line.
     if char_based is None:
         char_based = False
-    return Config(name, code, label, tuple(p), tuple(mods), tuple(w), normalize, bool(char_based), int(beam))
+    p1, p2, p3, p4 = p
+    return Config(name, code, label, (p1, p2, p3, p4), tuple(mods), tuple(w), normalize, bool(char_based), int(beam))

@@ -64,6 +64,16 @@ def _fnv1a_bytes(data: bytes) -> int:
 class Paraphrases:
     """A paraphrase table as flat arrays (see the module notes)."""
 
+    blob: np.ndarray
+    offsets: np.ndarray
+    lengths: np.ndarray
+    hashes: np.ndarray
+    hash_ids: np.ndarray
+    buckets: np.ndarray
+    pairs: np.ndarray
+    order: np.ndarray
+    pair_start: np.ndarray
+
     def __init__(self, arrays: dict[str, np.ndarray]):
         for name in _ARRAYS:
             setattr(self, name, arrays[name])
@@ -75,7 +85,7 @@ class Paraphrases:
     def phrases(self, words: list[str]) -> tuple[list[int], list[int], list[int]]:
         """Every n-gram of ``words`` that is a phrase of the table: (start, length, id) lists, by start then
         length."""
-        if COMPILED:
+        if _meteor is not None:
             ix = (self.hashes, self.hash_ids, self.buckets, self.blob, self.offsets)
             return _meteor.phrases(words, self.max_len, *ix)
         return self.phrases_python(words)  # pragma: no cover
@@ -108,7 +118,7 @@ class Paraphrases:
         ``src`` and ``other`` are the results of :meth:`phrases`."""
         if not src[2] or not other[2]:
             return []
-        if COMPILED:
+        if _meteor is not None:
             return _meteor.para_find(*self.pair_arrays(), tuple(src), tuple(other))
         return self.find_python(src, other)  # pragma: no cover
 
@@ -198,7 +208,7 @@ def build_paraphrases(path: Path) -> Paraphrases:
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
     lengths = np.fromiter((k.count(" ") + 1 if k else 0 for k in ids), dtype=np.int8, count=len(ids))
-    if COMPILED:
+    if _meteor is not None:
         hashes = np.frombuffer(_meteor.phrase_hashes(blob, offsets), dtype=np.uint64)
     else:  # pragma: no cover
         hashes = fnv1a_numpy(blob, offsets)

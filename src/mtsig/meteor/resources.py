@@ -113,9 +113,10 @@ def function_words(jar: Path, word_file: str | None) -> frozenset[str]:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"METEOR: cannot read function words {word_file}: {exc}", param="meteor_words") from None
     else:
-        text = _jar_member(str(jar), "function/english.words")
-        if text is None:
+        member = _jar_member(str(jar), "function/english.words")
+        if member is None:
             raise InputError(f"METEOR: {jar} has no function/english.words: is it METEOR 1.5?", param="meteor_jar")
+        text = member
     return frozenset(java_lines(text))
 
 

@@ -30,9 +30,10 @@ from mtsig.metrics.options import Option, SideInput, as_option
 class Metric(ABC):
     """Base class of all metrics. Subclasses set ``name``, ``higher_is_better`` and ``options``."""
 
-    name: ClassVar[str]
+    #: the name (a class attribute; the segment-score metric sets its own per instance)
+    name: str
     description: ClassVar[str] = ""
-    higher_is_better: ClassVar[bool] = True
+    higher_is_better: bool = True
     #: a score that is best at a value rather than high or low (``length``: 100); ``higher_is_better`` then gives
     #: only the sign convention of the numbers, and :meth:`goodness` the ordering
     target: ClassVar[float | None] = None
@@ -139,8 +140,10 @@ class Metric(ABC):
         segment output once)."""
         return None
 
-    #: highest n-gram order the metric needs (reference-side work is warmed largest first)
-    ngram_order: int = 0
+    @property
+    def ngram_order(self) -> int:
+        """The highest n-gram order the metric needs (reference-side work is warmed largest first)."""
+        return 0
 
     # ---------------------------------------------------------------- scores
     @abstractmethod

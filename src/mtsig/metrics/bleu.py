@@ -58,8 +58,8 @@ def bleu_log_precisions(totals: np.ndarray, order: int, smooth: str, smooth_valu
         if smooth in ("exp", "nist"):
             zero = (m == 0) & has
             if zero.any():
-                k = np.cumsum(zero, axis=-1)
-                logp = np.where(zero, -(k * np.log(2.0) + np.log(t)), logp)
+                nth = np.cumsum(zero, axis=-1)
+                logp = np.where(zero, -(nth * np.log(2.0) + np.log(t)), logp)
         elif smooth == "floor":
             v = _SMOOTH_DEFAULTS["floor"] if smooth_value is None else smooth_value
             logp = np.where((m == 0) & has, np.log(v / t), logp)

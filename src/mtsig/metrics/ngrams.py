@@ -22,6 +22,9 @@ from mtsig.metrics.base import Metric
 from mtsig.metrics.options import LOWERCASE, TOKENIZE
 from mtsig.tokenize import Tokenizer, _tok, code_words
 
+#: the placeholder of order 1 in the per-order lists that start at order 2
+_NONE = np.empty(0, dtype=np.int64)
+
 
 class NgramIndex:
     """Reference-side tables for orders 1..``max_n``, shared by BLEU, NIST and friends."""
@@ -33,12 +36,12 @@ class NgramIndex:
         self.n_refs = len(ref_tokens)
         self.n_segments = len(ref_tokens[0])
         ids, unit = self._code_words(ref_tokens)
-        self.tables: list[np.ndarray | None] = [None]  # tables[n] sorted packed pairs; order 1 none
+        self.tables: list[np.ndarray] = [_NONE]  # tables[n] sorted packed pairs; order 1 none
         self.n_codes: list[int] = [self.V]
         self.ref_keys: list[np.ndarray] = []  # per order: sorted seg*C+code present in some reference
         self.ref_max: list[np.ndarray] = []  # per order: max count over references for that key
         self.counts: list[np.ndarray] = []  # per order: count of each code over all references
-        self.prefix: list[np.ndarray | None] = [None]  # per order >= 2: code of the (n-1)-gram prefix
+        self.prefix: list[np.ndarray] = [_NONE]  # per order >= 2: code of the (n-1)-gram prefix
         self._starts: dict[int, np.ndarray] = {}  # per order >= 2: where each prefix's entries begin
         code = ids.copy()  # order-1 codes
         starts = np.arange(ids.size, dtype=np.int64)
@@ -148,7 +151,7 @@ class NgramIndex:
         matches = np.zeros((N, n_max))
         totals = np.maximum(lens[:, None] - np.arange(n_max)[None, :], 0).astype(np.float64)
         info_m = np.zeros((N, n_max)) if info else None
-        weights = self.nist_info() if info else None
+        weights = self.nist_info() if info else []
         code = ids
         for n in range(1, n_max + 1):
             if n > 1:
@@ -179,7 +182,7 @@ class NgramIndex:
             clipped = np.minimum(cnt[hit], self.ref_max[n - 1][pos[hit]]).astype(np.float64)
             s = keys[hit] // C
             matches[:, n - 1] = np.bincount(s, weights=clipped, minlength=N)
-            if info:
+            if info_m is not None:
                 w = weights[n - 1][keys[hit] % C]
                 info_m[:, n - 1] = np.bincount(s, weights=clipped * w, minlength=N)
         return lens, matches, totals, info_m
@@ -187,6 +190,7 @@ class NgramIndex:
     def _clip_counts(self, n: int, off: np.ndarray, code: np.ndarray, matches, info_m, weights) -> None:
         """Order ``n``'s clipped matches (and information) per segment into column n - 1, in C: the numbers of
         the np.unique / np.searchsorted / np.bincount steps (same sums in the same order)."""
+        assert _tok is not None  # called only where mtsig._tok is built
         rk = self.ref_keys[n - 1]
         C = self.n_codes[n - 1]
         starts = self._ref_starts.get(n)
@@ -206,7 +210,7 @@ class NgramIndex:
         table = self.tables[n - 1]
         if _tok is None:
             packed = prev * self.V + nxt
-            pos = np.searchsorted(table, packed)
+            pos = np.asarray(np.searchsorted(table, packed))
             pos[pos == table.size] = 0
             return np.where(table[pos] == packed, pos, -1)
         starts = self._starts.get(n)
@@ -435,8 +439,7 @@ class CorpusNgramCounts:
             prefix_count = np.where(gp >= 0, _take(self.counts[n - 1], gp), 1).astype(np.float64)
             if n == 2:
                 prefix_count = np.where(zero[table // V], total, prefix_count)
-            w = np.where(cur >= 0, _take(weights[n - 1], cur), np.log2(prefix_count))
-            out.append(w)
+            out.append(np.where(cur >= 0, _take(weights[n - 1], cur), np.log2(prefix_count)))
             g = cur
         return out
 

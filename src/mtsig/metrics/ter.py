@@ -173,7 +173,7 @@ class TER(Metric):
         vocab, refs = self._ref_side()
         rows = [i for i, _ in keys]
         edits = np.empty((len(refs), len(keys)), dtype=np.int64)
-        if COMPILED:
+        if _ter is not None:
             parts = _parts([len(t) for _, t in keys], threads)
             hyp_ids = [_coded([t for _, t in keys[a:b]], vocab) for a, b in parts]
             ref_ids = [[_select(rids, roff, rows[a:b]) for rids, roff, _ in refs] for a, b in parts]

@@ -160,7 +160,7 @@ def _markdown(res: AnalyzeResult) -> str:
             if t is None:
                 continue
             esc = Table([_md(h) for h in t.header], [[_md(x) for x in r] for r in t.rows], title=t.title)
-            out += [f"*{_md(t.title)}*", "", *markdown(esc), ""]
+            out += [f"*{_md(t.title or '')}*", "", *markdown(esc), ""]
         out += [_md(a.note), ""]
     return "\n".join(out)
 

@@ -134,8 +134,9 @@ def _axis(ax, res: AnalyzeResult, a: Analysis) -> None:
         lo, hi = ax.get_ylim()
         ax.set_ylim(lo, hi + 0.15 * (hi - lo))
     what = _AXIS.get(a.kind, a.kind)
-    if a.kind == "sentence-score" and _table_metric(res, a):
-        what = f"segment-level {display_name(_table_metric(res, a))}"
+    table_metric = _table_metric(res, a)
+    if a.kind == "sentence-score" and table_metric:
+        what = f"segment-level {display_name(table_metric)}"
     if many:
         what = f"{what}s ({len(a.buckets)}), ordered by {res.systems[0]}'s number"
     ax.set_xlabel(what)

@@ -68,7 +68,7 @@ def _data_points(ax, renderer) -> np.ndarray:
                                 not in ("None", "")):  # fmt: skip
                 pts.append(a.get_transform().transform(xy))
         elif isinstance(a, PathCollection) and a.get_visible():
-            off = a.get_offsets()
+            off = np.asarray(a.get_offsets())
             if len(off):
                 pts.append(a.get_offset_transform().transform(off))
         elif isinstance(a, Rectangle) and a.get_visible() and a is not ax.patch and a.get_height() != 0:

@@ -246,12 +246,8 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
     items = [("mtsig", _e(__version__)), ("segments", _e(st.n_segments))]
     if getattr(st, "resample_unit", None) not in (None, "segment"):
         items.append(("resampled by", _e(f"{st.resample_unit} ({st.n_units})")))
-    if compare:
-        items += [("tests", _e(", ".join(f"{t} ({st.n_resamples.get(t, '-')} resamples)" for t in st.tests))),
-                  ("seed", _e(st.seed)), ("correction", _e(f"{st.correction}, α = {st.alpha}, {st.n_comparisons} "
-                  "comparison(s) per metric and test")), ("alternative", _e(st.alternative)),
-                  ("interval of Δ", _e(f"{st.confidence:.0%} percentile, {st.n_bootstrap} paired bootstrap resamples")),
-                  ("baseline", _e(st.baseline or "none (all pairs)"))]  # fmt: skip
+    if isinstance(res, CompareResult):
+        items += _compare_settings(res)
     elif st.seed is not None:
         items += [("seed", _e(st.seed)), ("bootstrap", _e(f"{st.n_bootstrap} resamples"))]
     items += [(f"signature ({m})", f"<code>{_e(s)}</code>") for m, s in sigs.items()]
@@ -263,15 +259,30 @@ def render_html(res: ScoreResult | CompareResult, command: str) -> str:
     header, rows = _score_rows(res)
     parts += ["<h2>Scores</h2>", _table(header, rows, "sortable", "mtsig-scores"),
               figure_or_note(lambda: plot_score(res), "Scores")]  # fmt: skip
-    if compare:
-        parts += ["<h2>Comparisons</h2>", f"<p>Per metric; a difference is significant at α = {_e(st.alpha)} after "
-                  f"{_e(st.correction)} correction. Click a header to sort.</p>", *_comparison_tables(res)]  # fmt: skip
-        clusters = [(m, cl) for m, cl in res.clusters.items() if cl]
-        if clusters:
-            parts += ["<h2>Clusters</h2>", "<p>Best first; a boundary only where every system above is significantly "
-                      f"different from every system below ({_e(st.cluster_test)}).</p><ul>"]  # fmt: skip
-            parts += [f"<li><b>{_e(m)}</b>: {' &gt; '.join('{' + _e(', '.join(c)) + '}' for c in cl)}</li>"
-                      for m, cl in clusters]  # fmt: skip
-            parts.append("</ul>")
-        parts.append(figure_or_note(lambda: plot_compare(res), "Comparisons"))
+    if isinstance(res, CompareResult):
+        parts += _compare_sections(res)
     return html_page("mtsig report", parts, res.to_dict())
+
+
+def _compare_settings(res: CompareResult) -> list[tuple[str, str]]:
+    st = res.settings
+    return [("tests", _e(", ".join(f"{t} ({st.n_resamples.get(t, '-')} resamples)" for t in st.tests))),
+            ("seed", _e(st.seed)), ("correction", _e(f"{st.correction}, α = {st.alpha}, {st.n_comparisons} "
+            "comparison(s) per metric and test")), ("alternative", _e(st.alternative)),
+            ("interval of Δ", _e(f"{st.confidence:.0%} percentile, {st.n_bootstrap} paired bootstrap resamples")),
+            ("baseline", _e(st.baseline or "none (all pairs)"))]  # fmt: skip
+
+
+def _compare_sections(res: CompareResult) -> list[str]:
+    st = res.settings
+    parts = ["<h2>Comparisons</h2>", f"<p>Per metric; a difference is significant at α = {_e(st.alpha)} after "
+             f"{_e(st.correction)} correction. Click a header to sort.</p>", *_comparison_tables(res)]  # fmt: skip
+    clusters = [(m, cl) for m, cl in res.clusters.items() if cl]
+    if clusters:
+        parts += ["<h2>Clusters</h2>", "<p>Best first; a boundary only where every system above is significantly "
+                  f"different from every system below ({_e(st.cluster_test)}).</p><ul>"]  # fmt: skip
+        parts += [f"<li><b>{_e(m)}</b>: {' &gt; '.join('{' + _e(', '.join(c)) + '}' for c in cl)}</li>"
+                  for m, cl in clusters]  # fmt: skip
+        parts.append("</ul>")
+    parts.append(figure_or_note(lambda: plot_compare(res), "Comparisons"))
+    return parts

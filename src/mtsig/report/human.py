@@ -129,7 +129,7 @@ def _markdown(res: HumanResult) -> str:
     out = [f"**{_md(_settings_line(res))}**", ""]
     for t in (ranking_table(res), tests_table(res)):
         esc = Table([_md(h) for h in t.header], [[_md(x) for x in r] for r in t.rows], title=t.title)
-        out += [f"*{_md(t.title)}*", "", *markdown(esc), ""]
+        out += [f"*{_md(t.title or '')}*", "", *markdown(esc), ""]
     out += [_md(_clusters_line(res)), ""]
     out += [f"- {_md(n)}" for n in res.notes]
     return "\n".join(out) + "\n"

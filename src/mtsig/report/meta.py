@@ -87,7 +87,7 @@ def _markdown(res: MetaResult) -> str:
     out = []
     for t in (metrics_table(res), tests_table(res)):
         esc = Table([_md(h) for h in t.header], [[_md(x) for x in r] for r in t.rows], title=t.title)
-        out += [f"*{_md(t.title)}*", "", *markdown(esc), ""]
+        out += [f"*{_md(t.title or '')}*", "", *markdown(esc), ""]
     out += [_md(x) for x in _clusters(res)] + [""] + [f"- {_md(n)}" for n in res.notes]
     return "\n".join(out) + "\n"
 

@@ -51,7 +51,7 @@ def html_table(rows: list[dict[str, Any]], columns: list[str], decimals: dict[st
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown)
     body = []
     for r in rows:
-        d = decimals.get(r.get("metric"), 4)
+        d = decimals.get(str(r.get("metric")), 4)
         body.append("<tr>" + "".join(f"<td>{_cell(c, r.get(c), d)}</td>" for c in shown) + "</tr>")
     out = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     sigs = dict.fromkeys((r.get("metric"), r["signature"]) for r in rows if r.get("signature"))

@@ -270,7 +270,7 @@ def _matrix_axis(ax, res: CompareResult, m: str, rows, norm, scale: float = 1.0)
         P[i, j] = P[j, i] = max(c.p_adjusted, 1e-6) if c.p_adjusted is not None else np.nan
     ax.imshow(P, cmap="viridis", norm=norm)
     _matrix_marks(ax, m, rows, pos, P, scale)
-    bounds = np.cumsum([len(cl) for cl in (res.clusters.get(m) or [])])[:-1] if res.clusters.get(m) else []
+    bounds: list[int] = [int(b) for b in np.cumsum([len(cl) for cl in res.clusters.get(m) or []])[:-1]]
     for b in bounds:
         ax.axhline(b - 0.5, color="C3", lw=1.5)
         ax.axvline(b - 0.5, color="C3", lw=1.5)
@@ -285,7 +285,7 @@ def _matrix_marks(ax, m: str, rows, pos: dict[str, int], P: np.ndarray, scale: f
     numbers in its id."""
     from matplotlib.patches import Rectangle
 
-    cells = {"plus": [], "minus": [], "equal": [], "star": []}
+    cells: dict[str, list] = {"plus": [], "minus": [], "equal": [], "star": []}
     for c in rows:
         r = c.result
         i, j = pos[r.a], pos[r.b]

@@ -141,7 +141,7 @@ def _score_cell(fmt: _Fmt, metric: str, e: SystemScore) -> str:
     return fmt(metric, e.score)
 
 
-def _score_table(res: ScoreResult) -> Table:
+def _score_table(res: ScoreResult | CompareResult) -> Table:
     fmt = _Fmt(res.decimals)
     rows = [[s.name, *(_score_cell(fmt, m, s.scores[m]) for m in res.metrics)] for s in res.systems]
     return Table(["system", *res.metrics], rows)
@@ -284,7 +284,7 @@ def _cluster_lines(res: CompareResult) -> list[str]:
     """One line per metric with clusters: ``bleu clusters (best first, by ar): {A, B}  >  {C}``."""
     return [
         f"{m} clusters (best first, by {res.settings.cluster_test}): "
-        + "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
+        + "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters.get(m) or [])
         for m in res.metrics
         if res.clusters.get(m)
     ]
@@ -400,7 +400,7 @@ def _compare_text(res: CompareResult, runs: tuple[Table, str] | None, notes: lis
         for t in tables:
             out.table(t)
         if res.clusters.get(m):
-            ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters[m])
+            ranks = "  >  ".join("{" + ", ".join(cl) + "}" for cl in res.clusters.get(m) or [])
             out.line(f"clusters (best first, by {res.settings.cluster_test}): {ranks}")
         out.line()
     for n in notes:
@@ -434,6 +434,13 @@ def _systems_table(res: CompareResult) -> tuple[Table, str] | None:
     return Table([t.header[0], *arrows], t.rows), caption
 
 
+def _runs_of(e: SystemScore) -> RunStats:
+    """A score's optimizer-run statistics (every system has them when any system has runs)."""
+    if e.runs is None:
+        raise ValueError("a table of optimizer runs with a system that has none")
+    return e.runs
+
+
 def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
     """MultEval's table: one row per system, per metric ``mean (s_sel/s_test/p)``; None without runs."""
     scores = [e for s in res.systems for e in s.scores.values()]
@@ -441,7 +448,7 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
         return None
     st, fmt = res.settings, _Fmt(res.decimals)
     metrics = list(res.systems[0].scores)
-    dev = any(e.runs.s_dev is not None for e in scores)
+    dev = any(_runs_of(e).s_dev is not None for e in scores)
     first = st.tests[0]
     pmap = {(c.metric, c.result.b): c.result.p_value for c in res.comparisons
             if c.test == first and c.result.a == st.baseline}  # fmt: skip
@@ -455,8 +462,8 @@ def _runs_table(res: CompareResult) -> tuple[Table, str] | None:
         return f"{fmt(m, r.mean)} ({'/'.join(parts)})"
 
     header = ["system", *(f"{m.upper()} {_arrow_of(res, m)} ({inner})" for m in metrics)]
-    rows = [[s.name, *(cell(m, s.name, s.scores[m].runs) for m in metrics)] for s in res.systems]
-    n_runs = sorted({len(s.scores[metrics[0]].runs.runs) for s in res.systems})
+    rows = [[s.name, *(cell(m, s.name, _runs_of(s.scores[m])) for m in metrics)] for s in res.systems]
+    n_runs = sorted({len(_runs_of(s.scores[metrics[0]]).runs) for s in res.systems})
     caption = (
         f"Mean over optimizer runs (n = {'/'.join(map(str, n_runs))}); s_sel: standard deviation of the score over "
         f"{st.n_bootstrap} bootstrap resamples of the test set, averaged over runs; "

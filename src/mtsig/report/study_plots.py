@@ -233,14 +233,14 @@ def draw_units(fig, res: StudyResult) -> None:
     ax1.set(ylabel="rejections % (95% CI)", title=f"(a) under a {res.data['unit']}-level null (dashes: α)")
     ax1.legend(fontsize=7, loc="upper right")
     cov = res.data["coverage"]
-    x = np.arange(len(cov))
+    xc = np.arange(len(cov))
     y = np.array([c[1] for c in cov])
     err = np.array([[c[1] - c[2] for c in cov], [c[3] - c[1] for c in cov]])
-    ax2.bar(x, y, 0.6, color="C2", alpha=0.75)
-    ax2.errorbar(x, y, yerr=err, fmt="none", color="k", lw=0.8, capsize=3)
+    ax2.bar(xc, y, 0.6, color="C2", alpha=0.75)
+    ax2.errorbar(xc, y, yerr=err, fmt="none", color="k", lw=0.8, capsize=3)
     nominal = 100 * float(res.design.get("confidence", 0.95))
     ax2.axhline(nominal, color="k", lw=1, ls="--")
-    ax2.set_xticks(x, [c[0] for c in cov])
+    ax2.set_xticks(xc, [c[0] for c in cov])
     ax2.set_ylim(0, 102)  # from 0: bar heights compare as lengths
     ax2.set(ylabel="coverage % (95% CI)", title=f"(b) intervals (dashed: {nominal:g}%)")
 
@@ -263,7 +263,7 @@ def plot_study(res: StudyResult, width: float | None = None):
         fig = Figure(figsize=(width, 5.0 if stacked else 2.7 if width < 5 else 3.0), layout="constrained")
         if stacked:
             _stack_panels(fig)
-        study.draw(fig, res)
+        study.draw_fn(fig, res)
         fit_texts(fig)
     return fig
 

@@ -25,7 +25,7 @@ CAPTION_MODES = ("figure", "none")
 TEXT_AS_TEXT = {"svg.fonttype": "none", "pdf.fonttype": 42, "ps.fonttype": 42}
 
 
-def rc() -> dict[str, Any]:
+def rc() -> dict[Any, Any]:  # matplotlib types its keys as a Literal of every rc name
     from cycler import cycler
 
     return {"font.size": NORMAL, "axes.titlesize": NORMAL, "axes.labelsize": NORMAL, "xtick.labelsize": SMALL,

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 
 @dataclass
@@ -53,8 +53,9 @@ def print_rich(con, t: Table) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    kw = {"title": Text(t.title), "title_justify": "left"} if t.title is not None else {}
-    rt = RichTable(show_edge=False, header_style="bold", **kw)
+    rt = RichTable(
+        show_edge=False, header_style="bold", title=Text(t.title) if t.title is not None else None, title_justify="left"
+    )
     for i, h in enumerate(t.header):
         rt.add_column(h, justify=_align(t, i))
     for r in t.rows:
@@ -85,8 +86,11 @@ def _plain_cell(text: str) -> bool:
     return one_cell_chars(text) and text == text.strip()
 
 
-def _align(t: Table, i: int) -> str:
-    return t.align[i] if t.align else ("left" if i == 0 else "right")
+_JUSTIFY: dict[str, Literal["left", "right", "center"]] = {"left": "left", "right": "right", "center": "center"}
+
+
+def _align(t: Table, i: int) -> Literal["left", "right", "center"]:
+    return _JUSTIFY[t.align[i] if t.align else ("left" if i == 0 else "right")]
 
 
 def plain_table(t: Table, width: int = DEFAULT_WIDTH) -> str | None:

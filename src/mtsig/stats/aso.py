@@ -115,7 +115,7 @@ def aso(scores_a, scores_b, *, confidence: float = 0.95, num_comparisons: int = 
     const = np.sqrt(a.size * b.size / (a.size + b.size))
     sigma = float(np.std(const * (samples - vr)))
     eps = float(np.clip(vr - sigma / const * ndtri(1 - conf), 0.0, 1.0))
-    notes = ()
+    notes: tuple[str, ...] = ()
     if min(a.size, b.size) <= 5:
         notes = (f"with {a.size} and {b.size} scores, eps_min is mostly the bootstrap term: "
                  f"{sigma / const * -ndtri(1 - conf):.3f} of {eps:.3f}",)  # fmt: skip

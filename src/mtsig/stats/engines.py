@@ -41,13 +41,13 @@ def bootstrap_many(items: dict[Any, tuple[Any, np.ndarray]], resampling: Resampl
 
 
 def ar_counts(
-    stats: dict[str, np.ndarray],
+    stats: dict[Any, np.ndarray],
     metric,
-    pairs: list[tuple[str, str]],
+    pairs: list[tuple[Any, Any]],
     resampling: Resampling,
     alternative: str = "two-sided",
     keep: bool = False,
-) -> dict[tuple[str, str], Any]:
+) -> dict[tuple[Any, Any], Any]:
     """Approximate randomization for many pairs: per pair, how many shuffles were at least as extreme
     (with ``keep``: ``(count, null distribution)``)."""
     check_alternative(alternative)

@@ -66,7 +66,8 @@ class CountEvidence(NamedTuple):
 
     observed: float
     alternative: str
-    count: float
+    #: how many shuffles were at least as extreme (not ``count``: a tuple's own method)
+    extreme: float
     n_resamples: int
     p_value: float | None = None
 
@@ -129,7 +130,7 @@ class Counted(NamedTuple):
     """A randomization test's outcome for one pair: the count of extreme shuffles, the kept null
     distribution (or None), extra fields for the report, and a p-value computed by the engine (or None)."""
 
-    count: float
+    extreme: float
     null: np.ndarray | None
     extra: dict
     p_value: float | None = None
@@ -144,7 +145,8 @@ class PairStats:
 
     def __init__(self, metric, a: np.ndarray, b: np.ndarray, sentences: tuple[np.ndarray, np.ndarray] | None = None):
         self.metric, self.a, self.b = metric, a, b
-        self._sentences, self._delta = sentences, None
+        self._sentences: tuple[np.ndarray, np.ndarray] | None = sentences
+        self._delta: float | None = None
 
     @property
     def delta(self) -> float:
@@ -236,7 +238,7 @@ class RandomizationKind(TestKind):
     def evidence(self, ctx, test, pair):
         c = ctx.prepared[self.name][test][pair]
         delta = ctx.score[pair[1]] - ctx.score[pair[0]]
-        ev = CountEvidence(delta, ctx.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value)
+        ev = CountEvidence(delta, ctx.alternative, c.extreme, ctx.plan.counts[test], p_value=c.p_value)
         return ev, c.null, c.extra
 
     def one_pair(self, pair, resampling, alternative, confidence):
@@ -263,7 +265,7 @@ class StratifiedKind(TestKind):
         c = ctx.prepared[self.name][test][pair]
         delta = ctx.score[pair[1]] - ctx.score[pair[0]]
         return (
-            CountEvidence(delta, ctx.alternative, c.count, ctx.plan.counts[test], p_value=c.p_value),
+            CountEvidence(delta, ctx.alternative, c.extreme, ctx.plan.counts[test], p_value=c.p_value),
             c.null,
             c.extra,
         )
@@ -392,8 +394,8 @@ def _ar(ctx: MetricContext, r: Resampling, batched: dict | None = None) -> dict[
         out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in batched.items()})
     elif single:
         stats = {n: ctx.stats(n) for n in {x for p in single for x in p}}
-        res = ar_counts(stats, metric, single, r, ctx.alternative, keep=True)
-        out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in res.items()})
+        counted = ar_counts(stats, metric, single, r, ctx.alternative, keep=True)
+        out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in counted.items()})
     return out
 
 

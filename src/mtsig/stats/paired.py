@@ -62,7 +62,7 @@ class Outcome(NamedTuple):
 
 
 def _ar_outcome(ev: CountEvidence) -> Outcome:
-    return Outcome(ev.p_value if ev.p_value is not None else p_from_count(ev.count, ev.n_resamples))
+    return Outcome(ev.p_value if ev.p_value is not None else p_from_count(ev.extreme, ev.n_resamples))
 
 
 def _shift_outcome(ev: BootstrapEvidence) -> Outcome:
@@ -148,7 +148,8 @@ for _t in (
     register_test(_t)
 
 #: the bootstrap resamples behind s_sel and the interval of each difference, when no test sets them
-DEFAULT_BOOTSTRAP = PAIRED_TESTS["bootstrap"].default_resamples
+DEFAULT_BOOTSTRAP: int = PAIRED_TESTS["bootstrap"].default_resamples or 0
+assert DEFAULT_BOOTSTRAP > 0, "the bootstrap test declares its default count"
 
 
 def test_names() -> tuple[str, ...]:
@@ -156,7 +157,7 @@ def test_names() -> tuple[str, ...]:
     return tuple(PAIRED_TESTS)
 
 
-test_names.__test__ = False  # not a pytest test
+test_names.__test__ = False  # type: ignore[attr-defined]  # not a pytest test (a function attribute pytest reads)
 
 
 def __getattr__(name: str):
@@ -216,7 +217,7 @@ def paired_test(test: str, stats_a, stats_b, metric, *, resampling: Resampling |
     if sa.shape != sb.shape:
         raise InputError(f"the two statistics arrays differ in shape: {sa.shape} vs {sb.shape}")
     score_a, score_b = float(metric.score(sa.sum(axis=0))), float(metric.score(sb.sum(axis=0)))
-    R = resampling.count(spec.default_resamples) if spec.resamples else None
+    R = resampling.count(spec.default_resamples) if spec.default_resamples is not None else None
     counts = {test: R} if R is not None else {}
     confidence = settings.get("confidence", 0.95)
     raw = alternative_for(metric, alternative)

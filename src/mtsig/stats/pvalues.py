@@ -52,7 +52,7 @@ def count_extreme(null: np.ndarray, observed: float, alternative: str) -> int:
     return int(np.count_nonzero(null <= observed + t))
 
 
-def p_from_count(c: int, n: int) -> float:
+def p_from_count(c: float, n: int) -> float:
     return (c + 1) / (n + 1)
 
 

@@ -29,7 +29,7 @@ def s_sel(bootstrap_per_run: Sequence[np.ndarray]) -> float:
     return float(np.mean([b.std(ddof=1) for b in bootstrap_per_run]))
 
 
-def sample_std(values: Sequence[float] | None) -> float | None:
+def sample_std(values: Sequence[float] | np.ndarray | None) -> float | None:
     """Sample standard deviation (n - 1), or None for fewer than two values."""
     if values is None or len(values) < 2:
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from mtsig.studies.design import (
 from mtsig.studies.inputs import metric_of, pair_of, pooled_stats
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
 
 POWER_TESTS = ("ar", "paired-bootstrap", "bootstrap", "ttest")
 
@@ -62,7 +66,7 @@ class RunsJob:
     """Draw r of one pair: n runs of each system (without replacement), stratified AR of the pooled runs and
     compare's default test for runs (``ar``: randomization of the pooled runs plus run-level variance)."""
 
-    metric: object
+    metric: Metric
     A: np.ndarray  # (runs, N, d)
     B: np.ndarray
     n: int
@@ -157,7 +161,9 @@ def runs(table, design: RunsDesign | None = None, run: Runner | None = None) -> 
     if min(x.shape[0] for x in S.values()) < 2:
         raise InputError("the runs study needs at least two optimizer runs per system (-s NAME=run1,run2,...)")
     d = m.decimals
-    rows_s, rows_n, data = [], [], {"run_scores": {}, "deltas": {}, "p_intervals": {}}
+    rows_s: list[list] = []
+    rows_n: list[list] = []
+    data: dict[str, dict] = {"run_scores": {}, "deltas": {}, "p_intervals": {}}
     for s, X in S.items():
         data["run_scores"][s] = [_pooled_score(m, X[i : i + 1]) for i in range(X.shape[0])]
     for k, (a, b) in enumerate(_run_pairs(table, g.pairs)):
@@ -218,7 +224,7 @@ class PowerDesign(Design):
 class PowerJob:
     """Draw r at one size: a test set of ``size`` segments drawn with replacement from the pilot pair."""
 
-    metric: object
+    metric: Metric
     A: np.ndarray
     B: np.ndarray
     size: int
@@ -226,12 +232,12 @@ class PowerJob:
     n_resamples: int
     seed: int
 
-    def replicate(self, r: int) -> list[float]:
+    def replicate(self, r: int) -> list[float | None]:
         key = (STREAM_KEYS["power"], self.size, r)
         rows = stream_rng(self.seed, *key).integers(0, self.A.shape[0], self.size)
         a, b = self.A[rows], self.B[rows]
         res = Resampling(self.n_resamples, self.seed, stream=key)
-        out = [float(self.metric.score(b.sum(axis=0)) - self.metric.score(a.sum(axis=0)))]
+        out: list[float | None] = [float(self.metric.score(b.sum(axis=0)) - self.metric.score(a.sum(axis=0)))]
         return out + [paired_test(t, a, b, self.metric, resampling=res).p_value for t in self.tests]
 
 
@@ -245,7 +251,9 @@ def _power_sizes(N: int, sizes) -> list[int]:
 def _power_rows(m, A, B, g: PowerDesign, run: Runner, z: float) -> tuple[list, dict, dict]:
     """Per test-set size: Δ's mean and sd over the drawn test sets, the detectable Δ, each test's power."""
     pilot = float(m.score(B.sum(axis=0)) - m.score(A.sum(axis=0)))
-    rows, curves, se = [], {t: [] for t in g.tests}, {}
+    rows: list[list] = []
+    curves: dict[str, list] = {t: [] for t in g.tests}
+    se: dict = {}
     for size in _power_sizes(A.shape[0], g.sizes):
         job = PowerJob(m, A, B, size, g.tests, g.n_resamples, g.seed)
         out = np.array(run.replicates(f"power: {size} segments", job, g.replicates))

@@ -22,15 +22,15 @@ from mtsig.resample import DEFAULT_SEED, MAX_RESAMPLES  # noqa: F401 - the studi
 MAX_REPLICATES = 1_000_000
 
 
-def seed_option() -> Field:
+def seed_option() -> Any:
     return option(DEFAULT_SEED, "random seed (always reported)", "int", low=0)
 
 
-def metric_option() -> Field:
+def metric_option() -> Any:
     return option(None, "the metric studied (default: the first of -m)", "str")
 
 
-def pairs_option(help: str, most: int | None = None) -> Field:  # noqa: A002
+def pairs_option(help: str, most: int | None = None) -> Any:  # noqa: A002
     return option(None, help, "pairs", metavar="A:B", most=most)
 
 

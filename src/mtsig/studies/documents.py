@@ -21,6 +21,7 @@ reported seed, on any number of processes or Dask workers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +36,10 @@ from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
 from mtsig.units import UnitMetric, group_index, unit_labels
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
+    from mtsig.units import UnitMetric
 
 
 def _test_names() -> tuple[str, ...]:
@@ -90,8 +95,8 @@ class DocNullJob:
     """Null pair r: every document's segments of A and B swapped together with probability 1/2; each test at
     the segment level and at the level of units."""
 
-    metric: object
-    unit_metric: object
+    metric: Metric
+    unit_metric: UnitMetric
     A: np.ndarray
     B: np.ndarray
     UA: np.ndarray
@@ -103,7 +108,7 @@ class DocNullJob:
 
     def replicate(self, r: int) -> dict:
         key = STREAM_KEYS["units null"]
-        swap_u = stream_rng(self.seed, key, r).random(self.UA.shape[0]) < 0.5
+        swap_u = stream_rng(self.seed, key, r).random(len(self.UA)) < 0.5
         swap = swap_u[self.idx]
         a, b = np.where(swap[:, None], self.B, self.A), np.where(swap[:, None], self.A, self.B)
         ua, ub = np.where(swap_u[:, None], self.UB, self.UA), np.where(swap_u[:, None], self.UA, self.UB)
@@ -119,8 +124,8 @@ class DrawJob:
     """Test set c: K units drawn with replacement; each system's segment-level and unit-level percentile
     intervals, whether they cover the full set's score, and their widths."""
 
-    metric: object
-    unit_metric: object
+    metric: Metric
+    unit_metric: UnitMetric
     stats: dict
     units: dict
     rows_of: tuple

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from mtsig.studies.inputs import pooled_stats
 from mtsig.studies.nulls import binomial_interval
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
 
 SAMPLINGS = ("broad", "random")
 #: Koehn's Table 4 bins of the significance level reached (lower bounds, in %)
@@ -160,7 +164,7 @@ def _pairs(table, pairs: Sequence[tuple[str, str]] | None) -> list[tuple[str, st
         for s in (a, b):
             if s not in names:
                 raise InputError(f"no system {s!r}; systems: {', '.join(names)}", param="pairs")
-    return [tuple(p) for p in pairs]
+    return [(a, b) for a, b in pairs]
 
 
 def _scores(m, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -216,7 +220,7 @@ def sampling(table, design: SamplingDesign | None = None, run: Runner | None = N
 class CoverageJob:
     """Sample c: bootstrap intervals of every system by every method, and whether they cover the full set."""
 
-    metric: object
+    metric: Metric
     stats: dict
     full: dict
     samples: np.ndarray
@@ -290,7 +294,7 @@ def coverage(table, design: CoverageDesign | None = None, run: Runner | None = N
 class ConclusionJob:
     """Sample ``(size, c)`` (flattened): every pair tested on it."""
 
-    metric: object
+    metric: Metric
     stats: dict
     full: dict
     samples: tuple  # (size, sample number, segment indices) per replicate
@@ -350,7 +354,8 @@ def testsize(table, design: TestsizeDesign | None = None, run: Runner | None = N
     sizes = _sizes(table.n_segments, g.sizes, kind)
     name, cs = _conclusions(table, sizes, g, run)
     d = table.metrics[name].decimals
-    rows, curves = [], {}
+    rows: list[list] = []
+    curves: dict = {}
     for pair in dict.fromkeys(c["pair"] for c in cs):
         for size in sizes:
             sel = [c for c in cs if c["pair"] == pair and c["size"] == size]

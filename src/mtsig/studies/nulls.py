@@ -31,7 +31,7 @@ def swapped_pairs(sx: np.ndarray, sy: np.ndarray, n: int, seed: int = 0) -> Iter
     """``n`` pseudo-system pairs ``(a, b)`` of statistics ``(N, d)``: per segment, a takes sx's row and b sy's,
     or the other way round, with probability 1/2."""
     for r in range(n):
-        swap = _rng(seed, r).random(sx.shape[0]) < 0.5
+        swap = _rng(seed, r).random(len(sx)) < 0.5
         yield np.where(swap[:, None], sy, sx), np.where(swap[:, None], sx, sy)
 
 
@@ -130,7 +130,7 @@ def _quality_runs(rng: np.random.Generator, A: np.ndarray, B: np.ndarray, k: int
     for _ in range(k):
         p = rng.beta(a, a)
         src_a, src_b = A[rng.integers(A.shape[0])], B[rng.integers(B.shape[0])]
-        runs.append(np.where((rng.random(A.shape[1]) >= p)[:, None], src_b, src_a))
+        runs.append(np.where((rng.random(int(A.shape[1])) >= p)[:, None], src_b, src_a))
     return np.stack(runs)
 
 

@@ -40,6 +40,19 @@ class Study:
     #: offered ``--resample-unit`` (run on the table of documents); False for a study that compares units itself
     unit_option: bool = True
 
+    @property
+    def design_type(self) -> type:
+        """The design class (imported if given by name)."""
+        return _load(self.design) if isinstance(self.design, str) else self.design
+
+    @property
+    def run_fn(self) -> Callable[[Any, Any, Runner], StudyResult]:
+        return _load(self.run) if isinstance(self.run, str) else self.run
+
+    @property
+    def draw_fn(self) -> Callable[[Any, StudyResult], None]:
+        return _load(self.draw) if isinstance(self.draw, str) else self.draw
+
     def resolved(self) -> Study:
         """The entry with its ``"module:name"`` parts imported."""
         parts = {k: getattr(self, k) for k in ("design", "run", "draw")}
@@ -82,17 +95,17 @@ def run_study(
     """
     study = get_study(name)
     if design is None:
-        design = study.design()
-    elif type(design) is not study.design:  # exactly its own: another study's options would pass unread
-        raise InputError(f"study {name} takes a {study.design.__name__}, got a {type(design).__name__}")
+        design = study.design_type()
+    elif type(design) is not study.design_type:  # exactly its own: another study's options would pass unread
+        raise InputError(f"study {name} takes a {study.design_type.__name__}, got a {type(design).__name__}")
     if resample_unit == "segment":
-        return study.run(table, design, run or Runner())
+        return study.run_fn(table, design, run or Runner())
     if not study.unit_option:
         raise InputError(f"study {name} compares the resampling units itself: use its --unit option")
     from mtsig.units import by_unit
 
     units = by_unit(table, resample_unit)
-    res = study.run(units, design, run or Runner())
+    res = study.run_fn(units, design, run or Runner())
     n, total = units.n_segments, units.n_segments_total
     note = (
         f"Run on {n} {resample_unit}s (the {total} segments summed per {resample_unit}): every sample, swap and "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from mtsig.studies.inputs import pair_of, pooled_stats
 from mtsig.studies.nulls import binomial_interval, shift_abs_p
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
 
 #: variants the type-I study measures beside the registered tests: the seed's Fig. 2 as printed, after the shift
 #: test it misreads; and the label that tells the two shifts apart
@@ -140,7 +144,7 @@ def _counts(tests, n_resamples: int, n_bootstrap: int) -> dict[str, int]:
 class SwapJob:
     """Replicate r: the two systems' outputs swapped segment by segment with probability 1/2, every test."""
 
-    metric: object
+    metric: Metric
     A: np.ndarray
     B: np.ndarray
     sent_a: np.ndarray
@@ -150,7 +154,7 @@ class SwapJob:
     seed: int
 
     def replicate(self, r: int) -> dict:
-        swap = stream_rng(self.seed, STREAM_KEYS["type1"], r).random(self.A.shape[0]) < 0.5
+        swap = stream_rng(self.seed, STREAM_KEYS["type1"], r).random(len(self.A)) < 0.5
         a, b = np.where(swap[:, None], self.B, self.A), np.where(swap[:, None], self.A, self.B)
         sents = (np.where(swap, self.sent_b, self.sent_a), np.where(swap, self.sent_a, self.sent_b))
         res = Resampling(None, self.seed, stream=(STREAM_KEYS["type1"], r))
@@ -232,7 +236,7 @@ class FamilyJob:
     all pairs tested by approximate randomization, max-T over the joint bootstrap, and Tukey's HSD on sentence
     scores."""
 
-    metric: object
+    metric: Metric
     A: np.ndarray
     B: np.ndarray
     sent_a: np.ndarray
