@@ -70,3 +70,12 @@ def test_settings_and_study_designs_are_keyword_only():
         with pytest.raises(TypeError, match="positional"):
             cls(1)
     assert ScoreSettings(n_bootstrap=5).n_bootstrap == 5
+
+
+def test_meta_refuses_a_segment_level_averaging_at_system_level():
+    """It would be ignored (system-level statistics have one value over the systems): said, not silently dropped."""
+    from mtsig.metaeval.core import MetaOptions
+
+    with pytest.raises(InputError, match="average_by none applies at segment level"):
+        MetaOptions(level="system", average_by="none")
+    assert MetaOptions(level="segment", average_by="none").average_by == "none"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from mtsig.declare import Keywords
 from mtsig.docfields import document, field_docs
 from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
 from mtsig.errors import InputError
@@ -175,35 +176,21 @@ def _seed(seed: int | None, rng: Any) -> int | None:
     return int(rng)
 
 
-def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
+_SCORE = Keywords(ScoreOptions, LoadOptions)
+
+
+@_SCORE.signature(after="stats")
+def score(  # noqa: PLR0913 - the settings are keywords from the declarations, the rest written here
     refs: Any = None,
     systems: Any = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
     stats: StatsTable | str | None = None,
-    ci: bool = False,
-    ci_method: str = "percentile",
-    confidence: float = 0.95,
-    n_bootstrap: int | None = None,
-    seed: int | None = None,
-    keep_distributions: bool = False,
-    resample_unit: str = "segment",
-    sentence_level: bool = False,
     confidence_level: float | None = None,
     rng: int | None = None,
     chunk_bytes: int | None = None,
     progress: ProgressFactory | None = None,
-    allow_empty_refs: bool = False,
-    jobs: int = 1,
-    dev_refs: Any = None,
-    dev_systems: Any = None,
-    docids: Any = None,
-    ref_translator: Sequence[str] | None = None,
-    test_set: str | None = None,
-    langpair: str | None = None,
-    mtme: str | None = None,
-    wmt25: str | None = None,
-    **metric_options: Any,
+    **settings: Any,
 ) -> ScoreResult:
     """Corpus scores of every system under every metric, with bootstrap intervals when ``ci=True``.
 
@@ -222,50 +209,33 @@ def score(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     >>> round(res.score("A", "bleu"), 2), round(res.score("A", "chrf"), 2)
     (49.62, 72.27)
     """
-    check_option_names(metric_options, _OWN["score"])
-    confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
-    opts = ScoreOptions(ci=ci, ci_method=ci_method, confidence=confidence, keep_distributions=keep_distributions,
-                        resample_unit=resample_unit, sentence_level=sentence_level, n_bootstrap=n_bootstrap,
-                        seed=_seed(seed, rng))  # fmt: skip
+    given = _SCORE.take(settings, ScoreOptions)
+    load = LoadOptions(**_SCORE.take(settings, LoadOptions))
+    check_option_names(settings, _OWN["score"])  # what is left: metric options
+    if "confidence" in given or confidence_level is not None:
+        given["confidence"] = _alias("confidence", given.get("confidence", 0.95), "confidence_level",
+                                     confidence_level, 0.95)  # fmt: skip
+    given["seed"] = _seed(given.get("seed"), rng)
+    opts = ScoreOptions(**given)
     resampling = _resampling(opts.n_bootstrap, opts.seed, progress, chunk_bytes, "n_bootstrap")
-    load = _load(locals())
-    return score_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling)
+    return score_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling)
 
 
-def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
+_COMPARE = Keywords(CompareOptions, LoadOptions, rename={"tests": "test"}, api={"test": ("ar", "str | Sequence[str]")})
+
+
+@_COMPARE.signature(after="stats")
+def compare(  # noqa: PLR0913 - the settings are keywords from the declarations, the rest written here
     refs: Any = None,
     systems: Any = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
     stats: StatsTable | str | None = None,
-    test: str | Sequence[str] = "ar",
-    n_resamples: int | None = None,
-    seed: int | None = None,
-    baseline: str | None = None,
-    correction: str = "holm",
-    alpha: float = 0.05,
-    alternative: str = "two-sided",
-    confidence: float = 0.95,
-    n_bootstrap: int | None = None,
-    keep_distributions: bool = False,
-    system_ci: bool = False,
-    resample_unit: str = "segment",
-    paired_runs: bool = False,
     confidence_level: float | None = None,
     rng: int | None = None,
     chunk_bytes: int | None = None,
     progress: ProgressFactory | None = None,
-    allow_empty_refs: bool = False,
-    jobs: int = 1,
-    dev_refs: Any = None,
-    dev_systems: Any = None,
-    docids: Any = None,
-    ref_translator: Sequence[str] | None = None,
-    test_set: str | None = None,
-    langpair: str | None = None,
-    mtme: str | None = None,
-    wmt25: str | None = None,
-    **metric_options: Any,
+    **settings: Any,
 ) -> CompareResult:
     """Paired significance tests between systems: all pairs, or each against ``baseline``.
 
@@ -286,16 +256,20 @@ def compare(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     >>> round(c.result.delta, 2), c.significant, c.result.p_value < 0.001
     (29.93, True, True)
     """
-    check_option_names(metric_options, _OWN["compare"])
-    confidence = _alias("confidence", confidence, "confidence_level", confidence_level, 0.95)
-    tests = (test,) if isinstance(test, str) else tuple(test)
-    opts = CompareOptions(tests=tests, baseline=baseline, correction=correction, alpha=alpha, alternative=alternative,
-                          confidence=confidence, n_bootstrap=n_bootstrap, keep_distributions=keep_distributions,
-                          system_ci=system_ci, resample_unit=resample_unit, paired_runs=paired_runs,
-                          n_resamples=n_resamples, seed=_seed(seed, rng))  # fmt: skip
+    given = _COMPARE.take(settings, CompareOptions)
+    load = LoadOptions(**_COMPARE.take(settings, LoadOptions))
+    check_option_names(settings, _OWN["compare"])  # what is left: metric options
+    if isinstance(given.get("tests"), str):
+        given["tests"] = (given["tests"],)
+    elif "tests" in given:
+        given["tests"] = tuple(given["tests"])
+    if "confidence" in given or confidence_level is not None:
+        given["confidence"] = _alias("confidence", given.get("confidence", 0.95), "confidence_level",
+                                     confidence_level, 0.95)  # fmt: skip
+    given["seed"] = _seed(given.get("seed"), rng)
+    opts = CompareOptions(**given)
     resampling = _resampling(opts.n_resamples, opts.seed, progress, chunk_bytes)
-    load = _load(locals())
-    return compare_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling)
+    return compare_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling)
 
 
 def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented

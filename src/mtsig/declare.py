@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
@@ -62,6 +62,9 @@ class Opt:
     what: str | None = None
     #: whether ``--help`` adds "(default: X)" (False where the help says it in its own words)
     shown: bool = True
+    #: whether a result records it in its settings when given (False for what changes no number of the result:
+    #: kept distributions, the per-segment scores shown beside it)
+    record: bool = True
 
 
 def option(default: Any = MISSING, help: str = "", kind: str = "any", *, factory: Callable[[], Any] | None = None,
@@ -250,6 +253,16 @@ def as_dict(obj: Any) -> dict[str, Any]:
     return {f.name: plain(getattr(obj, f.name)) for f in fields(obj)}
 
 
+def changed(obj: Any, recorded: Collection[str] = ()) -> dict[str, Any]:
+    """The declared settings of ``obj`` that are not at their defaults, as JSON, except those in ``recorded``
+    (which a result records under names of its own). A result adds these to its settings: a setting declared
+    later is recorded when used, without a change to the result (and the JSON of a run at the defaults stays as
+    it was)."""
+    plain = as_dict(obj)
+    return {f.name: plain[f.name] for f, o in declared(obj)
+            if o.record and f.name not in recorded and getattr(obj, f.name) != default_of(f)}  # fmt: skip
+
+
 # ------------------------------------------------------------------------------------------------ shared settings
 # Declared once, used by every command's settings class (each may say more about what its count resamples).
 def seed_option(default: int | None = None, *, group: str = "resampling") -> Any:
@@ -291,3 +304,75 @@ def baseline_option(doc: str = "Each system against this one (default: all pairs
     return option(None, "compare each system with this one (default: all pairs)", "str", short="-b", doc=doc,
                   metavar="NAME",
                   group="tests")  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ API keywords
+class Keywords:
+    """The keywords an API function takes from settings classes: one keyword-only parameter per field of each
+    class (the first class naming a field wins), spelled as the field unless ``rename`` (field -> keyword) says
+    otherwise, with the field's default and annotation unless ``api`` (keyword -> (default, annotation)) gives the
+    API's own (one test or several: ``"ar"`` where the field holds ``("ar",)``).
+
+    :meth:`signature` puts them into a function's signature (what ``inspect.signature``, ``help()`` and the docs
+    show), and :meth:`take` takes each class's values out of the function's ``**settings``: a setting added to a
+    class is a keyword of the function, with its flag, check and description, without editing the function."""
+
+    def __init__(self, *classes: type, rename: Mapping[str, str] | None = None,
+                 api: Mapping[str, tuple[Any, str]] | None = None) -> None:  # fmt: skip
+        self.classes = classes
+        self.rename = dict(rename or {})
+        self.api = dict(api or {})
+        self._field = {v: k for k, v in self.rename.items()}  # keyword -> field
+
+    def keyword(self, name: str) -> str:
+        return self.rename.get(name, name)
+
+    def names(self, cls: type | None = None) -> tuple[str, ...]:
+        """The keywords of ``cls`` (default: of every class), in declaration order."""
+        out: dict[str, None] = {}
+        for c in (cls,) if cls is not None else self.classes:
+            out.update({self.keyword(f.name): None for f in fields(c)})
+        return tuple(out)
+
+    def parameters(self) -> list:
+        import inspect
+
+        out, seen = [], set()
+        for cls in self.classes:
+            for f in fields(cls):
+                k = self.keyword(f.name)
+                if k in seen:
+                    continue
+                seen.add(k)
+                default, annotation = self.api.get(k, (_api_default(f), f.type))
+                out.append(inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        return out
+
+    def signature(self, after: str) -> Callable[[Callable], Callable]:
+        """Decorator: the function's keyword-only parameters gain :meth:`parameters` after the parameter ``after``
+        (its ``**settings`` is shown as ``**metric_options``, the keywords it passes on to the metrics)."""
+        import inspect
+
+        def wrap(fn: Callable) -> Callable:
+            sig = inspect.signature(fn)
+            params = list(sig.parameters.values())
+            at = [p.name for p in params].index(after) + 1
+            clash = {p.name for p in params} & set(self.names())
+            if clash:
+                raise TypeError(f"{fn.__name__}: {', '.join(sorted(clash))} both written and declared")
+            rest = [p.replace(name="metric_options") if p.kind is p.VAR_KEYWORD else p for p in params[at:]]
+            fn.__signature__ = sig.replace(parameters=[*params[:at], *self.parameters(), *rest])  # type: ignore[attr-defined]
+            return fn
+
+        return wrap
+
+    def take(self, settings: dict[str, Any], cls: type) -> dict[str, Any]:
+        """``cls``'s values among ``settings`` (removed from it), by field name: those given only (the class's
+        defaults apply to the rest)."""
+        return {self._field.get(k, k): settings.pop(k) for k in self.names(cls) if k in settings}
+
+
+def _api_default(f: Field) -> Any:
+    """A field's default as an API keyword shows it: None for an empty mapping (given as ``None`` or a dict)."""
+    value = default_of(f)
+    return None if isinstance(value, Mapping) and not value else value

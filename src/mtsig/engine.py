@@ -87,7 +87,12 @@ class ScoreOptions(Checked):
     )
     seed: int | None = seed_option()
     keep_distributions: bool = option(
-        False, "", "bool", cli=False, doc="Keep the bootstrap (and null) distributions on the result (plots)."
+        False,
+        "",
+        "bool",
+        cli=False,
+        record=False,
+        doc="Keep the bootstrap (and null) distributions on the result (plots).",
     )
     resample_unit: str = unit_option(
         "What every resampling procedure draws or swaps: ``segment`` (default), ``document`` (whole documents: the "
@@ -159,7 +164,7 @@ def _system_score(  # noqa: PLR0913
         ci = interval(samples, opts.ci_method, opts.confidence, observed=float(run_scores[0]), jackknife=jack,
                       n=rtable.n_segments, boot_se=boot_se)  # fmt: skip
         summary = summarize(samples)
-    if opts.keep_distributions and boot is not None:
+    if opts.keep_distributions and boot:  # (empty: nothing was resampled)
         samples = np.stack([boot[(mname, name, r)] for r in range(info.n_runs)]) if info.n_runs > 1 else samples
         samples = boot[(mname, name, 0)] if samples is None else samples
     details = metric.describe(st[0].sum(axis=0)) if info.n_runs == 1 else None
@@ -206,6 +211,7 @@ def score_table(
         n_segments=table.n_segments,
         resample_unit=rtable.unit if need_boot else None,
         n_units=rtable.n_segments if need_boot else None,
+        options=opts,
     )
     segments = sentence_scores(table) if opts.sentence_level else None
     return ScoreResult(systems, settings, table.directions(), table.decimals(), segments)
@@ -293,7 +299,12 @@ class CompareOptions(Decisions):
                                     flag="--test", metavar="TEST", choices=test_names, lookup=get_test,
                                     group="tests", doc="The registered tests to run (``ar`` default).")  # fmt: skip
     keep_distributions: bool = option(
-        False, "", "bool", cli=False, doc="Keep the null and bootstrap distributions on the results (plots)."
+        False,
+        "",
+        "bool",
+        cli=False,
+        record=False,
+        doc="Keep the null and bootstrap distributions on the results (plots).",
     )
     system_ci: bool = option(
         False,
@@ -659,5 +670,5 @@ def _compare_settings(
         n_segments=table.n_segments,
         resample_unit=rtable.unit,
         n_units=rtable.n_segments,
-        paired_runs=opts.paired_runs,
+        options=opts,
     )

@@ -8,7 +8,7 @@ when asked for (``keep_distributions``), for plots and studies.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -154,9 +154,20 @@ class ScoreSettings:
     #: what the bootstrap drew when it drew documents or domains (segments: left out), and how many there are
     resample_unit: str | None = None
     n_units: int | None = None
+    #: the validated settings (:class:`~mtsig.engine.ScoreOptions`): those not recorded above are recorded under
+    #: their own names when they are not at their defaults
+    options: Any = field(default=None, repr=False, compare=False)
+
+    #: the settings recorded above (``ci`` by ``ci_method``)
+    RECORDED: ClassVar[tuple[str, ...]] = ("ci", "ci_method", "confidence", "n_bootstrap", "seed", "resample_unit")
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
+        from mtsig.declare import changed
+
+        out = {k: v for k, v in self.__dict__.items() if k != "options" and v is not None and v != {}}
+        if self.options is not None:
+            out.update(changed(self.options, self.RECORDED))
+        return out
 
 
 @dataclass(frozen=True)
@@ -263,13 +274,24 @@ class CompareSettings:
     #: what every resampling procedure drew or swapped ("segment", "document", "domain") and how many there are
     resample_unit: str = "segment"
     n_units: int | None = None
-    #: optimizer runs of different systems paired by position (changes the runs test's numbers)
-    paired_runs: bool = False
+    #: the validated settings (:class:`~mtsig.engine.CompareOptions`): those not recorded above are recorded
+    #: under their own names when they are not at their defaults (``paired_runs``, ``system_ci``, ...)
+    options: Any = field(default=None, repr=False, compare=False)
+
+    #: the settings the keys of :meth:`to_dict` record under names of their own
+    RECORDED: ClassVar[tuple[str, ...]] = ("tests", "n_resamples", "n_bootstrap", "seed", "alternative", "correction",
+                                           "alpha", "confidence", "baseline", "resample_unit")  # fmt: skip
+
+    @property
+    def paired_runs(self) -> bool:
+        return bool(getattr(self.options, "paired_runs", False))
 
     def to_dict(self) -> dict[str, Any]:
+        from mtsig.declare import changed
+
         out = self._dict()
-        if self.paired_runs:  # (only when set: the JSON of unpaired runs stays as it was)
-            out["paired_runs"] = True
+        if self.options is not None:
+            out.update(changed(self.options, self.RECORDED))
         return out
 
     def _dict(self) -> dict[str, Any]:

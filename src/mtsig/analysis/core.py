@@ -168,5 +168,6 @@ def analyze_table(
         signatures={m: table.signatures.get(m, table.metrics[m].signature) for m in table.metrics},
         n_segments=table.n_segments,
         resample_unit=opts.resample_unit,
+        options=opts,
     )
     return AnalyzeResult(settings, tuple(table.system_names), tuple(analyses), tuple(ctx.warnings))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from mtsig.errors import InputError
 from mtsig.stats.intervals import Interval
@@ -138,8 +138,21 @@ class AnalyzeSettings:
     n_segments: int
     resample_unit: str
     corrected_over: str = "every bucket and pair of an analysis"
+    #: the validated settings (:class:`~mtsig.analysis.options.AnalyzeOptions`): those not recorded above are
+    #: recorded under their own names when they are not at their defaults (``top``, ``ngram_order``, ...)
+    options: Any = field(default=None, repr=False, compare=False)
+
+    #: the settings the keys of :meth:`to_dict` record under names of their own
+    RECORDED: ClassVar[tuple[str, ...]] = (
+        "by", "test", "n_resamples", "n_bootstrap", "seed", "correction", "alpha", "alternative", "confidence",
+        "baseline", "cutoffs", "resample_unit")  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
+        from mtsig.declare import changed
+
+        return {**self._dict(), **(changed(self.options, self.RECORDED) if self.options is not None else {})}
+
+    def _dict(self) -> dict[str, Any]:
         return {
             "analyses": list(self.analyses),
             "test": self.test,

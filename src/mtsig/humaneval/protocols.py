@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtsig.declare import Checked, count_option, level_option, option, seed_option, unit_option
+from mtsig.declare import Checked, changed, count_option, level_option, option, seed_option, unit_option
 from mtsig.errors import InputError
 from mtsig.humaneval import engine
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
@@ -90,7 +90,8 @@ class HumanOptions(Checked):
                                             "HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
     min_common: int = option(MIN_COMMON, "pairs judged on fewer common segments are not tested", "int", low=1,
                              metavar="N", group="ranking")  # fmt: skip
-    segments: bool = option(False, "also the per-segment scores used (JSON, CSV)", "bool", group="ranking")
+    segments: bool = option(False, "also the per-segment scores used (JSON, CSV)", "bool", group="ranking",
+                            record=False)  # fmt: skip
 
     def __post_init__(self):
         super().__post_init__()
@@ -208,10 +209,13 @@ def _intervals(h: HumanScores, opts: HumanOptions, rs: Resampling) -> tuple[np.n
 
 
 def _settings(h: HumanScores, opts: HumanOptions, unit: str, **extra) -> dict:
-    return {"protocol": opts.protocol, "input_format": h.input_format, "files": list(h.sources),
-            "n_systems": len(h.systems), "n_segments": len(h.segments), "alpha": opts.alpha,
-            "confidence": opts.confidence, "n_bootstrap": opts.n_bootstrap, "seed": opts.seed,
-            "resample_unit": unit, **extra}  # fmt: skip
+    """The JSON's settings: what the protocol ran with, then every other setting given (not at its default) under
+    its own name."""
+    out = {"protocol": opts.protocol, "input_format": h.input_format, "files": list(h.sources),
+           "n_systems": len(h.systems), "n_segments": len(h.segments), "alpha": opts.alpha,
+           "confidence": opts.confidence, "n_bootstrap": opts.n_bootstrap, "seed": opts.seed,
+           "resample_unit": unit, **extra}  # fmt: skip
+    return {**out, **changed(opts, tuple(out))}
 
 
 def _segments(h: HumanScores, opts: HumanOptions):

@@ -162,6 +162,9 @@ class MetaOptions(Checked):
             if self.level not in s.levels:
                 raise InputError(f"statistic {s.name} is a {'/'.join(s.levels)}-level statistic, not "
                                  f"{self.level}-level", param="statistic")  # fmt: skip
+        if self.level == "system" and self.average_by != "item":  # it would be ignored
+            raise InputError(f"average_by {self.average_by} applies at segment level (level segment); system-level "
+                             "statistics have one value over the systems", param="average_by")  # fmt: skip
         if self.test == "bootstrap" and self.level != "system":
             raise InputError("test bootstrap is the system-level test (segment level: perm-both or pairwise)",
                              param="test")  # fmt: skip

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from mtsig.declare import changed
 from mtsig.errors import InputError
 from mtsig.metaeval import stats as st
 from mtsig.metaeval.core import (
@@ -841,6 +842,7 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
                 "systems": list(data.systems), "resample_unit": unit if data.human is not None else "system",
                 "n_items": None if data.human is None else int(data.H.shape[1])}  # fmt: skip
+    settings.update(changed(opts, tuple(settings)))  # every other setting given, under its own name
     negated = [m.name for m in data.metrics if "(negated" in m.source]
     if negated:  # lower-is-better metrics, negated so that higher is better (figures and readers say so)
         settings["negated"] = negated

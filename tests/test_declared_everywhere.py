@@ -1,0 +1,185 @@
+"""Each command's settings are declared once (:mod:`mtsig.declare`): every declared setting is a flag of the
+command, a keyword of its API function, and recorded in its result's settings when given. The test walks the
+declarations, so a setting added to a declaration and missing anywhere else fails here.
+
+A setting's non-default value comes from its declaration (a flag: True; a name: another of its choices) or, where
+the declaration cannot say (a number, a file), from ``VALUES`` below; a setting with neither fails the test with a
+request for one."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mtsig
+from mtsig.analysis import AnalyzeOptions
+from mtsig.api import _COMPARE, _SCORE
+from mtsig.cli import build_parser
+from mtsig.declare import choices_of, declared, default_of
+from mtsig.engine import CompareOptions, ScoreOptions
+from mtsig.errors import InputError
+from mtsig.humaneval.protocols import HumanOptions
+from mtsig.metaeval.core import MetaOptions
+
+EX = Path(__file__).resolve().parents[1] / "examples"
+CLASSES = {"score": ScoreOptions, "compare": CompareOptions, "analyze": AnalyzeOptions, "human": HumanOptions,
+           "meta": MetaOptions}  # fmt: skip
+#: API keywords spelled differently from their fields
+KEYWORD = {("compare", "tests"): "test"}
+
+
+def _files(tmp: Path) -> dict[str, str]:
+    rng = np.random.default_rng(0)
+    (tmp / "docids.txt").write_text("".join(f"d{i // 2}\n" for i in range(40)), encoding="utf-8")  # 20 documents
+    (tmp / "source.txt").write_text("".join(f"source {i}\n" for i in range(40)), encoding="utf-8")
+    (tmp / "corpus.txt").write_text("the cat sat on the mat\n" * 5, encoding="utf-8")
+    (tmp / "labels.txt").write_text("".join(" ".join("N" for _ in ln.split()) + "\n" for ln in
+                                            (EX / "new.en").read_text(encoding="utf-8").splitlines()),
+                                    encoding="utf-8")  # fmt: skip
+    (tmp / "human.tsv").write_text("system\tsegment\tscore\tannotator\tdoc\n" + "".join(
+        f"{s}\t{i}\t{rng.normal() + k:.4f}\tr{i % 3}\td{i // 5}\n" for k, s in enumerate("ABCD") for i in range(30)),
+        encoding="utf-8")  # fmt: skip
+    for m in ("m1", "m2"):
+        (tmp / f"{m}.txt").write_text("".join(f"{s}\t{rng.normal() + k:.4f}\n" for k, s in enumerate("ABCD")
+                                              for i in range(30)), encoding="utf-8")  # fmt: skip
+    return {k: str(tmp / f"{k}.{'tsv' if k == 'human' else 'txt'}") for k in ("source", "corpus", "labels", "human",
+                                                                              "m1", "m2", "docids")}  # fmt: skip
+
+
+#: non-default values the declarations cannot give (numbers, names without choices, files), per command
+def VALUES(f: dict[str, str]) -> dict[str, dict[str, object]]:  # noqa: N802 - a table, read like a constant
+    shared = {"alpha": 0.1, "confidence": 0.9, "n_resamples": 150, "n_bootstrap": 150, "seed": 7, "baseline": "base"}
+    return {
+        "score": {"confidence": 0.9, "n_bootstrap": 150, "seed": 7, "ci": True},
+        "compare": {**shared, "tests": ("bootstrap",)},
+        "analyze": {
+            **shared,
+            "by": ("length-diff",),
+            "cutoffs": {"ref-length": (10, 20)},
+            "top": 3,
+            "ngram_alpha": 0.5,
+            "ngram_order": 3,
+            "freq_corpus": f["corpus"],
+            "out_labels": {"new": f["labels"]},
+            "source": f["source"],
+        },  # fmt: skip
+        "human": {
+            "alpha": 0.1,
+            "confidence": 0.9,
+            "n_resamples": 150,
+            "n_bootstrap": 150,
+            "seed": 7,
+            "min_common": 5,
+            "protocol": "wmt22",
+        },
+        "meta": {
+            "alpha": 0.1,
+            "confidence": 0.9,
+            "n_resamples": 150,
+            "n_bootstrap": 150,
+            "seed": 7,
+            "statistic": "spearman",
+        },  # fmt: skip
+    }
+
+
+#: what a setting needs beside it to take effect (score's bootstrap settings: intervals, or runs)
+WITH = {
+    ("score", "ci_method"): {"ci": True},
+    ("score", "confidence"): {"ci": True},
+    ("score", "n_bootstrap"): {"ci": True},
+    ("score", "seed"): {"ci": True},
+    ("score", "resample_unit"): {"ci": True},
+    ("meta", "average_by"): {"level": "segment"},
+}
+
+
+def _others(command: str, f, o, values) -> list[object]:
+    if f.name in values:
+        return [values[f.name]]
+    if o.kind == "bool":
+        return [not default_of(f)]
+    choices = choices_of(o)
+    if choices:
+        return [c for c in choices if c != default_of(f)]
+    pytest.fail(f"{command}: give tests/test_declared_everywhere.py a non-default value of {f.name!r}")
+
+
+def _run(command: str, files: dict[str, str], **settings):
+    """The command's API on small inputs (the shipped example; synthetic judgments and metric scores)."""
+    refs, systems = [str(EX / "ref.A.en")], {"base": str(EX / "base.en"), "new": str(EX / "new.en")}
+    loading = {"docids": files["docids"]}
+    if command == "score":
+        return mtsig.score(refs, systems, **loading, **settings)
+    if command == "compare":
+        if "tests" in settings:
+            settings["test"] = settings.pop("tests")
+        runs = {s: ",".join(str(EX / "runs" / f"{s}.run{r}.en") for r in (1, 2, 3)) for s in ("base", "new")}
+        return mtsig.compare(refs, runs if settings.get("paired_runs") else systems, **loading, **settings)
+    if command == "analyze":
+        settings.setdefault("by", ("ref-length",))
+        settings.setdefault("n_resamples", 100)
+        return mtsig.analyze(refs, systems, **loading, **settings)
+    if command == "human":
+        settings.setdefault("n_bootstrap", 100)
+        return mtsig.human(files["human"], **settings)
+    settings.setdefault("n_bootstrap", 100)
+    settings.setdefault("n_resamples", 100)
+    return mtsig.meta(human=files["human"], metrics={"m1": files["m1"], "m2": files["m2"]}, **settings)
+
+
+@pytest.mark.parametrize("command", sorted(CLASSES))
+def test_every_declared_setting_is_a_flag_of_the_command(command):
+    parser = build_parser(command).commands[command]
+    dests = {a.dest for a in parser._actions}
+    missing = [f.name for f, o in declared(CLASSES[command]) if o.cli and o.kind != "any" and f.name not in dests]
+    assert not missing, f"mtsig {command} has no flag for {missing}"
+
+
+@pytest.mark.parametrize("command", sorted(CLASSES))
+def test_every_declared_setting_is_a_keyword_of_the_api(command):
+    keywords = set(inspect.signature(getattr(mtsig, command)).parameters)
+    missing = [f.name for f in fields(CLASSES[command]) if KEYWORD.get((command, f.name), f.name) not in keywords]
+    assert not missing, f"mtsig.{command}() has no keyword for {missing}"
+
+
+def test_score_and_compare_keywords_come_from_the_declarations():
+    """Their keywords are generated from the declarations (nothing to write in the function for a new setting)."""
+    for fn, kw, classes in ((mtsig.score, _SCORE, ScoreOptions), (mtsig.compare, _COMPARE, CompareOptions)):
+        params = inspect.signature(fn).parameters
+        for f in fields(classes):
+            p = params[kw.keyword(f.name)]
+            assert p.kind is p.KEYWORD_ONLY
+            assert p.default == ("ar" if f.name == "tests" else default_of(f)), f.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", sorted(CLASSES))
+def test_every_declared_setting_given_is_recorded(command, tmp_path):
+    files = _files(tmp_path)
+    values = VALUES(files)[command]
+    base_settings = {}
+    checked = 0
+    for f, o in declared(CLASSES[command]):
+        extra = WITH.get((command, f.name), {})
+        key = json.dumps(extra, sort_keys=True)
+        if key not in base_settings:
+            base_settings[key] = _run(command, files, **extra).to_dict()["settings"]
+        seen = []  # the settings recorded with each non-default value that these inputs allow
+        for value in _others(command, f, o, values):
+            try:
+                seen.append(_run(command, files, **{**extra, f.name: value}).to_dict()["settings"])
+            except InputError:  # a choice these inputs do not allow (resampling by domain without domains)
+                continue
+        assert seen, f"{command}: no non-default value of {f.name} ran"
+        if o.record:  # (a value may be what the default chooses by itself here: one of them must show)
+            assert any(got != base_settings[key] for got in seen), f"{command}: {f.name} is not recorded"
+        else:  # changes no number: not recorded
+            assert all(got == base_settings[key] for got in seen), f"{command}: {f.name} changes the settings"
+        checked += 1
+    assert checked == len(declared(CLASSES[command]))
