@@ -2,9 +2,9 @@
 command, a keyword of its API function, and recorded in its result's settings when given. The test walks the
 declarations, so a setting added to a declaration and missing anywhere else fails here.
 
-A setting's non-default value comes from its declaration (a flag: True; a name: another of its choices) or, where
-the declaration cannot say (a number, a file), from ``VALUES`` below; a setting with neither fails the test with a
-request for one."""
+A setting's non-default value comes from its declaration (a flag: True; a name: another of its choices; a number:
+another within its range) or, where the declaration cannot say (a name without choices, a file), from ``VALUES``
+below; a setting with neither fails the test with a request for one."""
 
 from __future__ import annotations
 
@@ -51,41 +51,16 @@ def _files(tmp: Path) -> dict[str, str]:
                                                                               "m1", "m2", "docids")}  # fmt: skip
 
 
-#: non-default values the declarations cannot give (numbers, names without choices, files), per command
+#: non-default values the declarations cannot give (names without choices, files), per command
 def VALUES(f: dict[str, str]) -> dict[str, dict[str, object]]:  # noqa: N802 - a table, read like a constant
-    shared = {"alpha": 0.1, "confidence": 0.9, "n_resamples": 150, "n_bootstrap": 150, "seed": 7, "baseline": "base"}
     return {
-        "score": {"confidence": 0.9, "n_bootstrap": 150, "seed": 7, "ci": True},
-        "compare": {**shared, "tests": ("bootstrap",)},
-        "analyze": {
-            **shared,
-            "by": ("length-diff",),
-            "cutoffs": {"ref-length": (10, 20)},
-            "top": 3,
-            "ngram_alpha": 0.5,
-            "ngram_order": 3,
-            "freq_corpus": f["corpus"],
-            "out_labels": {"new": f["labels"]},
-            "source": f["source"],
-        },  # fmt: skip
-        "human": {
-            "alpha": 0.1,
-            "confidence": 0.9,
-            "n_resamples": 150,
-            "n_bootstrap": 150,
-            "seed": 7,
-            "min_common": 5,
-            "protocol": "wmt22",
-        },
-        "meta": {
-            "alpha": 0.1,
-            "confidence": 0.9,
-            "n_resamples": 150,
-            "n_bootstrap": 150,
-            "seed": 7,
-            "statistic": "spearman",
-        },  # fmt: skip
-    }
+        "score": {},
+        "compare": {"baseline": "base", "tests": ("bootstrap",)},
+        "analyze": {"baseline": "base", "by": ("length-diff",), "cutoffs": {"ref-length": (10, 20)},
+                    "freq_corpus": f["corpus"], "out_labels": {"new": f["labels"]}, "source": f["source"]},
+        "human": {"protocol": "wmt22"},
+        "meta": {"statistic": "spearman"},
+    }  # fmt: skip
 
 
 #: what a setting needs beside it to take effect (score's bootstrap settings: intervals, or runs)
@@ -107,7 +82,18 @@ def _others(command: str, f, o, values) -> list[object]:
     choices = choices_of(o)
     if choices:
         return [c for c in choices if c != default_of(f)]
+    if o.kind in ("int", "float"):  # a number within the declared range
+        return _numbers(f, o)
     pytest.fail(f"{command}: give tests/test_declared_everywhere.py a non-default value of {f.name!r}")
+
+
+def _numbers(f, o) -> list[object]:
+    d, low, high = default_of(f), o.low, o.high
+    if o.kind == "int":
+        cands = [d + 1, d - 1] if d is not None else [int(low or 0) + 150]
+    else:
+        cands = [d / 2, (d + (high if high is not None else 2 * d + 1)) / 2]
+    return [c for c in cands if (low is None or c >= low) and (high is None or c <= high) and c != d][:1]
 
 
 def _run(command: str, files: dict[str, str], **settings):
