@@ -18,7 +18,7 @@ import pytest
 
 import mtsig
 from mtsig.analysis import AnalyzeOptions
-from mtsig.api import _COMPARE, _SCORE
+from mtsig.api import _ANALYZE, _COMPARE, _SCORE
 from mtsig.cli import build_parser
 from mtsig.declare import choices_of, declared, default_of
 from mtsig.engine import CompareOptions, ScoreOptions
@@ -134,14 +134,27 @@ def test_every_declared_setting_is_a_keyword_of_the_api(command):
     assert not missing, f"mtsig.{command}() has no keyword for {missing}"
 
 
-def test_score_and_compare_keywords_come_from_the_declarations():
+def test_score_compare_and_analyze_keywords_come_from_the_declarations():
     """Their keywords are generated from the declarations (nothing to write in the function for a new setting)."""
-    for fn, kw, classes in ((mtsig.score, _SCORE, ScoreOptions), (mtsig.compare, _COMPARE, CompareOptions)):
+    api_default = {"tests": "ar", "cutoffs": None, "out_labels": None}
+    for fn, kw, cls in ((mtsig.score, _SCORE, ScoreOptions), (mtsig.compare, _COMPARE, CompareOptions),
+                        (mtsig.analyze, _ANALYZE, AnalyzeOptions)):  # fmt: skip
         params = inspect.signature(fn).parameters
-        for f in fields(classes):
+        for f in fields(cls):
             p = params[kw.keyword(f.name)]
             assert p.kind is p.KEYWORD_ONLY
-            assert p.default == ("ar" if f.name == "tests" else default_of(f)), f.name
+            assert p.default == api_default.get(f.name, default_of(f)), f.name
+            assert f"\n{p.name}\n" in fn.__doc__, f.name  # described in help() (test_api_keywords: every one)
+
+
+def test_the_analyze_settings_import_without_the_analyses():
+    """The API's signature reads AnalyzeOptions at import: that must not import every analysis (start-up)."""
+    import subprocess
+    import sys
+
+    code = "import sys, mtsig.api; print('mtsig.analysis.builtin' in sys.modules, 'mtsig.analysis.core' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from mtsig.analysis.options import AnalyzeOptions
 from mtsig.declare import Keywords
 from mtsig.docfields import document, field_docs
 from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
@@ -272,42 +273,22 @@ def compare(  # noqa: PLR0913 - the settings are keywords from the declarations,
     return compare_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling)
 
 
-def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
+_ANALYZE = Keywords(AnalyzeOptions, LoadOptions, skip=("dev_refs", "dev_systems"),
+                    api={"by": ((), "str | Sequence[str]"), "cutoffs": (None, "Mapping[str, Sequence[float]] | None"),
+                         "out_labels": (None, "Mapping[str, str] | None")})  # fmt: skip
+
+
+@_ANALYZE.signature(after="stats")
+def analyze(  # noqa: PLR0913 - the settings are keywords from the declarations, the rest written here
     refs: Any = None,
     systems: Any = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
-    by: str | Sequence[str] = (),
     stats: StatsTable | str | None = None,
-    test: str = "ar",
-    n_resamples: int | None = None,
-    seed: int | None = None,
-    baseline: str | None = None,
-    correction: str = "holm",
-    alpha: float = 0.05,
-    alternative: str = "two-sided",
-    confidence: float = 0.95,
-    n_bootstrap: int | None = None,
-    cutoffs: Mapping[str, Sequence[float]] | None = None,
-    top: int = 10,
-    ngram_alpha: float = 1.0,
-    ngram_order: int = 4,
-    freq_corpus: str | None = None,
-    out_labels: Mapping[str, str] | None = None,
-    source: str | None = None,
-    resample_unit: str = "segment",
     rng: int | None = None,
     progress: ProgressFactory | None = None,
-    allow_empty_refs: bool = False,
-    jobs: int = 1,
-    docids: Any = None,
-    ref_translator: Sequence[str] | None = None,
-    test_set: str | None = None,
-    langpair: str | None = None,
-    mtme: str | None = None,
-    wmt25: str | None = None,
     fork: bool = False,
-    **metric_options: Any,
+    **settings: Any,
 ):
     """Where systems differ: scores, differences and corrected p-values per bucket (compare-mt's analyses, with
     significance).
@@ -329,20 +310,22 @@ def analyze(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     >>> [x.kind for x in res.analyses]
     ['corpus', 'ref-length']
     """
-    from mtsig.analysis import AnalyzeOptions, analyze_table
+    from mtsig.analysis.core import analyze_table
 
-    check_option_names(metric_options, _OWN["analyze"])
-    # names or parsed specs: AnalyzeOptions parses the names (checking them first, as every setting)
-    specs = cast("tuple[AnalysisSpec, ...]", (by,) if isinstance(by, str) else tuple(by))
-    opts = AnalyzeOptions(by=specs, test=test, baseline=baseline, correction=correction, alpha=alpha,
-                          alternative=alternative, confidence=confidence, n_bootstrap=n_bootstrap,
-                          cutoffs={k: tuple(v) for k, v in (cutoffs or {}).items()}, top=top, ngram_alpha=ngram_alpha,
-                          ngram_order=ngram_order, freq_corpus=freq_corpus, out_labels=dict(out_labels or {}),
-                          source=source, resample_unit=resample_unit, n_resamples=n_resamples,
-                          seed=_seed(seed, rng))  # fmt: skip
+    given = _ANALYZE.take(settings, AnalyzeOptions)
+    load = LoadOptions(**_ANALYZE.take(settings, LoadOptions))
+    check_option_names(settings, _OWN["analyze"])  # what is left: metric options
+    if "by" in given:  # names or parsed specs: AnalyzeOptions parses the names (checking them first)
+        by = given["by"]
+        given["by"] = cast("tuple[AnalysisSpec, ...]", (by,) if isinstance(by, str) else tuple(by))
+    if "cutoffs" in given:
+        given["cutoffs"] = {k: tuple(v) for k, v in (given["cutoffs"] or {}).items()}
+    if "out_labels" in given:
+        given["out_labels"] = dict(given["out_labels"] or {})
+    given["seed"] = _seed(given.get("seed"), rng)
+    opts = AnalyzeOptions(**given)
     resampling = _resampling(opts.n_resamples, opts.seed, progress, None)
-    load = _load(locals())
-    return analyze_table(_table(refs, systems, metrics, stats, load, metric_options), opts, resampling, fork=fork)
+    return analyze_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling, fork=fork)
 
 
 def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
@@ -449,7 +432,7 @@ def _document_entry_points() -> None:
     document(compute, _docs(LoadOptions))
     document(score, _docs(ScoreOptions, LoadOptions, n_bootstrap=_DOCS["n_bootstrap_score"]))
     document(compare, _docs(CompareOptions, LoadOptions))
-    document(analyze, {**_docs(CompareOptions, LoadOptions), **ANALYZE})
+    document(analyze, {**_docs(AnalyzeOptions, LoadOptions), **ANALYZE})
     document(
         study,
         _docs(

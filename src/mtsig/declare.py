@@ -311,17 +311,18 @@ class Keywords:
     """The keywords an API function takes from settings classes: one keyword-only parameter per field of each
     class (the first class naming a field wins), spelled as the field unless ``rename`` (field -> keyword) says
     otherwise, with the field's default and annotation unless ``api`` (keyword -> (default, annotation)) gives the
-    API's own (one test or several: ``"ar"`` where the field holds ``("ar",)``).
+    API's own (one test or several: ``"ar"`` where the field holds ``("ar",)``); ``skip`` leaves fields out.
 
     :meth:`signature` puts them into a function's signature (what ``inspect.signature``, ``help()`` and the docs
     show), and :meth:`take` takes each class's values out of the function's ``**settings``: a setting added to a
     class is a keyword of the function, with its flag, check and description, without editing the function."""
 
     def __init__(self, *classes: type, rename: Mapping[str, str] | None = None,
-                 api: Mapping[str, tuple[Any, str]] | None = None) -> None:  # fmt: skip
+                 api: Mapping[str, tuple[Any, str]] | None = None, skip: tuple[str, ...] = ()) -> None:  # fmt: skip
         self.classes = classes
         self.rename = dict(rename or {})
         self.api = dict(api or {})
+        self.skip = skip  # fields the function does not take (analyze: the development sets)
         self._field = {v: k for k, v in self.rename.items()}  # keyword -> field
 
     def keyword(self, name: str) -> str:
@@ -331,7 +332,7 @@ class Keywords:
         """The keywords of ``cls`` (default: of every class), in declaration order."""
         out: dict[str, None] = {}
         for c in (cls,) if cls is not None else self.classes:
-            out.update({self.keyword(f.name): None for f in fields(c)})
+            out.update({self.keyword(f.name): None for f in fields(c) if f.name not in self.skip})
         return tuple(out)
 
     def parameters(self) -> list:
@@ -341,7 +342,7 @@ class Keywords:
         for cls in self.classes:
             for f in fields(cls):
                 k = self.keyword(f.name)
-                if k in seen:
+                if k in seen or f.name in self.skip:
                     continue
                 seen.add(k)
                 default, annotation = self.api.get(k, (_api_default(f), f.type))

@@ -41,7 +41,7 @@ _LOADED: set[str] = set()
 class Registry(dict, Generic[T]):
     """Named entries of one kind (see the module's docstring)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - each keyword is one of the registry's own settings
         self,
         kind: str,
         group: str | None = None,
@@ -50,8 +50,12 @@ class Registry(dict, Generic[T]):
         check: Callable[[Any], None] | None = None,
         from_entry_point: Callable[[str, Any], bool] | None = None,
         casefold: bool = False,
+        builtin: str | None = None,
     ):
         super().__init__()
+        #: the module that registers the built-in entries, imported when the registry is first read (so that
+        #: importing the registry, or a settings class that names it, does not import every entry)
+        self._builtin = builtin
         #: what an entry is called in messages ("metric", "correction", ...)
         self.kind = kind
         #: the entry-point group plugins declare their entries in
@@ -83,12 +87,41 @@ class Registry(dict, Generic[T]):
         dict.__setitem__(self, k, entry)
         return entry
 
+    def _load_builtin(self) -> None:
+        if self._builtin is not None:
+            module, self._builtin = self._builtin, None
+            import importlib
+
+            importlib.import_module(module)
+
     def __getitem__(self, name: str) -> T:
+        self._load_builtin()
         return dict.__getitem__(self, self.key(name) if isinstance(name, str) else name)
+
+    def __iter__(self):
+        self._load_builtin()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load_builtin()
+        return dict.__len__(self)
+
+    def keys(self):  # type: ignore[override]
+        self._load_builtin()
+        return dict.keys(self)
+
+    def values(self):  # type: ignore[override]
+        self._load_builtin()
+        return dict.values(self)
+
+    def items(self):  # type: ignore[override]
+        self._load_builtin()
+        return dict.items(self)
 
     def get(self, name: str, default: Any = _MISSING) -> T:  # type: ignore[override]
         """The entry called ``name``; an unknown name loads the group's plugins first, then raises (or returns
         ``default`` when one is given)."""
+        self._load_builtin()
         k = self.key(name)
         if k not in self and self.group not in _LOADED:
             self.load_plugins()
@@ -99,6 +132,7 @@ class Registry(dict, Generic[T]):
         raise unknown_name(self.kind, name, tuple(self))
 
     def __contains__(self, name: object) -> bool:
+        self._load_builtin()
         return super().__contains__(self.key(name) if isinstance(name, str) else name)
 
     def names(self) -> tuple[str, ...]:
@@ -109,6 +143,7 @@ class Registry(dict, Generic[T]):
         """Register the entries of installed plugins (this registry's entry-point group), once."""
         if not self.group or self.group in _LOADED:
             return
+        self._load_builtin()  # the built-in entries first: a plugin may not take their names
         _LOADED.add(self.group)
         from importlib.metadata import entry_points
 

@@ -35,7 +35,7 @@ class AnalysisEntry(NamedTuple):
 
 #: the analyses by name (plugins: the ``mtsig.analyses`` entry-point group, loaded when ``--by`` names an
 #: analysis that is not a built-in one)
-ANALYSES: Registry[AnalysisEntry] = Registry("analysis", "mtsig.analyses")
+ANALYSES: Registry[AnalysisEntry] = Registry("analysis", "mtsig.analyses", builtin="mtsig.analysis.builtin")
 
 
 def register_analysis(entry: AnalysisEntry) -> AnalysisEntry:
