@@ -349,9 +349,9 @@ class Keywords:
                 out.append(inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
         return out
 
-    def signature(self, after: str) -> Callable[[Callable], Callable]:
-        """Decorator: the function's keyword-only parameters gain :meth:`parameters` after the parameter ``after``
-        (its ``**settings`` is shown as ``**metric_options``, the keywords it passes on to the metrics)."""
+    def signature(self, after: str, rest: str | None = "metric_options") -> Callable[[Callable], Callable]:
+        """Decorator: the function's keyword-only parameters gain :meth:`parameters` after the parameter ``after``;
+        its ``**settings`` is shown as ``**rest`` (the keywords it passes on to the metrics), or not at all."""
         import inspect
 
         def wrap(fn: Callable) -> Callable:
@@ -361,8 +361,10 @@ class Keywords:
             clash = {p.name for p in params} & set(self.names())
             if clash:
                 raise TypeError(f"{fn.__name__}: {', '.join(sorted(clash))} both written and declared")
-            rest = [p.replace(name="metric_options") if p.kind is p.VAR_KEYWORD else p for p in params[at:]]
-            fn.__signature__ = sig.replace(parameters=[*params[:at], *self.parameters(), *rest])  # type: ignore[attr-defined]
+            tail = [p for p in params[at:] if p.kind is not p.VAR_KEYWORD]
+            if rest is not None:
+                tail += [p.replace(name=rest) for p in params[at:] if p.kind is p.VAR_KEYWORD]
+            fn.__signature__ = sig.replace(parameters=[*params[:at], *self.parameters(), *tail])  # type: ignore[attr-defined]
             return fn
 
         return wrap

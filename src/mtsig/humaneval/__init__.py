@@ -4,62 +4,53 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from mtsig.declare import Keywords
+from mtsig.docfields import document, field_docs
 from mtsig.humaneval.protocols import PROTOCOLS, HumanOptions, Protocol, register_protocol, run_human
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
 from mtsig.io.human import HumanScores, read_human
 
+#: human's keywords: HumanOptions' settings, generated from their declarations (the seed: None for 12345)
+_HUMAN = Keywords(HumanOptions, api={"seed": (None, "int | None")})
 
-def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
+#: what the reading keywords mean (the settings' own descriptions are their declarations')
+_DOCS = {
+    "files": "Files of one format (``wmt-da``, ``wmt-da-seg``, ``mqm``, ``tsv``; recognised from the first line unless "
+             "``input_format`` says), or the :class:`~mtsig.io.human.HumanScores` they were read into.",
+    "input_format": "The files' format (None: recognised from the first line).",
+    "standardize": "``\"annotator\"`` z-standardizes each annotator's scores first.",
+    "mqm_weights": "MQM weights: a file or ``{(severity, category or None): weight}`` (default: Freitag et al.'s).",
+    "da_score": "``z`` or ``raw`` scores of WMT's segment-score files.",
+    "docs": "The test set's documents (a ``.docs`` file of ``DOMAIN DOCID`` lines, or the WMT XML test set): each "
+            "judged segment's document and domain (WMT DA segment ids are placed as WMT numbers them: the documents "
+            "sorted by id). WMT DA judgment files bring their documents without it, from their HITs.",
+    "lp": "The language pair to rank (``\"en-ja\"``), of files that hold several (Appraise's ESA exports).",
+    "seed": "Random seed (12345 when None; always reported).",
+    "resample_unit": "What resampling draws or swaps (None: ``document`` wherever the judgments come in documents, as "
+                     "WMT DA's HITs, MQM, a doc column or ``docs`` give them, else ``segment``).",
+    "progress": "A progress factory ``(label, total) -> advance(n)`` (no number depends on it).",
+}  # fmt: skip
+
+
+@_HUMAN.signature(after="lp", rest=None)
+def human(  # noqa: PLR0913 - the reading keywords are written here, the settings come from their declarations
     files: str | Sequence[str] | HumanScores,
     *,
-    protocol: str = "mtsig",
     input_format: str | None = None,
     standardize: str | None = None,
     mqm_weights: str | dict | None = None,
     da_score: str = "z",
     docs=None,
     lp: str | None = None,
-    test: str = "ar",
-    correction: str = "holm",
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    n_resamples: int | None = None,
-    n_bootstrap: int = 2_000,
-    seed: int | None = None,
-    resample_unit: str | None = None,
-    min_common: int = 10,
-    segments: bool = False,
     progress=None,
+    **settings: Any,
 ) -> HumanResult:
     """Rank systems from human judgments: per system its score, interval, wins, cluster and rank range; per pair
     a test; the clusters.
 
-    files:
-        Files of one format (``wmt-da``, ``wmt-da-seg``, ``mqm``, ``tsv``; recognised from the first line unless
-        ``input_format`` says), or the :class:`~mtsig.io.human.HumanScores` they were read into.
-    protocol:
-        ``mtsig`` (default: paired tests on the segments both systems were judged on, every pair, ``correction``,
-        simultaneous rank sets), ``wmt22``, ``wmt24``, ``wmt25`` (WMT's procedures; see
-        :mod:`mtsig.humaneval.protocols`), or a registered one.
-    standardize, mqm_weights, da_score:
-        ``"annotator"`` z-standardizes each annotator's scores first; MQM weights (a file or
-        ``{(severity, category or None): weight}``); ``z`` or ``raw`` scores of WMT's segment-score files.
-    docs:
-        The test set's documents (a ``.docs`` file of ``DOMAIN DOCID`` lines, or the WMT XML test set): each
-        judged segment's document and domain (WMT DA segment ids are placed as WMT numbers them: the documents
-        sorted by id). WMT DA judgment files bring their documents without it, from their HITs.
-    lp:
-        The language pair to rank (``"en-ja"``), of files that hold several (Appraise's ESA exports).
-    test, correction, alpha, confidence, n_resamples, n_bootstrap, seed, resample_unit, min_common:
-        The mtsig protocol's paired test (``ar`` with 10,000 shuffles, or ``paired-bootstrap``), its correction and
-        level; the level of the intervals and rank sets and their joint bootstrap resamples; the seed (12345 when
-        None, always reported); the resampling unit (None: ``document`` wherever the judgments come in documents,
-        as WMT DA's HITs, MQM, a doc column or ``docs`` give them, else ``segment``); the fewest segments two
-        systems must share to be tested. ``n_resamples`` None: enough that a pair's p-value can reach a tenth of
-        the corrected threshold (as ``compare`` chooses it).
-    segments:
-        Also the per-segment scores used (``result.segments``; JSON ``"segments"``).
+    {parameters}
 
     Examples
     --------
@@ -72,8 +63,13 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     >>> [s.name for s in res.systems], res.get("good", "bad").significant
     (['good', 'bad'], True)
     """
-    from mtsig.resample import DEFAULT_SEED
+    given = _HUMAN.take(settings, HumanOptions)
+    if settings:
+        from mtsig.errors import unknown_name
 
+        raise unknown_name("setting of human", next(iter(settings)), _HUMAN.names())
+    if given.get("seed", 0) is None:
+        del given["seed"]  # the declared default
     if isinstance(files, HumanScores):
         h = files
     else:
@@ -83,11 +79,10 @@ def human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
         from mtsig.io.documents import Documents, read_documents
 
         h = h.with_documents(docs if isinstance(docs, Documents) else read_documents(docs))
-    opts = HumanOptions(protocol=protocol, test=test, correction=correction, alpha=alpha, confidence=confidence,
-                        n_resamples=n_resamples, n_bootstrap=n_bootstrap,
-                        seed=DEFAULT_SEED if seed is None else seed, resample_unit=resample_unit,
-                        min_common=min_common, segments=segments)  # fmt: skip
-    return run_human(h, opts, progress)
+    return run_human(h, HumanOptions(**given), progress)
+
+
+document(human, {**field_docs(HumanOptions), **_DOCS})
 
 
 __all__ = ["PROTOCOLS", "HumanComparison", "HumanOptions", "HumanResult", "HumanScores", "HumanSystem", "Protocol",

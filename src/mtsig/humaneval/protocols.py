@@ -75,23 +75,32 @@ class HumanOptions(Checked):
                            "pair, ``correction``, simultaneous rank sets), ``wmt22``, ``wmt24``, ``wmt25`` (WMT's "
                            "procedures; see :mod:`mtsig.humaneval.protocols`), or a registered one.")  # fmt: skip
     test: str = option("ar", "protocol mtsig: the paired test (ar: 10,000 shuffles; paired-bootstrap: 1,000)", "str",
-                       choices=tuple(HUMAN_TESTS), what="test of human judgments", group="ranking")  # fmt: skip
+                       choices=tuple(HUMAN_TESTS), what="test of human judgments", group="ranking",
+                       doc="The mtsig protocol's paired test: ``ar`` (approximate randomization, 10,000 shuffles) or "
+                       "``paired-bootstrap``.")  # fmt: skip
     correction: str = option("holm", "protocol mtsig: p-value adjustment over every pair", "str",
-                             choices=p_corrections, lookup=_human_correction, group="ranking")  # fmt: skip
-    alpha: float = level_option(0.05, "significance level", group="ranking")
-    confidence: float = level_option(0.95, "level of the intervals and rank sets", group="ranking")
+                             choices=p_corrections, lookup=_human_correction, group="ranking",
+                             doc="The mtsig protocol's p-value adjustment over every pair (``holm``).")  # fmt: skip
+    alpha: float = level_option(0.05, "significance level", "The level of the decisions (0.05).", group="ranking")
+    confidence: float = level_option(0.95, "level of the intervals and rank sets", "The level of the intervals and "
+                                     "of the simultaneous rank sets (0.95).", group="ranking")  # fmt: skip
     n_resamples: int | None = count_option(None, "resamples of the paired test (default: enough that the best pair "
-                                           "can reach the corrected threshold)", group="ranking")  # fmt: skip
+                                           "can reach the corrected threshold)", "Resamples of the paired test "
+                                           "(None: enough that a pair's p-value can reach a tenth of the corrected "
+                                           "threshold, as ``compare`` chooses it).", group="ranking")  # fmt: skip
     n_bootstrap: int = count_option(2_000, "joint bootstrap resamples behind the intervals and rank sets",
+                                    "The joint bootstrap resamples behind the intervals and rank sets (2,000).",
                                     group="ranking")  # fmt: skip
     seed: int = seed_option(DEFAULT_SEED, group="ranking")
     resample_unit: str | None = unit_option(group="ranking", default=None, help="what resampling draws or swaps "
                                             "(default: documents wherever the judgments come in documents: WMT DA's "
                                             "HITs, MQM, a doc column, --docs; else segments)")  # fmt: skip
     min_common: int = option(MIN_COMMON, "pairs judged on fewer common segments are not tested", "int", low=1,
-                             metavar="N", group="ranking")  # fmt: skip
+                             metavar="N", group="ranking", doc="The fewest segments two systems must share to be "
+                             f"tested ({MIN_COMMON}).")  # fmt: skip
     segments: bool = option(False, "also the per-segment scores used (JSON, CSV)", "bool", group="ranking",
-                            record=False)  # fmt: skip
+                            record=False, doc="Also the per-segment scores used (``result.segments``; JSON "
+                            "``\"segments\"``).")  # fmt: skip
 
     def __post_init__(self):
         super().__post_init__()

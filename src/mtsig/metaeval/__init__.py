@@ -6,32 +6,88 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mtsig.declare import Keywords
+from mtsig.docfields import document, field_docs
 from mtsig.metaeval.core import STATISTICS, MetaData, MetaOptions, MetaResult, MetaStatistic, MetricScores
 from mtsig.metaeval.inputs import align, human_input, negate, own_metrics, read_score_file
 from mtsig.metaeval.run import run_meta
 
+#: meta's keywords: MetaOptions' settings, generated from their declarations (test and seed: None for the default
+#: the data choose, and for 12345)
+_META = Keywords(MetaOptions, api={"test": (None, "str | None"), "seed": (None, "int | None")})
 
-def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
+#: what meta's keywords mean (the settings' own descriptions are their declarations', where not said here)
+_DOCS = {
+    "human": "A file (or files) of human scores: any format :func:`mtsig.human` reads, or ``SYSTEM score`` lines "
+             "(system level); or the :class:`~mtsig.io.human.HumanScores` read from them.",
+    "metrics": "``{NAME: FILE}`` or ``[\"NAME=FILE\", ...]``: score files in mt-metrics-eval's layout "
+               "(``SYSTEM score`` per line; once per system for system level, once per segment in test-set order for "
+               "segment level).",
+    "refs": "mtsig's own metrics (e.g. ``compute=[\"bleu\", \"chrf\"]``) computed from references and system outputs, "
+            "as ``mtsig.compute`` takes them; system names match the human ones exactly or as WMT's ``NAME.3``.",
+    "systems": "See ``refs``.",
+    "compute": "See ``refs``.",
+    "level": "``system`` (statistics of the system scores; metrics compared on ``pearson`` by default) or "
+             "``segment`` (``acc23`` with tie calibration by default).",
+    "statistic": "What metrics are compared on (``pearson`` at system level, ``acc23`` at segment level; also "
+                 "``spearman``, ``kendall``, ``kendall_c``, ``tau23``, ``pairwise_accuracy``).",
+    "average_by": "Segment-level averaging: ``none``, ``sys`` or ``item`` (default).",
+    "test": "``perm-both`` (Deutsch et al. 2021; the default at both levels, as WMT's metrics task uses it), "
+            "``bootstrap`` (system level: a paired bootstrap over the segments; conservative, see docs/meta.md) or "
+            "``pairwise`` (the pairwise permutation test of acc23 at each metric's own epsilon; too liberal, offered "
+            "on request with a note).",
+    "n_resamples": "Permutations of the tests (None: enough that a pair's p-value can reach a tenth of the corrected "
+                   "threshold, as ``compare`` chooses it).",
+    "n_bootstrap": "Bootstrap resamples of the intervals (over segments; 1000).",
+    "confidence": "The level of the intervals (0.95).",
+    "alpha": "The significance level (0.05).",
+    "correction": "The correction over all pairs of metrics (``holm``).",
+    "seed": "Random seed (12345 when None; always reported).",
+    "resample_unit": "What intervals and segment-level PERM-BOTH resample: ``segment``, ``document`` (whole "
+                     "documents; PERM-BOTH swaps a system's scores of one document together), or None: documents "
+                     "wherever the human scores have them (WMT DA's HITs, a doc column, ``docs``).",
+    "lower_is_better": "Names of metric files whose lower scores are better (TER, MetricX as their tools print it): "
+                       "negated first, so that every statistic reads higher as better (mtsig's own metrics are "
+                       "oriented by themselves).",
+    "docs": "The test set's documents (a ``.docs`` file or the WMT XML test set): WMT DA's segment ids are placed in "
+            "the test set with them (segment level needs it).",
+    "input_format": "How to read the human file (see :func:`mtsig.human`).",
+    "lp": "The language pair to read from a human file that holds several (as :func:`mtsig.human` reads it), or of "
+          "``mtme``.",
+    "wmt25_scores": "WMT25's automatic scores (``data/automatic_scores``: the directory or ``<SYSTEM>.jsonl`` "
+                    "files), each metric placed on the human judgments' items (WMT25's humeval "
+                    "``LP_#_DOMAIN_#_DOCUMENT_#_PARAGRAPH``); stored higher-is-better (MetricX-24 negated).",
+    "wmt25_metrics": "Only these metrics of ``wmt25_scores`` (default: every metric in the files).",
+    "mtme": "Instead of ``human`` and ``metrics``: an mt-metrics-eval test-set folder "
+            "(``.../mt-metrics-eval-v2/wmt23``) and ``lp``, as ``mtsig meta --mtme DIR --lp LP``. The whole "
+            "metrics task (``--task``) is :func:`mtsig.metaeval.tasks.run_task_set`.",
+    "gold": "With ``mtme``: its gold scores (default: the year's standard).",
+    "ref": "With ``mtme``: the metrics scored against these references (default: the year's main reference(s)).",
+    "all_metrics": "With ``mtme``: every metric, not only primary submissions and baselines.",
+    "include_outliers": "With ``mtme``: keep the systems mt-metrics-eval leaves out as outliers.",
+    "exclude": "With ``mtme``: leave these systems out.",
+    "progress": "A progress factory ``(label, total) -> advance(n)`` (no number depends on it).",
+    "metric_options": "Options of the metrics in ``compute`` (as :func:`mtsig.compute` takes them).",
+}  # fmt: skip
+
+
+#: meta's own keywords (the inputs)
+_INPUTS = ("human", "metrics", "refs", "systems", "compute", "lower_is_better", "docs", "input_format", "lp",
+           "wmt25_scores", "wmt25_metrics", "mtme", "gold", "ref", "all_metrics", "include_outliers", "exclude",
+           "progress")  # fmt: skip
+
+
+@_META.signature(after="compute")
+def meta(  # noqa: PLR0913 - the inputs are keywords written here, the settings come from their declarations
     human: Any = None,
     metrics: Mapping[str, str] | Sequence[str] | None = None,
     *,
     refs: Any = None,
     systems: Any = None,
     compute: Sequence[str] = (),
-    level: str = "system",
-    statistic: str | None = None,
-    average_by: str = "item",
-    test: str | None = None,
-    n_resamples: int | None = None,
-    n_bootstrap: int = 1000,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    correction: str = "holm",
-    seed: int | None = None,
     lower_is_better: Sequence[str] = (),
     docs: Any = None,
     input_format: str | None = None,
-    resample_unit: str | None = None,
     lp: str | None = None,
     wmt25_scores: str | Sequence[str] | None = None,
     wmt25_metrics: Sequence[str] | None = None,
@@ -46,58 +102,18 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
 ) -> MetaResult:
     """How well each metric agrees with humans, with intervals, and which metric agrees better.
 
-    human:
-        A file (or files) of human scores: any format :func:`mtsig.human` reads, or ``SYSTEM score`` lines (system
-        level); or the :class:`~mtsig.io.human.HumanScores` read from them.
-    metrics:
-        ``{NAME: FILE}`` or ``["NAME=FILE", ...]``: score files in mt-metrics-eval's layout (``SYSTEM score`` per
-        line; once per system for system level, once per segment in test-set order for segment level).
-    refs, systems, compute:
-        mtsig's own metrics (e.g. ``compute=["bleu", "chrf"]``) computed from references and system outputs, as
-        ``mtsig.compute`` takes them; system names match the human ones exactly or as WMT's ``NAME.3``.
-    level, statistic, average_by:
-        ``system`` (statistics of the system scores; metrics compared on ``pearson`` by default) or ``segment``
-        (``acc23`` with tie calibration by default); segment-level averaging ``none``, ``sys`` or ``item``.
-    test:
-        ``perm-both`` (Deutsch et al. 2021; the default at both levels, as WMT's metrics task uses it),
-        ``bootstrap`` (system level: a paired bootstrap over the segments; conservative, see docs/meta.md) or
-        ``pairwise`` (the pairwise permutation test of acc23 at each metric's own epsilon; too liberal, offered on
-        request with a note).
-    n_resamples, n_bootstrap, confidence, alpha, correction, seed:
-        Permutations of the tests (None: enough that a pair's p-value can reach a tenth of the corrected threshold,
-        as ``compare`` chooses it), bootstrap resamples of the intervals (over segments), their level, the
-        significance level and the correction over all pairs of metrics (Holm), the seed (12345 when None).
-    lower_is_better:
-        Names of metric files whose lower scores are better (TER, MetricX as their tools print it): negated first,
-        so that every statistic reads higher as better (mtsig's own metrics are oriented by themselves).
-    docs, input_format:
-        The test set's documents (a ``.docs`` file or the WMT XML test set): WMT DA's segment ids are placed in
-        the test set with them (segment level needs it); how to read the human file (see :func:`mtsig.human`).
-    resample_unit:
-        What intervals and segment-level PERM-BOTH resample: ``segment``, ``document`` (whole documents; PERM-BOTH
-        swaps a system's scores of one document together), or None: documents wherever the human scores have them
-        (WMT DA's HITs, a doc column, ``docs``).
-    lp:
-        The language pair to read from a human file that holds several (as :func:`mtsig.human` reads it).
-    mtme, gold, ref, all_metrics, include_outliers, exclude:
-        Instead of ``human`` and ``metrics``: an mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``)
-        and ``lp``, as ``mtsig meta --mtme DIR --lp LP``: its gold scores (``gold``, default the year's standard),
-        the metrics scored against the main reference(s) (``ref``, default the year's), primary submissions and
-        baselines only unless ``all_metrics``, the systems mt-metrics-eval compares (``include_outliers`` keeps the
-        outliers, ``exclude`` leaves systems out). The whole metrics task (``--task``) is
-        :func:`mtsig.metaeval.tasks.run_task_set`.
-    wmt25_scores, wmt25_metrics:
-        WMT25's automatic scores (``data/automatic_scores``: the directory or ``<SYSTEM>.jsonl`` files), each
-        metric placed on the human judgments' items (WMT25's humeval ``LP_#_DOMAIN_#_DOCUMENT_#_PARAGRAPH``); every
-        metric in the files, or only ``wmt25_metrics``. Stored higher-is-better (MetricX-24 negated).
+    {parameters}
     """
     from mtsig.errors import InputError
-    from mtsig.resample import DEFAULT_SEED
 
-    settings: dict[str, Any] = {
-        "level": level, "statistic": statistic, "average_by": average_by, "n_resamples": n_resamples,
-        "n_bootstrap": n_bootstrap, "confidence": confidence, "alpha": alpha, "correction": correction,
-        "seed": DEFAULT_SEED if seed is None else seed, "resample_unit": resample_unit}  # fmt: skip
+    settings = _META.take(options, MetaOptions)  # what is left: the options of the metrics computed here
+    if options and not compute:  # no metric computed here to take them: a misspelled keyword
+        from mtsig.errors import unknown_name
+
+        raise unknown_name("keyword of meta", next(iter(options)), _META.names() + _INPUTS)
+    test = settings.pop("test", None)
+    if settings.get("seed", 0) is None:
+        del settings["seed"]  # the declared default
     select = {"gold": gold, "refs": set(ref) if ref else None, "primary": not all_metrics,
               "include_outliers": include_outliers, "exclude": tuple(exclude)}  # fmt: skip
     _one_source(mtme, {"human": human, "metrics": metrics, "refs": refs, "systems": systems, "compute": compute,
@@ -117,11 +133,12 @@ def meta(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     h, placed_notes = _wmt25(h, scores, wmt25_scores, wmt25_metrics)
     _orient(scores, lower_is_better)
     boot = _own_metrics(scores, refs, systems, compute, options)
-    data = align(h, scores, boot, level=level)
+    data = align(h, scores, boot, level=settings.get("level", "system"))
     if placed_notes:
         from dataclasses import replace
 
         data = replace(data, notes=tuple(placed_notes) + data.notes)
+    level, statistic = settings.get("level", "system"), settings.get("statistic")
     opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
     return run_meta(data, opts, progress)
 
@@ -262,3 +279,6 @@ def _spec(text: str) -> tuple[str, str]:
 
 __all__ = ["STATISTICS", "MetaData", "MetaOptions", "MetaResult", "MetaStatistic", "MetricScores", "align", "meta",
            "run_meta"]  # fmt: skip
+
+
+document(meta, {**field_docs(MetaOptions), **_DOCS})
