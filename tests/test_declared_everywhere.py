@@ -189,3 +189,17 @@ def test_every_declared_setting_given_is_recorded(command, tmp_path):
             assert all(got == base_settings[key] for got in seen), f"{command}: {f.name} changes the settings"
         checked += 1
     assert checked == len(declared(CLASSES[command]))
+
+
+@pytest.mark.parametrize("command", ["score", "stats", "compare", "analyze"])
+def test_every_loading_setting_is_a_flag_and_a_keyword(command):
+    """How texts are read (:class:`~mtsig.inputs.LoadOptions`) is declared once too: a flag of every command that
+    reads texts, a keyword of every API function that does (analyze takes no development set)."""
+    from mtsig.inputs import LoadOptions
+
+    dests = {a.dest for a in build_parser(command).commands[command]._actions}
+    assert not [f.name for f, o in declared(LoadOptions) if o.cli and f.name not in dests]
+    if command != "stats":
+        keywords = set(inspect.signature(getattr(mtsig, command)).parameters)
+        skip = ("dev_refs", "dev_systems") if command == "analyze" else ()
+        assert not [f.name for f in fields(LoadOptions) if f.name not in keywords and f.name not in skip]

@@ -85,6 +85,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
+    """-r and -s, the loading settings (their flags declared with :class:`~mtsig.inputs.LoadOptions`), the
+    statistics read instead of text, and the metrics."""
+    from mtsig.declare import add_flags
+    from mtsig.inputs import LoadOptions
+
     g = p.add_argument_group("inputs")
     g.add_argument("-r", "--refs", nargs="+", metavar="REF",
                    help="reference files (plain text, NIST SGML/XML, or a WMT XML test set)")  # fmt: skip
@@ -96,7 +101,9 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
         help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'; a WMT XML file "
         "gives each of its systems (FILE.xml:SYSTEM one of them)",
     )
-    _test_set_inputs(g)
+    groups = {"inputs": g}
+    test_set = ("test_set", "langpair", "mtme", "wmt25", "ref_translator", "docids")  # first: what names a test set
+    add_flags(p, LoadOptions, groups=groups, skip=tuple(n for n in LoadOptions.names() if n not in test_set))
     if stats_input:
         g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
         g.add_argument("--wmt25-scores", nargs="+", metavar="PATH", default=None,
@@ -104,23 +111,7 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
                        "instead of text: each paragraph of -l's documents a segment, each WMT25 metric a metric (-m "
                        "picks, as WMT25 names them), the documents and domains as units; -s NAME ... picks "
                        "systems")  # fmt: skip
-    g.add_argument("--allow-empty-refs", action="store_true", help="accept empty reference segments")
-    g.add_argument("--dev-refs", nargs="+", metavar="REF", help="development-set references (for s_dev)")
-    g.add_argument(
-        "-d",
-        "--dev-systems",
-        nargs="+",
-        metavar="SYS",
-        help="development-set outputs, one per optimizer run, as -s: NAME=dev.run1,dev.run2,...",
-    )
-    g.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=min(os.cpu_count() or 1, 4),
-        help="processes to score systems in, and for analyze its shared comparison (default: CPUs, at most 4; "
-        "1 = no extra process)",
-    )
+    add_flags(p, LoadOptions, groups=groups, skip=test_set, defaults={"jobs": min(os.cpu_count() or 1, 4)})
     m = p.add_argument_group("metrics")
     m.add_argument(
         "-m",
@@ -131,30 +122,6 @@ def _inputs(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
         help="metrics (default: bleu); see `mtsig metrics`",
     )
     _metric_flags(p)
-
-
-def _test_set_inputs(g) -> None:
-    """The flags that name a test set instead of -r (by name, an mt-metrics-eval folder, WMT25's release), its
-    language pair and references, and plain text's documents."""
-    g.add_argument("-t", "--test-set", default=None, metavar="NAME",
-                   help="a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, "
-                   "from sacreBLEU's cache or downloaded")  # fmt: skip
-    g.add_argument("-l", "--langpair", default=None, metavar="SRC-TGT",
-                   help="the language pair of --test-set, --mtme or --wmt25")  # fmt: skip
-    g.add_argument("--mtme", default=None, metavar="DIR",
-                   help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23) instead of -r: the "
-                   "references of -l (the year's standard one, or --ref-translator's), documents, domains and system "
-                   "outputs (all but the references and outliers; -s NAME ... picks)")  # fmt: skip
-    g.add_argument("--wmt25", default=None, metavar="DIR",
-                   help="WMT25's general-MT data (wmt25-general-mt/data) instead of -r: the reference of -l (refA, "
-                   "or --ref-translator's) and the outputs in systems/ (all that translated the pair; -s NAME ... "
-                   "picks), one segment per paragraph, documents and domains as units")  # fmt: skip
-    g.add_argument("--ref-translator", nargs="+", metavar="T", default=None,
-                   help="with a WMT XML test set: the translators whose references to use (default: all); with "
-                   "--mtme or --wmt25: the references (e.g. refA refB)")  # fmt: skip
-    g.add_argument("--docids", metavar="FILE", default=None,
-                   help="the document of each segment, one id per line (plain-text input; SGML/XML brings its own): "
-                   "what --resample-unit document resamples")  # fmt: skip
 
 
 def _add(group, flags: list[str], **kw) -> None:
@@ -200,19 +167,10 @@ def _compute_options(a: argparse.Namespace) -> dict:
     from mtsig.metrics import all_options, all_side_inputs
 
     given = {k: getattr(a, k) for k in (*all_options(), *all_side_inputs()) if getattr(a, k, None) is not None}
-    return {
-        **given,
-        "allow_empty_refs": a.allow_empty_refs,
-        "jobs": max(1, a.jobs),
-        "dev_refs": a.dev_refs,
-        "dev_systems": a.dev_systems,
-        "docids": a.docids,
-        "ref_translator": a.ref_translator,
-        "test_set": a.test_set,
-        "langpair": a.langpair,
-        "mtme": getattr(a, "mtme", None),
-        "wmt25": getattr(a, "wmt25", None),
-    }
+    from mtsig.inputs import LoadOptions
+
+    loading = {n: getattr(a, n, None) for n in LoadOptions.names()}  # every loading flag, declared once
+    return {**given, **loading, "allow_empty_refs": bool(loading["allow_empty_refs"]), "jobs": max(1, a.jobs)}
 
 
 _PLOT_WIDTH_HELP = (

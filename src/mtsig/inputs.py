@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mtsig.docfields import setting
+from mtsig.declare import option
 from mtsig.errors import InputError
 from mtsig.io.load import System, attach_docids, load_references, load_systems, parse_system_spec
 from mtsig.io.segments import RefSet, Segments
@@ -29,43 +29,110 @@ from mtsig.tokenize import DEFAULT_TOKENIZER, MTEVAL_TOKENIZERS
 class LoadOptions:
     """How the texts are read: the loading keywords of ``compute``, ``score``, ``compare`` and ``analyze``."""
 
-    allow_empty_refs: bool = setting(False, "Accept empty reference segments (refused by default).")
-    jobs: int = setting(1, "Processes to score systems in (1: in this process).")
-    dev_refs: Any = setting(
+    test_set: str | None = option(
         None,
-        "Development-set references and outputs (``dev_systems``: one per optimizer run, same names and order): "
-        "add s_dev.",
-    )
-    dev_systems: Any = setting(None, "See ``dev_refs``.")
-    docids: Any = setting(
-        None,
-        "The document of each segment (a file of one id per line, or a list), for plain-text input: what "
-        '``resample_unit="document"`` resamples. SGML and WMT XML input bring their documents along.',
-    )
-    ref_translator: Sequence[str] | None = setting(
-        None, "With WMT XML references, the translators whose references to use (default: all of them)."
-    )
-    test_set: str | None = setting(
-        None,
-        'A test set sacreBLEU knows (``"wmt22"``, with ``langpair`` ``"de-en"``) instead of ``refs``: its '
+        "a test set sacreBLEU knows (wmt22 ...), instead of -r: its references, documents and domains, from "
+        "sacreBLEU's cache or downloaded",
+        "str",
+        short="-t",
+        metavar="NAME",
+        group="inputs",
+        shown=False,
+        doc='A test set sacreBLEU knows (``"wmt22"``, with ``langpair`` ``"de-en"``) instead of ``refs``: its '
         "references (sacreBLEU's default ones, or ``ref_translator``'s), documents and domains, from sacreBLEU's "
         "cache or downloaded.",
     )
-    langpair: str | None = setting(
-        None, "The language pair of ``test_set`` (``SRC-TGT``), of ``mtme`` or of ``wmt25``."
-    )
-    mtme: str | None = setting(
+    langpair: str | None = option(
         None,
-        "An mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``) instead of ``refs``: the references "
-        "of ``langpair`` (the year's standard one, or ``ref_translator``'s) with its documents and domains, and its "
-        "system outputs (all but the references and the year's outliers, or those ``systems`` names).",
+        "the language pair of --test-set, --mtme or --wmt25",
+        "str",
+        short="-l",
+        metavar="SRC-TGT",
+        group="inputs",
+        shown=False,
+        doc="The language pair of ``test_set`` (``SRC-TGT``), of ``mtme`` or of ``wmt25``.",
     )
-    wmt25: str | None = setting(
+    mtme: str | None = option(
         None,
-        "WMT25's general-MT data (``wmt25-general-mt/data``, or the repository) instead of ``refs``: the test set's "
-        "reference of ``langpair`` (``refA``, or ``ref_translator``'s) and the outputs in ``systems/`` (all that "
-        "translated the pair, or those ``systems`` names), one segment per paragraph, documents and domains as "
+        "an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23) instead of -r: the references of -l "
+        "(the year's standard one, or --ref-translator's), documents, domains and system outputs (all but the "
+        "references and outliers; -s NAME ... picks)",
+        "str",
+        metavar="DIR",
+        group="inputs",
+        shown=False,
+        doc="An mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``) instead of ``refs``: the "
+        "references of ``langpair`` (the year's standard one, or ``ref_translator``'s) with its documents and "
+        "domains, and its system outputs (all but the references and the year's outliers, or those ``systems`` "
+        "names).",
+    )
+    wmt25: str | None = option(
+        None,
+        "WMT25's general-MT data (wmt25-general-mt/data) instead of -r: the reference of -l (refA, or "
+        "--ref-translator's) and the outputs in systems/ (all that translated the pair; -s NAME ... picks), one "
+        "segment per paragraph, documents and domains as units",
+        "str",
+        metavar="DIR",
+        group="inputs",
+        shown=False,
+        doc="WMT25's general-MT data (``wmt25-general-mt/data``, or the repository) instead of ``refs``: the test "
+        "set's reference of ``langpair`` (``refA``, or ``ref_translator``'s) and the outputs in ``systems/`` (all "
+        "that translated the pair, or those ``systems`` names), one segment per paragraph, documents and domains as "
         "units.",
+    )
+    ref_translator: Sequence[str] | None = option(
+        None,
+        "with a WMT XML test set: the translators whose references to use (default: all); with --mtme or "
+        "--wmt25: the references (e.g. refA refB)",
+        "strs",
+        metavar="T",
+        group="inputs",
+        shown=False,
+        doc="With WMT XML references, the translators whose references to use (default: all of them); with "
+        '``mtme`` or ``wmt25``, the references (``["refA", "refB"]``).',
+    )
+    docids: Any = option(
+        None,
+        "the document of each segment, one id per line (plain-text input; SGML/XML brings its own): what "
+        "--resample-unit document resamples",
+        "str",
+        metavar="FILE",
+        group="inputs",
+        shown=False,
+        doc="The document of each segment (a file of one id per line, or a list), for plain-text input: what "
+        '``resample_unit="document"`` resamples. SGML and WMT XML input bring their documents along.',
+    )
+    allow_empty_refs: bool = option(False, "accept empty reference segments", "bool", group="inputs",
+                                    doc="Accept empty reference segments (refused by default).")  # fmt: skip
+    dev_refs: Any = option(
+        None,
+        "development-set references (for s_dev)",
+        "strs",
+        metavar="REF",
+        group="inputs",
+        shown=False,
+        doc="Development-set references and outputs (``dev_systems``: one per optimizer run, same names and order): "
+        "add s_dev.",
+    )
+    dev_systems: Any = option(
+        None,
+        "development-set outputs, one per optimizer run, as -s: NAME=dev.run1,dev.run2,...",
+        "strs",
+        short="-d",
+        metavar="SYS",
+        group="inputs",
+        shown=False,
+        doc="See ``dev_refs``.",
+    )
+    jobs: int = option(
+        1,
+        "processes to score systems in, and for analyze its shared comparison (default: CPUs, at most 4; 1 = no "
+        "extra process)",
+        "int",
+        short="-j",
+        group="inputs",
+        shown=False,
+        doc="Processes to score systems in (1: in this process).",
     )
 
     def __post_init__(self):
