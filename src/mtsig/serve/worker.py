@@ -1,0 +1,90 @@
+"""One run of ``mtsig serve``, in its own process: ``python -m mtsig.serve.worker SPEC.json WORKDIR BUNDLE``.
+
+It reads the run's specification, runs the comparison with a progress factory that prints one JSON line per
+update on standard output (``{"progress": [label, done, total]}``), writes every file of the bundle into
+``WORKDIR/bundle`` and moves that folder to ``BUNDLE`` in one step: a run killed at any point leaves no bundle,
+only its work folder, which the server removes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+#: the formats of a bundle, by file name (the JSON is what ``mtsig compare -f json`` prints)
+EXPORTS = {"result.json": "json", "result.txt": "text", "result.csv": "csv", "result.tex": "latex"}
+
+
+def sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def command_of(spec: dict[str, Any]) -> str:
+    """The command line that prints the bundle's JSON, with the files as the user named them."""
+    systems = [f"{name}={path}" for name, path in spec["systems"].items()]
+    argv = ["mtsig", "compare", "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
+            "--test", *spec["tests"], "--seed", str(spec["seed"])]  # fmt: skip
+    if spec.get("baseline"):
+        argv += ["--baseline", spec["baseline"]]
+    return shlex.join([*argv, "-f", "json"])
+
+
+def _progress(label: str, total: int):
+    done = [0]
+
+    def advance(n: int) -> None:
+        done[0] += n
+        print(json.dumps({"progress": [label, done[0], total]}), flush=True)
+
+    advance(0)
+    return advance
+
+
+def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
+    import mtsig
+    from mtsig.report.render import render
+
+    work, bundle = work.resolve(), bundle.resolve()
+    os.chdir(work / "inputs")  # the inputs by the names the command shows (the JSON records them)
+
+    res = mtsig.compare([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), test=list(spec["tests"]),
+                        seed=spec["seed"], baseline=spec.get("baseline"), progress=_progress)  # fmt: skip
+    out = work / "bundle"
+    out.mkdir()
+    command = command_of(spec)
+    for name, fmt in EXPORTS.items():
+        (out / name).write_text(render(res, fmt), encoding="utf-8")
+    (out / "report.html").write_text(mtsig.report_html(res, command), encoding="utf-8")
+    manifest = {
+        "id": bundle.name, "command": command, "created": spec["created"], "metrics": spec["metrics"],
+        "systems": list(spec["systems"]), "tests": spec["tests"], "seed": spec["seed"],
+        "baseline": spec.get("baseline"), "mtsig": mtsig.__version__,
+        "inputs": {p: sha256(p) for p in (spec["ref"], *spec["systems"].values())},
+    }  # fmt: skip
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(out, bundle)  # the bundle appears whole or not at all
+
+
+def main(argv: list[str]) -> int:
+    from mtsig.errors import MtsigError
+
+    spec_path, work, bundle = argv
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    try:
+        run(spec, Path(work), Path(bundle))
+    except MtsigError as exc:  # the user's inputs: said on the page
+        print(json.dumps({"error": str(exc)}), flush=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
