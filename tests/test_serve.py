@@ -80,6 +80,25 @@ def test_a_run_is_a_bundle_with_the_command_line_s_json(tmp_path):
     assert not any(p.suffix == ".en" for p in results.rglob("*"))
 
 
+def test_an_analysis_is_a_bundle_with_the_command_line_s_json(tmp_path):
+    with _client(tmp_path) as c:
+        loc = _submit(c, _example_files(), command="analyze", by=["ref-length", "ngrams"]).headers["location"]
+        assert _wait(c, loc)["state"] == "done"
+        web = c.get(loc + "/files/result.json").content
+        command = c.get(loc + "/files/manifest.json").json()["command"]
+        report = c.get(loc + "/files/report.html")
+    assert report.status_code == 200 and "mtsig analyze -r ref.A.en" in report.text  # the analysis's own report
+    assert command.startswith("mtsig analyze -r ref.A.en -s base=base.en new=new.en")
+    assert "--by ref-length ngrams" in command
+    folder = tmp_path / "cli"
+    folder.mkdir()
+    for n in ("ref.A.en", "base.en", "new.en"):
+        shutil.copy(EX / n, folder / n)
+    out = subprocess.run([sys.executable, "-m", "mtsig", *command.split()[1:]], cwd=folder, capture_output=True,
+                         check=True).stdout  # fmt: skip
+    assert out == web and json.loads(web)["settings"]["analyses"] == ["corpus", "ref-length", "ngrams"]
+
+
 def test_a_bundle_reopens_after_a_restart(tmp_path):
     with _client(tmp_path) as c:
         loc = _submit(c, _example_files()).headers["location"]

@@ -31,6 +31,8 @@ _ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{8}$")
 CSRF_COOKIE, TOKEN_COOKIE = "mtsig_csrf", "mtsig_token"
 METRICS = ("bleu", "chrf", "ter")
 TESTS = ("ar", "paired-bootstrap", "bootstrap")
+#: the analyses the page offers (those that need no file of their own)
+BY = ("ref-length", "length-diff", "sentence-score", "word-frequency", "ngrams", "examples")
 
 
 @dataclass(frozen=True)
@@ -184,8 +186,10 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
     metrics = "".join(f'<label><input type="checkbox" name="metrics" value="{m}"{" checked" if m == "bleu" else ""}>'
                       f" {m}</label>" for m in METRICS)  # fmt: skip
     tests = "".join(f'<option value="{t}">{t}</option>' for t in TESTS)
+    by = "".join(f'<label><input type="checkbox" name="by" value="{b}"> {b}</label>' for b in BY)
     rows = "".join(
-        f'<tr><td><a href="/runs/{escape(b["id"])}">{escape(b["id"])}</a></td><td>{escape(", ".join(b["systems"]))}'
+        f'<tr><td><a href="/runs/{escape(b["id"])}">{escape(b["id"])}</a></td><td>{escape(b.get("run", "compare"))}'
+        f"</td><td>{escape(', '.join(b['systems']))}"
         f"</td><td>{escape(', '.join(b['metrics']))}</td><td>{escape(', '.join(b['tests']))}</td></tr>"
         for b in _bundles(config)
     )
@@ -198,15 +202,19 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         '<label>reference <input type="file" name="ref"></label>'
         '<label>systems (two or more; each named after its file) <input type="file" name="systems" multiple></label>'
         f"{picks}<fieldset><legend>metrics</legend>{metrics}</fieldset>"
+        '<fieldset><legend>run</legend><label><input type="radio" name="command" value="compare" checked> compare: '
+        'paired tests between the systems</label><label><input type="radio" name="command" value="analyze"> '
+        "analyze: where they differ, bucket by bucket (by default every analysis below)</label>"
+        f"{by}</fieldset>"
         f'<label>test <select name="test">{tests}</select></label>'
         '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
         '<label>baseline (optional: a system name) <input type="text" name="baseline"></label>'
-        '<button type="submit">compare</button></form>'
+        '<button type="submit">run</button></form>'
         f'<p class="muted">{jobs.running()} running, {waiting} waiting (at most {jobs.limit} at a time). '
         f"Your texts are not kept: a run keeps their SHA-256 only, in {escape(str(config.results))}.</p>"
         "<h2>Runs</h2>"
-        + (f"<table id=runs><thead><tr><th>run</th><th>systems</th><th>metrics</th><th>tests</th></tr></thead>"
-           f"<tbody>{rows}</tbody></table>" if rows else "<p>none yet</p>")
+        + ("<table id=runs><thead><tr><th>run</th><th>kind</th><th>systems</th><th>metrics</th><th>tests</th></tr>"
+           f"</thead><tbody>{rows}</tbody></table>" if rows else "<p>none yet</p>")
     )  # fmt: skip
     return _page("mtsig", body, csrf)
 
@@ -267,13 +275,18 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     test = str(form.get("test") or "ar")
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}: {', '.join(TESTS)}")
+    command = str(form.get("command") or "compare")
+    if command not in ("compare", "analyze"):
+        raise InputError(f"unknown run {command!r}: compare or analyze")
+    by = [b for b in form.getlist("by") if b in BY] if command == "analyze" else []
     seed = str(form.get("seed") or "12345")
     if not seed.isdigit():
         raise InputError(f"the seed is a whole number, got {seed!r}")
     baseline = str(form.get("baseline") or "").strip() or None
     if baseline is not None and baseline not in systems:
         raise InputError(f"baseline {baseline!r} is none of the systems ({', '.join(systems)})")
-    return {"ref": saved["ref"][0], "systems": systems, "tests": [test], "seed": int(seed), "baseline": baseline,
+    return {"command": command, "by": by, "ref": saved["ref"][0], "systems": systems, "tests": [test],
+            "seed": int(seed), "baseline": baseline,
             "metrics": [m for m in form.getlist("metrics") if m in METRICS] or ["bleu"],
             "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 

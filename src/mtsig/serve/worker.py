@@ -30,10 +30,12 @@ def sha256(path: str | Path) -> str:
 def command_of(spec: dict[str, Any]) -> str:
     """The command line that prints the bundle's JSON, with the files as the user named them."""
     systems = [f"{name}={path}" for name, path in spec["systems"].items()]
-    argv = ["mtsig", "compare", "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
+    argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
             "--test", *spec["tests"], "--seed", str(spec["seed"])]  # fmt: skip
     if spec.get("baseline"):
         argv += ["--baseline", spec["baseline"]]
+    if spec.get("by"):
+        argv += ["--by", *spec["by"]]
     return shlex.join([*argv, "-f", "json"])
 
 
@@ -55,16 +57,25 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     work, bundle = work.resolve(), bundle.resolve()
     os.chdir(work / "inputs")  # the inputs by the names the command shows (the JSON records them)
 
-    res = mtsig.compare([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), test=list(spec["tests"]),
-                        seed=spec["seed"], baseline=spec.get("baseline"), progress=_progress)  # fmt: skip
+    inputs = ([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]))
+    settings = {"seed": spec["seed"], "baseline": spec.get("baseline"), "progress": _progress}
+    command = command_of(spec)
+    if spec.get("command") == "analyze":
+        from mtsig.report.analyze_html import render_analyze_html
+
+        res = mtsig.analyze(*inputs, test=spec["tests"][0], by=tuple(spec.get("by") or ()), **settings)
+        report = render_analyze_html(res, command)
+    else:
+        res = mtsig.compare(*inputs, test=list(spec["tests"]), **settings)
+        report = mtsig.report_html(res, command)
     out = work / "bundle"
     out.mkdir()
-    command = command_of(spec)
     for name, fmt in EXPORTS.items():
         (out / name).write_text(render(res, fmt), encoding="utf-8")
-    (out / "report.html").write_text(mtsig.report_html(res, command), encoding="utf-8")
+    (out / "report.html").write_text(report, encoding="utf-8")
     manifest = {
-        "id": bundle.name, "command": command, "created": spec["created"], "metrics": spec["metrics"],
+        "id": bundle.name, "command": command, "run": spec.get("command", "compare"), "by": spec.get("by") or [],
+        "created": spec["created"], "metrics": spec["metrics"],
         "systems": list(spec["systems"]), "tests": spec["tests"], "seed": spec["seed"],
         "baseline": spec.get("baseline"), "mtsig": mtsig.__version__,
         "inputs": {p: sha256(p) for p in (spec["ref"], *spec["systems"].values())},
