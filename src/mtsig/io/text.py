@@ -220,3 +220,14 @@ def looks_like_xml(text: str) -> bool:
     except ET.ParseError:  # text that happens to start with "<" (a tag-like token): plain text
         return False
     return True
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's contents, read in blocks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()

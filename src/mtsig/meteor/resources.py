@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from mtsig.errors import InputError
+from mtsig.io.text import sha256_file
 
 _PIP_HINT = "install it with: pip install 'mtsig[meteor]' (it brings pycocoevalcap's meteor-1.5.jar)"
 
@@ -65,17 +66,6 @@ def find_paraphrase(path: str | None, jar: Path, code: str) -> Path:
             param="meteor_paraphrase",
         )
     return p
-
-
-def sha256_file(path: str | Path) -> str:
-    """The SHA-256 of a file's contents, read in blocks."""
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @lru_cache(maxsize=16)

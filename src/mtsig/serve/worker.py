@@ -7,7 +7,6 @@ only its work folder, which the server removes."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
@@ -15,16 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mtsig.io.text import sha256_file
+
 #: the formats of a bundle, by file name (the JSON is what ``mtsig compare -f json`` prints)
 EXPORTS = {"result.json": "json", "result.txt": "text", "result.csv": "csv", "result.tex": "latex"}
-
-
-def sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def command_of(spec: dict[str, Any]) -> str:
@@ -78,7 +71,7 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         "created": spec["created"], "metrics": spec["metrics"],
         "systems": list(spec["systems"]), "tests": spec["tests"], "seed": spec["seed"],
         "baseline": spec.get("baseline"), "mtsig": mtsig.__version__,
-        "inputs": {p: sha256(p) for p in (spec["ref"], *spec["systems"].values())},
+        "inputs": {p: sha256_file(p) for p in (spec["ref"], *spec["systems"].values())},
     }  # fmt: skip
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(out, bundle)  # the bundle appears whole or not at all
