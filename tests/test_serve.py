@@ -99,6 +99,30 @@ def test_an_analysis_is_a_bundle_with_the_command_line_s_json(tmp_path):
     assert out == web and json.loads(web)["settings"]["analyses"] == ["corpus", "ref-length", "ngrams"]
 
 
+def test_human_judgments_are_ranked_with_the_command_line_s_json(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    judged = tmp_path / "judged.tsv"
+    judged.write_text("system\tsegment\tscore\n" + "".join(f"{s}\t{i}\t{rng.normal() + k:.3f}\n"
+                      for k, s in enumerate(("low", "mid", "high")) for i in range(30)), encoding="utf-8")  # fmt: skip
+    with _client(tmp_path) as c:
+        c.get("/")
+        r = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "command": "human", "protocol": "mtsig",
+                                  "seed": "7"}, files=_files(("judgments", "judged.tsv", judged)),
+                   follow_redirects=False)  # fmt: skip
+        loc = r.headers["location"]
+        assert _wait(c, loc)["state"] == "done"
+        web = c.get(loc + "/files/result.json").content
+        manifest = c.get(loc + "/files/manifest.json").json()
+        assert "mtsig human judged.tsv" in c.get(loc + "/files/report.html").text
+    assert manifest["command"] == "mtsig human judged.tsv --protocol mtsig --seed 7 -f json"
+    assert manifest["systems"] == ["high", "mid", "low"]
+    out = subprocess.run([sys.executable, "-m", "mtsig", *manifest["command"].split()[1:]], cwd=tmp_path,
+                         capture_output=True, check=True).stdout  # fmt: skip
+    assert out == web
+
+
 def test_a_bundle_reopens_after_a_restart(tmp_path):
     with _client(tmp_path) as c:
         loc = _submit(c, _example_files()).headers["location"]

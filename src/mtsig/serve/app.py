@@ -31,6 +31,8 @@ _ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{8}$")
 CSRF_COOKIE, TOKEN_COOKIE = "mtsig_csrf", "mtsig_token"
 METRICS = ("bleu", "chrf", "ter")
 TESTS = ("ar", "paired-bootstrap", "bootstrap")
+#: how ``human`` ranks (mtsig's tests, or WMT's procedure of a year)
+PROTOCOLS = ("mtsig", "wmt22", "wmt24", "wmt25")
 #: the analyses the page offers (those that need no file of their own)
 BY = ("ref-length", "length-diff", "sentence-score", "word-frequency", "ngrams", "examples")
 
@@ -186,6 +188,7 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
     metrics = "".join(f'<label><input type="checkbox" name="metrics" value="{m}"{" checked" if m == "bleu" else ""}>'
                       f" {m}</label>" for m in METRICS)  # fmt: skip
     tests = "".join(f'<option value="{t}">{t}</option>' for t in TESTS)
+    protocols = "".join(f'<option value="{p}">{p}</option>' for p in PROTOCOLS)
     by = "".join(f'<label><input type="checkbox" name="by" value="{b}"> {b}</label>' for b in BY)
     rows = "".join(
         f'<tr><td><a href="/runs/{escape(b["id"])}">{escape(b["id"])}</a></td><td>{escape(b.get("run", "compare"))}'
@@ -210,6 +213,14 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
         '<label>baseline (optional: a system name) <input type="text" name="baseline"></label>'
         '<button type="submit">run</button></form>'
+        "<h2>Human judgments</h2><p>Rank systems from human judgments (WMT DA, MQM, ESA, or a TSV with system, "
+        "segment and score columns): scores, intervals, paired tests, clusters and rank ranges.</p>"
+        f'<form method="post" action="/runs" enctype="multipart/form-data">'
+        f'<input type="hidden" name="csrf" value="{escape(csrf)}"><input type="hidden" name="command" value="human">'
+        '<label>judgments <input type="file" name="judgments"></label>'
+        f'<label>protocol <select name="protocol">{protocols}</select></label>'
+        '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
+        '<button type="submit">rank</button></form>'
         f'<p class="muted">{jobs.running()} running, {waiting} waiting (at most {jobs.limit} at a time). '
         f"Your texts are not kept: a run keeps their SHA-256 only, in {escape(str(config.results))}.</p>"
         "<h2>Runs</h2>"
@@ -262,6 +273,8 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     from mtsig.errors import InputError
 
     saved = _inputs(form, config, work / "inputs")
+    if str(form.get("command") or "") == "human":
+        return _human_spec(form, saved)
     if len(saved["ref"]) != 1:
         raise InputError("give one reference (upload it, or pick it under --data)")
     if len(saved["systems"]) < 2:
@@ -291,6 +304,21 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
             "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
+def _human_spec(form, saved: dict[str, list[str]]) -> dict[str, Any]:
+    from mtsig.errors import InputError
+
+    if len(saved["judgments"]) != 1 or saved["ref"] or saved["systems"]:
+        raise InputError("give one file of human judgments (and no reference or system output)")
+    protocol = str(form.get("protocol") or "mtsig")
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown protocol {protocol!r}: {', '.join(PROTOCOLS)}")
+    seed = str(form.get("seed") or "12345")
+    if not seed.isdigit():
+        raise InputError(f"the seed is a whole number, got {seed!r}")
+    return {"command": "human", "judgments": saved["judgments"][0], "protocol": protocol, "seed": int(seed),
+            "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+
+
 def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
     """Every input in the run's inputs folder by the name the command line shows (the run works there, so the paths
     its JSON records are those of the command: run in a folder holding the files, it prints the same bytes)."""
@@ -300,7 +328,7 @@ def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
     if len(uploads) > config.max_files:
         raise InputError(f"at most {config.max_files} files per run")
     inputs.mkdir()
-    saved: dict[str, list[str]] = {"ref": [], "systems": []}
+    saved: dict[str, list[str]] = {"ref": [], "systems": [], "judgments": []}
     total = 0
     for key, up in uploads:
         if key not in saved:

@@ -22,6 +22,9 @@ EXPORTS = {"result.json": "json", "result.txt": "text", "result.csv": "csv", "re
 
 def command_of(spec: dict[str, Any]) -> str:
     """The command line that prints the bundle's JSON, with the files as the user named them."""
+    if spec.get("command") == "human":
+        return shlex.join(["mtsig", "human", spec["judgments"], "--protocol", spec["protocol"], "--seed",
+                           str(spec["seed"]), "-f", "json"])  # fmt: skip
     systems = [f"{name}={path}" for name, path in spec["systems"].items()]
     argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
             "--test", *spec["tests"], "--seed", str(spec["seed"])]  # fmt: skip
@@ -45,14 +48,19 @@ def _progress(label: str, total: int):
 
 def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     import mtsig
-    from mtsig.report.render import render
 
     work, bundle = work.resolve(), bundle.resolve()
     os.chdir(work / "inputs")  # the inputs by the names the command shows (the JSON records them)
 
+    command = command_of(spec)
+    if spec.get("command") == "human":
+        from mtsig.report.human import render_human_html
+
+        res = mtsig.human(spec["judgments"], protocol=spec["protocol"], seed=spec["seed"], progress=_progress)
+        _write(work, bundle, spec, command, res, render_human_html(res, command))
+        return
     inputs = ([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]))
     settings = {"seed": spec["seed"], "baseline": spec.get("baseline"), "progress": _progress}
-    command = command_of(spec)
     if spec.get("command") == "analyze":
         from mtsig.report.analyze_html import render_analyze_html
 
@@ -61,17 +69,26 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     else:
         res = mtsig.compare(*inputs, test=list(spec["tests"]), **settings)
         report = mtsig.report_html(res, command)
+    _write(work, bundle, spec, command, res, report)
+
+
+def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: Any, report: str) -> None:
+    """Every file of the bundle into the work folder, then the folder to its place in one step."""
+    import mtsig
+    from mtsig.report.render import render
+
     out = work / "bundle"
     out.mkdir()
     for name, fmt in EXPORTS.items():
         (out / name).write_text(render(res, fmt), encoding="utf-8")
     (out / "report.html").write_text(report, encoding="utf-8")
+    files = [spec["judgments"]] if spec.get("command") == "human" else [spec["ref"], *spec["systems"].values()]
+    systems = [s.name for s in res.systems] if spec.get("command") == "human" else list(spec["systems"])
     manifest = {
         "id": bundle.name, "command": command, "run": spec.get("command", "compare"), "by": spec.get("by") or [],
-        "created": spec["created"], "metrics": spec["metrics"],
-        "systems": list(spec["systems"]), "tests": spec["tests"], "seed": spec["seed"],
-        "baseline": spec.get("baseline"), "mtsig": mtsig.__version__,
-        "inputs": {p: sha256_file(p) for p in (spec["ref"], *spec["systems"].values())},
+        "created": spec["created"], "metrics": spec.get("metrics") or ["human"], "systems": systems,
+        "tests": spec.get("tests") or [spec.get("protocol", "")], "seed": spec["seed"],
+        "baseline": spec.get("baseline"), "mtsig": mtsig.__version__, "inputs": {p: sha256_file(p) for p in files},
     }  # fmt: skip
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(out, bundle)  # the bundle appears whole or not at all
