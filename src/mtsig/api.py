@@ -83,30 +83,20 @@ def _docs(*classes: type, **own: str) -> dict[str, str]:
     return {**_DOCS, **field_docs(*classes), **own}
 
 
-def compute(  # noqa: PLR0913 - the loading settings are keywords, each documented
-    refs: Any,
-    systems: Any,
-    metrics: Sequence[str] = DEFAULT_METRICS,
-    *,
-    allow_empty_refs: bool = False,
-    jobs: int = 1,
-    dev_refs: Any = None,
-    dev_systems: Any = None,
-    docids: Any = None,
-    ref_translator: Sequence[str] | None = None,
-    test_set: str | None = None,
-    langpair: str | None = None,
-    mtme: str | None = None,
-    wmt25: str | None = None,
-    **metric_options: Any,
-) -> StatsTable:
+#: the loading keywords of compute and study, from their declarations (a study reads no development set)
+_LOAD = Keywords(LoadOptions)
+_STUDY_LOAD = Keywords(LoadOptions, skip=("dev_refs", "dev_systems"))
+
+
+@_LOAD.signature(after="metrics")
+def compute(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, **settings: Any) -> StatsTable:
     """Read the inputs once and return the per-segment statistics of every system and metric.
 
     {parameters}
     """
-    check_option_names(metric_options, _OWN["compute"])
-    load = _load(locals())
-    return _compute(refs, systems, metrics, load, metric_options)
+    load = LoadOptions(**_LOAD.take(settings, LoadOptions))
+    check_option_names(settings, _OWN["compute"])  # what is left: metric options
+    return _compute(refs, systems, metrics, load, settings)
 
 
 def _compute(refs, systems, metrics, load: LoadOptions, metric_options: dict[str, Any]) -> StatsTable:
@@ -140,11 +130,6 @@ def _table(refs, systems, metrics, stats, load: LoadOptions, metric_options: dic
     if (refs is None and not load.test_set) or systems is None:
         raise InputError("give references and systems (or a statistics file)")
     return _compute(refs, systems, metrics, load, metric_options)
-
-
-def _load(given: Mapping[str, Any]) -> LoadOptions:
-    """The loading settings among an entry point's keywords (its ``locals()``), by name."""
-    return LoadOptions(**{k: given[k] for k in LoadOptions.names() if k in given})
 
 
 def _resampling(count, seed, progress, chunk_bytes, what: str | None = None) -> Resampling:
@@ -328,6 +313,7 @@ def analyze(  # noqa: PLR0913 - the settings are keywords from the declarations,
     return analyze_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling, fork=fork)
 
 
+@_STUDY_LOAD.signature(after="progress")
 def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
     name: str,
     refs: Any = None,
@@ -339,15 +325,7 @@ def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
     resample_unit: str = "segment",
     dask: str | None = None,
     progress: ProgressFactory | None = None,
-    allow_empty_refs: bool = False,
-    jobs: int = 1,
-    docids: Any = None,
-    ref_translator: Sequence[str] | None = None,
-    test_set: str | None = None,
-    langpair: str | None = None,
-    mtme: str | None = None,
-    wmt25: str | None = None,
-    **metric_options: Any,
+    **settings: Any,
 ):
     """Run one of the literature's validation experiments (Koehn 2004, Riezler & Maxwell 2005, Clark et al. 2011;
     ``mtsig study NAME``) on these outputs.
@@ -362,7 +340,8 @@ def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
     from mtsig.studies.registry import get_study, run_study
     from mtsig.studies.replicates import runner
 
-    check_option_names(metric_options, _OWN["study"])
+    load = LoadOptions(**_STUDY_LOAD.take(settings, LoadOptions))
+    check_option_names(settings, _OWN["study"])  # what is left: metric options
     entry = get_study(name)
     known = [f.name for f in dataclasses.fields(entry.design_type)]
     unknown = sorted(set(design or {}) - set(known))
@@ -370,8 +349,8 @@ def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
         raise InputError(f"study {name} has no setting {', '.join(map(repr, unknown))}; its settings: "
                          f"{', '.join(known)}", param="design")  # fmt: skip
     made = entry.design_type(**dict(design or {}))
-    table = _table(refs, systems, metrics, stats, _load(locals()), metric_options)
-    run = runner(int(jobs) if entry.replicated else 1, dask if entry.replicated else None, progress)
+    table = _table(refs, systems, metrics, stats, load, settings)
+    run = runner(int(load.jobs) if entry.replicated else 1, dask if entry.replicated else None, progress)
     try:
         return run_study(name, table, made, run, resample_unit)
     finally:

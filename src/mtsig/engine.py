@@ -58,6 +58,11 @@ if TYPE_CHECKING:
     from mtsig.metrics.base import Metric
 
 
+def _kept(what: str) -> Any:
+    """Keep the distributions on the result, for figures (no flag: ``--plot`` asks for them; changes no number)."""
+    return option(False, "", "bool", cli=False, record=False, doc=f"Keep {what} on the result (plots).")
+
+
 # ================================================================================================ score
 @dataclass(frozen=True, kw_only=True)
 class ScoreOptions(Checked):
@@ -86,14 +91,7 @@ class ScoreOptions(Checked):
         group="confidence intervals",
     )
     seed: int | None = seed_option()
-    keep_distributions: bool = option(
-        False,
-        "",
-        "bool",
-        cli=False,
-        record=False,
-        doc="Keep the bootstrap (and null) distributions on the result (plots).",
-    )
+    keep_distributions: bool = _kept("the bootstrap (and null) distributions")
     resample_unit: str = unit_option(
         "What every resampling procedure draws or swaps: ``segment`` (default), ``document`` (whole documents: the "
         "cluster bootstrap; randomization swaps whole documents; the sentence-level tests use their means) or "
@@ -298,14 +296,7 @@ class CompareOptions(Decisions):
     tests: tuple[str, ...] = option(("ar",), "one or more of the registered tests", "strs",
                                     flag="--test", metavar="TEST", choices=test_names, lookup=get_test,
                                     group="tests", doc="The registered tests to run (``ar`` default).")  # fmt: skip
-    keep_distributions: bool = option(
-        False,
-        "",
-        "bool",
-        cli=False,
-        record=False,
-        doc="Keep the null and bootstrap distributions on the results (plots).",
-    )
+    keep_distributions: bool = _kept("the null and bootstrap distributions")
     system_ci: bool = option(
         False,
         "also each system's percentile interval, from the --n-bootstrap resamples (on with --html)",

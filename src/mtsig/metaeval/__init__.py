@@ -116,31 +116,41 @@ def meta(  # noqa: PLR0913 - the inputs are keywords written here, the settings 
         del settings["seed"]  # the declared default
     select = {"gold": gold, "refs": set(ref) if ref else None, "primary": not all_metrics,
               "include_outliers": include_outliers, "exclude": tuple(exclude)}  # fmt: skip
-    _one_source(mtme, {"human": human, "metrics": metrics, "refs": refs, "systems": systems, "compute": compute,
-                       "wmt25_scores": wmt25_scores, "docs": docs},
-                {"gold": gold, "ref": ref, "all_metrics": all_metrics, "include_outliers": include_outliers,
-                 "exclude": exclude})  # fmt: skip
+    files = {"human": human, "metrics": metrics, "refs": refs, "systems": systems, "compute": compute,
+             "wmt25_scores": wmt25_scores, "docs": docs}  # fmt: skip
+    _one_source(mtme, files, {"gold": gold, "ref": ref, "all_metrics": all_metrics,
+                              "include_outliers": include_outliers, "exclude": exclude})  # fmt: skip
     if mtme is not None:
         return _meta_mtme(mtme, lp, settings, test, progress, **select)
     if human is None:
         raise InputError("give human (a file of human scores) with metrics or compute, or mtme (an mt-metrics-eval "
                          "folder) with lp", param="human")  # fmt: skip
+    level, statistic = settings.get("level", "system"), settings.get("statistic")
+    reading = {"input_format": input_format, "lp": lp, "wmt25_metrics": wmt25_metrics,
+               "lower_is_better": lower_is_better}  # fmt: skip
+    data = _file_data(files, reading, options, level)
+    opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
+    return run_meta(data, opts, progress)
+
+
+def _file_data(files: dict[str, Any], reading: dict[str, Any], options: dict[str, Any], level: str) -> MetaData:
+    """The human and metric scores of files (and of metrics computed here), placed on the same items."""
+    human, refs = files["human"], files["refs"]
     if isinstance(human, (str, list, tuple)):
-        h = human_input(human, input_format=input_format, docs=docs or _xml_refs(refs), lp=lp)
+        h = human_input(human, input_format=reading["input_format"], docs=files["docs"] or _xml_refs(refs),
+                        lp=reading["lp"])  # fmt: skip
     else:
         h = human
-    scores = _score_files(metrics, compute)
-    h, placed_notes = _wmt25(h, scores, wmt25_scores, wmt25_metrics)
-    _orient(scores, lower_is_better)
-    boot = _own_metrics(scores, refs, systems, compute, options)
-    data = align(h, scores, boot, level=settings.get("level", "system"))
+    scores = _score_files(files["metrics"], files["compute"])
+    h, placed_notes = _wmt25(h, scores, files["wmt25_scores"], reading["wmt25_metrics"])
+    _orient(scores, reading["lower_is_better"])
+    boot = _own_metrics(scores, refs, files["systems"], files["compute"], options)
+    data = align(h, scores, boot, level=level)
     if placed_notes:
         from dataclasses import replace
 
         data = replace(data, notes=tuple(placed_notes) + data.notes)
-    level, statistic = settings.get("level", "system"), settings.get("statistic")
-    opts = MetaOptions(**settings, test=test or _default_test(data, level, statistic))
-    return run_meta(data, opts, progress)
+    return data
 
 
 def _one_source(mtme: str | None, files: dict[str, Any], folder_only: dict[str, Any]) -> None:
