@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -43,9 +44,35 @@ LOADING_OPTIONS = LoadOptions.names()
 
 def _stats_of(refs, systems, metrics, load: LoadOptions, options: dict[str, Any]) -> StatsTable:
     """Read the inputs once (:func:`mtsig.inputs.resolve`) and compute the statistics of every metric."""
+    if refs is None and options.get("seg_scores") and not (load.test_set or load.mtme or load.wmt25):
+        return _scores_only(systems, metrics, load, options)
     inputs = resolve(refs, systems, metrics, load, options)
     return compute_stats(inputs.refs, list(inputs.systems), inputs.metrics,
                          executor_for(int(load.jobs), inputs.n_runs, inputs.work))  # fmt: skip
+
+
+def _scores_only(systems, metrics, load: LoadOptions, options: dict[str, Any]) -> StatsTable:
+    """Segment scores without texts (a leaderboard's COMET, MetricX ...): the ``seg`` metric alone; ``systems``
+    (names) picks systems."""
+    from mtsig.io.segscores import scores_table
+
+    other = sorted(k for k in options if k not in ("seg_scores", "seg_name", "seg_lower_is_better"))
+    other += sorted(k for k in load.given() if k not in ("docids", "jobs"))
+    if other:
+        raise InputError(f"{', '.join(other)}: options of the texts do not apply to segment scores given without "
+                         "texts", param=other[0])  # fmt: skip
+    names = [metrics] if isinstance(metrics, str) else list(metrics or ())
+    seg_name = options.get("seg_name")
+    text_metrics = [m for m in names if m.lower() not in ("seg", str(seg_name or "seg").lower())]
+    if text_metrics and list(names) != list(DEFAULT_METRICS):
+        raise InputError(f"{', '.join(text_metrics)} need(s) the texts: give references and outputs (-r, -s), or "
+                         "compare the segment scores alone (-m seg)", param="metrics")  # fmt: skip
+    if isinstance(systems, Mapping) or any("=" in str(s) or os.path.sep in str(s) for s in systems or ()):
+        raise InputError("with segment scores and no texts, systems are picked by name (the scores name them)",
+                         param="systems")  # fmt: skip
+    picked = [systems] if isinstance(systems, str) else list(systems or ())
+    return scores_table(options["seg_scores"], systems=picked or None, seg_name=seg_name,
+                        seg_lower_is_better=options.get("seg_lower_is_better"), docids=load.docids)  # fmt: skip
 
 
 #: what the entry points' own keywords mean (the options objects' fields describe the rest)
@@ -127,6 +154,8 @@ def _table(refs, systems, metrics, stats, load: LoadOptions, metric_options: dic
         return table.select(wanted)
     if load.mtme or load.wmt25:
         return _compute(refs, systems, metrics, load, metric_options)
+    if refs is None and metric_options.get("seg_scores") and not load.test_set:
+        return _compute(refs, systems, metrics, load, metric_options)  # segment scores alone
     if (refs is None and not load.test_set) or systems is None:
         raise InputError("give references and systems (or a statistics file)")
     return _compute(refs, systems, metrics, load, metric_options)

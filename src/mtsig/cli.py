@@ -945,6 +945,8 @@ def _table(a: argparse.Namespace):
             if a.refs:
                 raise InputError(f"give -r or {flag} (a test set with its outputs), not both")
             return compute(None, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
+    if not a.refs and not a.test_set and getattr(a, "seg_scores", None):
+        return compute(None, a.systems, a.metrics or ["seg"], **_compute_options(a))  # segment scores alone
     if not a.refs and not a.test_set:
         raise InputError("no reference given: use -r REF [REF ...] (or -t TESTSET -l SRC-TGT)")
     if not a.systems:

@@ -407,3 +407,85 @@ def adopt_file_metric(metrics: dict, systems: list[System], given_options: Mappi
             key = m.name
         out[key] = m
     return out
+
+
+def _system_of_file(key: str) -> str:
+    """A scored file's system name when no output is given to match it: the file name without its extension."""
+    path = key[len(_KEYED) :] if key.startswith(_KEYED) else key
+    base = os.path.basename(path)
+    return os.path.splitext(base)[0] or base
+
+
+def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | None = None,
+                 seg_name: str | None = None, seg_lower_is_better: bool | None = None,
+                 docids: str | None = None):  # fmt: skip
+    """The statistics of segment scores alone, without texts (precomputed COMET, MetricX, ... of a leaderboard):
+    one ``seg`` metric, every system a score file, table or mapping names. ``systems`` picks systems by name;
+    ``docids`` (one id per line) gives the documents to resample by. A file that names its metric (COMET, MetricX)
+    names and orients the metric unless ``seg_name`` / ``seg_lower_is_better`` are given."""
+    from mtsig.metrics import get_metric
+    from mtsig.table import StatsTable, SystemInfo
+
+    named: dict[str, list[list[float]]] = {}
+    sources: dict[str, list[str]] = {}
+    files: list[ScoreFile] = []
+    for spec in [specs] if isinstance(specs, Mapping) else list(specs):
+        raw, _, read = _given_scores(spec if isinstance(spec, Mapping) else [spec])
+        files += read
+        for key, runs in raw.items():
+            name = _system_of_file(key)
+            if name in named:
+                raise InputError(f"segment scores for system {name!r} given twice (by two files of that name?): "
+                                 "give them as NAME=FILE", param="seg_scores")  # fmt: skip
+            named[name] = runs
+            sources[name] = [] if isinstance(spec, Mapping) else parse_system_spec(spec)[1] if "=" in spec and \
+                not os.path.exists(spec) else [spec]  # fmt: skip
+    if not named:
+        raise InputError("no segment scores given", param="seg_scores")
+    if systems:
+        for s in systems:
+            if s not in named:
+                from mtsig.errors import unknown_name
+
+                raise unknown_name("system of the segment scores", s, tuple(named))
+        named = {s: named[s] for s in systems}
+    if len(named) < 1:
+        raise InputError("no system in the segment scores", param="seg_scores")
+    human = any(f.kind == "human" for f in files)
+    lengths = {len(r) for runs in named.values() for r in runs}
+    n = max(lengths)
+    if len(lengths) > 1 and not human:
+        counts = ", ".join(f"{s} {len(r)}" for s, runs in named.items() for r in runs[:1])
+        raise InputError(f"the systems' segment scores differ in length ({counts}): each system needs a score for "
+                         "every segment", param="seg_scores")  # fmt: skip
+    metric = _file_metric(files)
+    if metric == MIXED and seg_name is None and seg_lower_is_better is None:
+        raise InputError("segment scores mix COMET's or MetricX's output with files of plain numbers: give every "
+                         "system the same kind of file, or say what they are with --seg-name and "
+                         "--seg-lower-is-better", param="seg_scores")  # fmt: skip
+    opts: dict[str, Any] = {}
+    if seg_name is not None or seg_lower_is_better is not None:
+        opts = {k: v for k, v in (("seg_name", seg_name), ("seg_lower_is_better", seg_lower_is_better))
+                if v is not None}  # fmt: skip
+    elif metric is not None and metric != MIXED:
+        opts = {"seg_name": metric[0], "seg_lower_is_better": bool(metric[1])}
+    m = get_metric("seg", **opts)
+    stats: dict[str, np.ndarray] = {}
+    for s, runs in named.items():
+        rows = []
+        for r in runs:
+            x = np.full(n, np.nan)
+            x[: len(r)] = np.asarray(r, dtype=np.float64)
+            judged = np.isfinite(x)
+            rows.append(np.column_stack([np.where(judged, x, 0.0), judged.astype(np.float64)]))
+        stats[s] = np.stack(rows)
+    units: dict[str, list[str]] = {}
+    if docids is not None:
+        from mtsig.io.text import read_text
+
+        ids = split_lines(read_text(docids))
+        if len(ids) != n:
+            raise InputError(f"{docids}: {len(ids)} document ids for {n} scored segments", param="docids")
+        units["document"] = ids
+    return StatsTable({m.name: m}, [SystemInfo(s, list(sources[s]), len(runs)) for s, runs in named.items()],
+                      {m.name: stats}, n, units=units, signatures={m.name: m.signature_for(None)})  # fmt: skip

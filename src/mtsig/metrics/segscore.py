@@ -34,7 +34,8 @@ class SegmentScores(Metric):
     }
     side_inputs = {
         "seg_scores": SideInput(
-            "segment scores for -m seg: NAME=FILE[,FILE...] (one number per line) or a TSV/JSONL table",
+            "segment scores for -m seg: NAME=FILE[,FILE...] (one number per line) or a TSV/JSONL table; without -r, "
+            "the scores alone (systems picked by name with -s)",
             _attach,
             "SPEC",
         )
