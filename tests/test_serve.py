@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,7 +33,8 @@ def _files(*names: tuple[str, str, Path]):
 
 def _submit(c: TestClient, files, **data):
     c.get("/")
-    form = {"csrf": c.cookies.get("mtsig_csrf"), "metrics": ["bleu", "chrf"], "test": "ar", "seed": "12345", **data}
+    form = {"csrf": c.cookies.get("mtsig_csrf"), "metrics": ["bleu", "chrf"], "test": "ar", "seed": "12345",
+            "keep_texts": "1", **data}
     return c.post("/runs", data=form, files=files, follow_redirects=False)
 
 
@@ -121,6 +123,97 @@ def test_human_judgments_are_ranked_with_the_command_line_s_json(tmp_path):
     out = subprocess.run([sys.executable, "-m", "mtsig", *manifest["command"].split()[1:]], cwd=tmp_path,
                          capture_output=True, check=True).stdout  # fmt: skip
     assert out == web
+
+
+def _cli_bytes(command: str, folder: Path) -> bytes:
+    return subprocess.run([sys.executable, "-m", "mtsig", *shlex.split(command)[1:]], cwd=folder, capture_output=True,
+                          check=True).stdout  # fmt: skip
+
+
+def test_segment_scores_alone_are_compared_with_the_command_line_s_json(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(0.8, 0.1, (60, 1)) + rng.normal(0, 0.05, (60, 4)) + np.array([0, 0.01, 0.04, 0.05])
+    table = tmp_path / "comet scores.tsv"  # a space in the name: the command quotes it
+    table.write_text("\t".join(("a", "b", "c", "d")) + "\n" + "".join("\t".join(f"{v:.4f}" for v in r) + "\n"
+                     for r in x), encoding="utf-8")  # fmt: skip
+    column = tmp_path / "e.txt"
+    column.write_text("".join(f"{v:.4f}\n" for v in x[:, 0] + 0.02), encoding="utf-8")
+    with _client(tmp_path) as c:
+        c.get("/")
+        r = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "seg_name": "COMET", "test": "ar",
+                                  "seed": "3"}, files=_files(("seg_scores", table.name, table),
+                                                             ("seg_scores", "e.txt", column)),
+                   follow_redirects=False)  # fmt: skip
+        loc = r.headers["location"]
+        assert _wait(c, loc)["state"] == "done", c.get(loc + "/status").json()
+        web = c.get(loc + "/files/result.json").content
+        manifest = c.get(loc + "/files/manifest.json").json()
+        view = c.get(loc + "/files/view.html").text
+    assert manifest["command"] == ("mtsig compare --seg-scores 'comet_scores.tsv' e=e.txt --seg-name COMET "
+                                   "--test ar --seed 3 -f json").replace("'", "")  # fmt: skip
+    assert manifest["systems"] == ["a", "b", "c", "d", "e"] and len(json.loads(web)["comparisons"]) == 10
+    shutil.copy(table, tmp_path / "comet_scores.tsv")
+    assert _cli_bytes(manifest["command"], tmp_path) == web
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    assert data["segments"]["texts"] is None and len(data["segments"]["scores"]["COMET"]["e"]) == 60
+    assert data["cli"]["by_metric"]["COMET"]["systems"]["a"] == "a"  # a pair's command picks the scores by name
+
+
+def test_metrics_are_evaluated_against_humans_with_the_command_line_s_json(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    names = [f"sys{k}" for k in range(6)]
+    quality = np.linspace(0, 1, 6)
+    judged = tmp_path / "human.tsv"
+    judged.write_text("system\tsegment\tscore\n" + "".join(f"{s}\t{i}\t{q + rng.normal(0, .5):.3f}\n"
+                      for s, q in zip(names, quality) for i in range(40)), encoding="utf-8")  # fmt: skip
+    files = []
+    for metric, noise in (("good", 0.05), ("poor", 0.6)):
+        f = tmp_path / f"{metric}.sys"
+        f.write_text("".join(f"{s} {q + rng.normal(0, noise):.4f}\n" for s, q in zip(names, quality)))
+        files.append(("metric_files", f.name, f))
+    with _client(tmp_path) as c:
+        c.get("/")
+        r = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "command": "meta", "level": "system",
+                                  "seed": "4"}, files=_files(("judgments", "human.tsv", judged), *files),
+                   follow_redirects=False)  # fmt: skip
+        loc = r.headers["location"]
+        assert _wait(c, loc)["state"] == "done", c.get(loc + "/status").json()
+        web = c.get(loc + "/files/result.json").content
+        manifest = c.get(loc + "/files/manifest.json").json()
+        assert "mtsig meta --human human.tsv" in c.get(loc + "/files/report.html").text
+        bad = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "command": "meta", "lower": "nope"},
+                     files=_files(("judgments", "human.tsv", judged), *files))  # fmt: skip
+    assert manifest["command"] == ("mtsig meta --human human.tsv --metric good=good.sys poor=poor.sys --level system "
+                                   "--seed 4 -f json")  # fmt: skip
+    assert manifest["metrics"] == ["good", "poor"]
+    assert _cli_bytes(manifest["command"], tmp_path) == web
+    assert bad.status_code == 400 and "nope is none of the metrics (good, poor)" in bad.text
+
+
+def test_an_analysis_s_buckets_open_their_segments(tmp_path):
+    with _client(tmp_path) as c:
+        loc = _submit(c, _example_files(), command="analyze", by=["ref-length", "length-diff"]).headers["location"]
+        assert _wait(c, loc)["state"] == "done"
+        view = c.get(loc + "/files/view.html").text
+        page = c.get(loc).text
+    assert 'src="' + loc + '/files/view.html"' in page
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    kinds = [a["kind"] for a in data["result"]["analyses"]]
+    members = dict(zip(kinds, data["members"]))
+    from mtsig.tokenize import sacrebleu_13a
+
+    lengths = [len(sacrebleu_13a(x)) for x in data["segments"]["texts"]["ref"]]  # words as BLEU tokenizes them
+    ref_length = next(a for a in data["result"]["analyses"] if a["kind"] == "ref-length")
+    for k, b in enumerate(ref_length["buckets"]):  # each segment in the bucket its reference length says
+        inside = [i for i, m in enumerate(members["ref-length"]) if m == k]
+        assert len(inside) == b["n_segments"]
+        low, high = b["lower"], b["upper"]
+        assert all((low is None or lengths[i] >= low) and (high is None or lengths[i] < high) for i in inside)
+    assert set(members["length-diff"]) == {"base", "new"}  # a bucket of each system's own output
 
 
 def test_a_bundle_reopens_after_a_restart(tmp_path):
@@ -298,6 +391,7 @@ def test_in_a_browser_upload_compare_read_reload_and_reopen(tmp_path):
                 report = page.frame_locator("iframe#report")
                 report.locator("#mtsig-command").wait_for()
                 assert "base" in report.locator("table").first.inner_text()
+                _explore(report, shots, width)
                 assert "mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu chrf" in page.inner_text(
                     "#command"
                 )
@@ -323,6 +417,33 @@ def test_in_a_browser_upload_compare_read_reload_and_reopen(tmp_path):
         server.wait(timeout=10)
     assert not errors, errors
     assert all(u.startswith(base + "/") for u in requests), [u for u in requests if not u.startswith(base)]
+
+
+def _explore(view, shots: str | None, width: int) -> None:
+    """The run's view: a matrix cell opens the pair's segments (the words the reference lacks marked, the pair's
+    commands), the filters narrow what is shown."""
+    cell = view.locator("#matrix td[data-a]").first
+    cell.click()
+    view.locator("#segments-title").wait_for()
+    assert view.locator("#segments-title").inner_text() == "base vs new: segments (bleu)"
+    assert view.locator("#segment-list .seg").count() == 40 and view.locator("#segment-list mark").count() > 0
+    commands = view.locator("pre.segment-command").all_inner_texts()
+    assert commands[0].startswith("mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu --test ar")
+    assert commands[1].startswith("mtsig score -r ref.A.en -s base=base.en new=new.en -m bleu --sentence-level")
+    if shots:
+        view.locator("#segments").screenshot(path=str(Path(shots) / f"serve-segments-{width}.png"))
+    view.locator("#filter-better").select_option("a")  # the segments where base is better
+    better_a = view.locator("#segment-list .seg").count()
+    assert 0 < better_a < 40
+    view.locator("#filter-metric").select_option("chrf")
+    assert "chrf" in view.locator("#segments-title").inner_text()
+    view.locator("#filter-significant").check()
+    assert view.locator("#comparisons tbody tr").count() == 1  # new is significantly better in chrF too
+    view.locator("#filter-systems input[data-system=base]").uncheck()
+    assert view.locator("#matrix td[data-a]").count() == 0 and view.locator("#comparisons tbody tr").count() == 0
+    view.locator("#filter-systems input[data-system=base]").check()
+    view.locator("#close-segments").click()
+    assert view.locator("#segments").is_hidden()
 
 
 def _wait_for(base: str) -> None:

@@ -76,7 +76,7 @@ def partition_analysis(
             for b in range(len(labels))
         )
         out.append(Analysis(kind, mname, buckets, note=note, decimals=metric.decimals, direction=metric.direction,
-                            n_resamples=n_res if tested else None))  # fmt: skip
+                            n_resamples=n_res if tested else None, members=groups))  # fmt: skip
     return out
 
 

@@ -96,6 +96,9 @@ class Analysis:
     direction: str = "higher"
     #: resamples behind the p-values (None: no test ran, or a test that does not resample)
     n_resamples: int | None = None
+    #: each segment's bucket (segment-level buckets): one index array for every system, or ``{system: array}``
+    #: where a system's own output decides (its first run); not in the JSON (what an interactive view opens)
+    members: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "metric": self.metric, "direction": self.direction,

@@ -26,13 +26,16 @@ from mtsig.serve.worker import EXPORTS
 
 #: the files of a bundle a browser may fetch, with their types
 FILES = {**{n: "text/plain; charset=utf-8" for n in EXPORTS}, "result.json": "application/json",
-         "report.html": "text/html; charset=utf-8", "manifest.json": "application/json"}  # fmt: skip
+         "report.html": "text/html; charset=utf-8", "view.html": "text/html; charset=utf-8",
+         "manifest.json": "application/json"}  # fmt: skip
 _ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{8}$")
 CSRF_COOKIE, TOKEN_COOKIE = "mtsig_csrf", "mtsig_token"
 METRICS = ("bleu", "chrf", "ter")
 TESTS = ("ar", "paired-bootstrap", "bootstrap")
 #: how ``human`` ranks (mtsig's tests, or WMT's procedure of a year)
 PROTOCOLS = ("mtsig", "wmt22", "wmt24", "wmt25")
+#: the levels meta evaluates at
+LEVELS = ("system", "segment")
 #: the analyses the page offers (those that need no file of their own)
 BY = ("ref-length", "length-diff", "sentence-score", "word-frequency", "ngrams", "examples")
 
@@ -183,12 +186,14 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
     options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in data)
     picks = (f'<fieldset><legend>or files under {escape(str(config.data))}</legend>'
              f'<label>reference <select name="data_ref"><option value=""></option>{options}</select></label>'
-             f'<label>systems <select name="data_systems" multiple size="6">{options}</select></label></fieldset>'
+             f'<label>systems <select name="data_systems" multiple size="6">{options}</select></label>'
+             f'<label>segment scores <select name="data_seg" multiple size="4">{options}</select></label></fieldset>'
              if data else "")  # fmt: skip
     metrics = "".join(f'<label><input type="checkbox" name="metrics" value="{m}"{" checked" if m == "bleu" else ""}>'
                       f" {m}</label>" for m in METRICS)  # fmt: skip
     tests = "".join(f'<option value="{t}">{t}</option>' for t in TESTS)
     protocols = "".join(f'<option value="{p}">{p}</option>' for p in PROTOCOLS)
+    levels = "".join(f'<option value="{v}">{v}</option>' for v in LEVELS)
     by = "".join(f'<label><input type="checkbox" name="by" value="{b}"> {b}</label>' for b in BY)
     rows = "".join(
         f'<tr><td><a href="/runs/{escape(b["id"])}">{escape(b["id"])}</a></td><td>{escape(b.get("run", "compare"))}'
@@ -204,6 +209,11 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
         '<label>reference <input type="file" name="ref"></label>'
         '<label>systems (two or more; each named after its file) <input type="file" name="systems" multiple></label>'
+        '<fieldset><legend>segment scores (optional)</legend><label>files of COMET, MetricX, BLEURT ... scores '
+        "(a table with a column per system, COMET's JSON, or one file per system named after it); without a "
+        'reference and outputs, the scores alone are compared <input type="file" name="seg_scores" multiple></label>'
+        '<label>their name <input type="text" name="seg_name" placeholder="from the file, or seg"></label>'
+        '<label><input type="checkbox" name="seg_lower" value="1"> lower is better</label></fieldset>'
         f"{picks}<fieldset><legend>metrics</legend>{metrics}</fieldset>"
         '<fieldset><legend>run</legend><label><input type="radio" name="command" value="compare" checked> compare: '
         'paired tests between the systems</label><label><input type="radio" name="command" value="analyze"> '
@@ -212,6 +222,8 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         f'<label>test <select name="test">{tests}</select></label>'
         '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
         '<label>baseline (optional: a system name) <input type="text" name="baseline"></label>'
+        '<label><input type="checkbox" name="keep_texts" value="1" checked> keep the segments in the run\'s view '
+        "(unticked: only the inputs' SHA-256 and the numbers are kept)</label>"
         '<button type="submit">run</button></form>'
         "<h2>Human judgments</h2><p>Rank systems from human judgments (WMT DA, MQM, ESA, or a TSV with system, "
         "segment and score columns): scores, intervals, paired tests, clusters and rank ranges.</p>"
@@ -221,8 +233,20 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         f'<label>protocol <select name="protocol">{protocols}</select></label>'
         '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
         '<button type="submit">rank</button></form>'
+        "<h2>Metrics against humans</h2><p>How well metrics agree with human judgments (mtsig meta): each metric's "
+        "correlation with its interval, every pair of metrics tested, clusters. Metric files hold SYSTEM score "
+        "lines (once per system: system level; once per segment, in test-set order: segment level).</p>"
+        f'<form method="post" action="/runs" enctype="multipart/form-data">'
+        f'<input type="hidden" name="csrf" value="{escape(csrf)}"><input type="hidden" name="command" value="meta">'
+        '<label>human judgments <input type="file" name="judgments"></label>'
+        '<label>metric scores (each named after its file) <input type="file" name="metric_files" multiple></label>'
+        f'<label>level <select name="level">{levels}</select></label>'
+        '<label>lower is better (metric names) <input type="text" name="lower" placeholder="TER MetricX"></label>'
+        '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
+        '<button type="submit">evaluate</button></form>'
         f'<p class="muted">{jobs.running()} running, {waiting} waiting (at most {jobs.limit} at a time). '
-        f"Your texts are not kept: a run keeps their SHA-256 only, in {escape(str(config.results))}.</p>"
+        f"Runs are kept in {escape(str(config.results))}: the inputs' SHA-256, the numbers and, where you ask for "
+        "it, the segments of a comparison's view; never the files themselves.</p>"
         "<h2>Runs</h2>"
         + ("<table id=runs><thead><tr><th>run</th><th>kind</th><th>systems</th><th>metrics</th><th>tests</th></tr>"
            f"</thead><tbody>{rows}</tbody></table>" if rows else "<p>none yet</p>")
@@ -273,10 +297,29 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     from mtsig.errors import InputError
 
     saved = _inputs(form, config, work / "inputs")
-    if str(form.get("command") or "") == "human":
+    command = str(form.get("command") or "compare")
+    if command == "human":
         return _human_spec(form, saved)
+    if command == "meta":
+        return _meta_spec(form, saved)
+    if command not in ("compare", "analyze"):
+        raise InputError(f"unknown run {command!r}: compare, analyze, human or meta")
+    seed = _seed(form)
+    seg = {"seg_scores": saved["seg_scores"], "seg_name": str(form.get("seg_name") or "").strip() or None,
+           "seg_lower": bool(form.get("seg_lower"))} if saved["seg_scores"] else {}  # fmt: skip
+    if seg and seg["seg_name"] and not re.fullmatch(r"[\w.+-]{1,40}", seg["seg_name"]):
+        raise InputError("the scores' name: letters, digits, '.', '+', '-' or '_' (at most 40)")
+    test = str(form.get("test") or "ar")
+    if test not in TESTS:
+        raise InputError(f"unknown test {test!r}: {', '.join(TESTS)}")
+    if seg and not saved["ref"] and not saved["systems"]:  # the scores alone
+        if command != "compare":
+            raise InputError("analyze needs the texts: give a reference and the outputs beside the scores")
+        baseline = str(form.get("baseline") or "").strip() or None
+        return {"command": "compare", "ref": None, "systems": {}, "metrics": ["seg"], "tests": [test], "seed": seed,
+                "baseline": baseline, "by": [], **seg, "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
     if len(saved["ref"]) != 1:
-        raise InputError("give one reference (upload it, or pick it under --data)")
+        raise InputError("give one reference (upload it, or pick it under --data), or segment scores alone")
     if len(saved["systems"]) < 2:
         raise InputError("give at least two system outputs")
     systems: dict[str, str] = {}
@@ -285,37 +328,56 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
         while name in systems:
             name += "_"
         systems[name] = path
-    test = str(form.get("test") or "ar")
-    if test not in TESTS:
-        raise InputError(f"unknown test {test!r}: {', '.join(TESTS)}")
-    command = str(form.get("command") or "compare")
-    if command not in ("compare", "analyze"):
-        raise InputError(f"unknown run {command!r}: compare or analyze")
     by = [b for b in form.getlist("by") if b in BY] if command == "analyze" else []
-    seed = str(form.get("seed") or "12345")
-    if not seed.isdigit():
-        raise InputError(f"the seed is a whole number, got {seed!r}")
     baseline = str(form.get("baseline") or "").strip() or None
     if baseline is not None and baseline not in systems:
         raise InputError(f"baseline {baseline!r} is none of the systems ({', '.join(systems)})")
+    metrics = [m for m in form.getlist("metrics") if m in METRICS] + (["seg"] if seg else [])
     return {"command": command, "by": by, "ref": saved["ref"][0], "systems": systems, "tests": [test],
-            "seed": int(seed), "baseline": baseline,
-            "metrics": [m for m in form.getlist("metrics") if m in METRICS] or ["bleu"],
-            "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+            "seed": seed, "baseline": baseline, "metrics": metrics or ["bleu"], **seg,
+            "keep_texts": bool(form.get("keep_texts")), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+
+
+def _seed(form) -> int:
+    from mtsig.errors import InputError
+
+    seed = str(form.get("seed") or "12345")
+    if not seed.isdigit():
+        raise InputError(f"the seed is a whole number, got {seed!r}")
+    return int(seed)
+
+
+def _meta_spec(form, saved: dict[str, list[str]]) -> dict[str, Any]:
+    from mtsig.errors import InputError
+
+    if len(saved["judgments"]) != 1 or not saved["metric_files"]:
+        raise InputError("give one file of human judgments and at least one file of metric scores")
+    level = str(form.get("level") or "system")
+    if level not in LEVELS:
+        raise InputError(f"unknown level {level!r}: {', '.join(LEVELS)}")
+    files: dict[str, str] = {}
+    for path in saved["metric_files"]:
+        name = re.sub(r"[^\w.+-]", "_", Path(path).stem)[:64] or "metric"
+        while name in files:
+            name += "_"
+        files[name] = path
+    lower = str(form.get("lower") or "").split()
+    unknown = [n for n in lower if n not in files]
+    if unknown:
+        raise InputError(f"lower is better: {', '.join(unknown)} is none of the metrics ({', '.join(files)})")
+    return {"command": "meta", "judgments": saved["judgments"][0], "metric_files": files, "level": level,
+            "lower": lower, "seed": _seed(form), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
 def _human_spec(form, saved: dict[str, list[str]]) -> dict[str, Any]:
     from mtsig.errors import InputError
 
-    if len(saved["judgments"]) != 1 or saved["ref"] or saved["systems"]:
+    if len(saved["judgments"]) != 1 or saved["ref"] or saved["systems"] or saved["seg_scores"]:
         raise InputError("give one file of human judgments (and no reference or system output)")
     protocol = str(form.get("protocol") or "mtsig")
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown protocol {protocol!r}: {', '.join(PROTOCOLS)}")
-    seed = str(form.get("seed") or "12345")
-    if not seed.isdigit():
-        raise InputError(f"the seed is a whole number, got {seed!r}")
-    return {"command": "human", "judgments": saved["judgments"][0], "protocol": protocol, "seed": int(seed),
+    return {"command": "human", "judgments": saved["judgments"][0], "protocol": protocol, "seed": _seed(form),
             "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
@@ -328,7 +390,7 @@ def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
     if len(uploads) > config.max_files:
         raise InputError(f"at most {config.max_files} files per run")
     inputs.mkdir()
-    saved: dict[str, list[str]] = {"ref": [], "systems": [], "judgments": []}
+    saved: dict[str, list[str]] = {"ref": [], "systems": [], "judgments": [], "seg_scores": [], "metric_files": []}
     total = 0
     for key, up in uploads:
         if key not in saved:
@@ -341,6 +403,7 @@ def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
         (inputs / name).write_bytes(data)
         saved[key].append(name)
     picks = [("ref", form.get("data_ref"))] + [("systems", v) for v in form.getlist("data_systems")]
+    picks += [("seg_scores", v) for v in form.getlist("data_seg")]
     for key, v in picks:
         if v:
             target = _confined(config, str(v))
@@ -437,13 +500,15 @@ async def _run_page(request: Request, config: Config, jobs: Jobs) -> Response:
                 f"</div></div>{cancel}" + (_POLL if job.state in ("queued", "running") else ""))  # fmt: skip
         return _page(f"mtsig run {run_id}", body, csrf)
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    links = " · ".join(f'<a href="/runs/{run_id}/files/{n}" download>{n}</a>' for n in (*EXPORTS, "report.html"))
+    shown = "view.html" if (bundle / "view.html").is_file() else "report.html"
+    names = (*EXPORTS, "report.html", *(["view.html"] if shown == "view.html" else []))
+    links = " · ".join(f'<a href="/runs/{run_id}/files/{n}" download>{n}</a>' for n in names)
     inputs = "".join(f"<tr><td>{escape(k)}</td><td><code>{escape(v)}</code></td></tr>"
                      for k, v in manifest["inputs"].items())  # fmt: skip
     body = (f'<p><a href="/">mtsig</a></p><h1>Run {escape(run_id)}</h1>'
             f'<h2>Command</h2><pre id=command>{escape(manifest["command"])}</pre>'
             f"<p>Export: {links}</p><h2>Inputs (SHA-256)</h2><table>{inputs}</table>"
-            f'<h2>Report</h2><iframe id=report src="/runs/{run_id}/files/report.html" title="report" '
+            f'<h2>Report</h2><iframe id=report src="/runs/{run_id}/files/{shown}" title="report" '
             'style="width:100%;height:80vh;border:1px solid #ccc"></iframe>')  # fmt: skip
     return _page(f"mtsig run {run_id}", body, csrf)
 

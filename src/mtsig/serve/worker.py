@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -20,14 +21,35 @@ from mtsig.io.text import sha256_file
 EXPORTS = {"result.json": "json", "result.txt": "text", "result.csv": "csv", "result.tex": "latex"}
 
 
+def seg_args(spec: dict[str, Any]) -> list[str]:
+    """The arguments that give a run's segment-score files (none without them)."""
+    if not spec.get("seg_scores"):
+        return []
+    out = ["--seg-scores", *spec["seg_scores"]]
+    if spec.get("seg_name"):
+        out += ["--seg-name", spec["seg_name"]]
+    if spec.get("seg_lower"):
+        out.append("--seg-lower-is-better")
+    return out
+
+
 def command_of(spec: dict[str, Any]) -> str:
     """The command line that prints the bundle's JSON, with the files as the user named them."""
     if spec.get("command") == "human":
         return shlex.join(["mtsig", "human", spec["judgments"], "--protocol", spec["protocol"], "--seed",
                            str(spec["seed"]), "-f", "json"])  # fmt: skip
-    systems = [f"{name}={path}" for name, path in spec["systems"].items()]
-    argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
-            "--test", *spec["tests"], "--seed", str(spec["seed"])]  # fmt: skip
+    if spec.get("command") == "meta":
+        metrics = [f"{name}={path}" for name, path in spec["metric_files"].items()]
+        lower = ["--lower-is-better", *spec["lower"]] if spec.get("lower") else []
+        return shlex.join(["mtsig", "meta", "--human", spec["judgments"], "--metric", *metrics, *lower, "--level",
+                           spec["level"], "--seed", str(spec["seed"]), "-f", "json"])  # fmt: skip
+    if spec.get("ref") is None:  # segment scores alone
+        argv = ["mtsig", "compare", *seg_args(spec)]
+    else:
+        systems = [f"{name}={path}" for name, path in spec["systems"].items()]
+        argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
+                *seg_args(spec)]  # fmt: skip
+    argv += ["--test", *spec["tests"], "--seed", str(spec["seed"])]
     if spec.get("baseline"):
         argv += ["--baseline", spec["baseline"]]
     if spec.get("by"):
@@ -52,6 +74,8 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     work, bundle = work.resolve(), bundle.resolve()
     os.chdir(work / "inputs")  # the inputs by the names the command shows (the JSON records them)
 
+    if spec.get("seg_scores"):
+        spec = {**spec, "seg_scores": _named_scores(spec["seg_scores"])}
     command = command_of(spec)
     if spec.get("command") == "human":
         from mtsig.report.human import render_human_html
@@ -59,20 +83,93 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         res = mtsig.human(spec["judgments"], protocol=spec["protocol"], seed=spec["seed"], progress=_progress)
         _write(work, bundle, spec, command, res, render_human_html(res, command))
         return
-    inputs = ([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]))
+    if spec.get("command") == "meta":
+        from mtsig.report.meta import render_meta_html
+
+        res = mtsig.meta(spec["judgments"], [f"{n}={p}" for n, p in spec["metric_files"].items()],
+                         lower_is_better=tuple(spec.get("lower") or ()), level=spec["level"], seed=spec["seed"],
+                         progress=_progress)  # fmt: skip
+        _write(work, bundle, spec, command, res, render_meta_html(res, command))
+        return
+    table, texts = _read(spec)
     settings = {"seed": spec["seed"], "baseline": spec.get("baseline"), "progress": _progress}
+    from mtsig.report.explore import members_of, render_explore, segment_data
+
     if spec.get("command") == "analyze":
         from mtsig.report.analyze_html import render_analyze_html
 
-        res = mtsig.analyze(*inputs, test=spec["tests"][0], by=tuple(spec.get("by") or ()), **settings)
+        res = mtsig.analyze([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
+                            by=tuple(spec.get("by") or ()), **settings)  # fmt: skip
         report = render_analyze_html(res, command)
+        view = render_explore("analyze", res.to_dict(), command, segment_data(table, texts), _cli(spec, table),
+                              members_of(res))  # fmt: skip
     else:
-        res = mtsig.compare(*inputs, test=list(spec["tests"]), **settings)
+        res = mtsig.compare(stats=table, test=list(spec["tests"]), **settings)
         report = mtsig.report_html(res, command)
-    _write(work, bundle, spec, command, res, report)
+        view = render_explore("compare", res.to_dict(), command, segment_data(table, texts), _cli(spec, table))
+    _write(work, bundle, spec, command, res, report, view)
 
 
-def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: Any, report: str) -> None:
+def _named_scores(files: list[str]) -> list[str]:
+    """Each score file as ``--seg-scores`` takes it: a file of one system's scores (a column of numbers, MetricX's
+    JSONL, COMET's output of one file) named after its file (``NAME=FILE``), a table or COMET's output of several
+    systems as it is."""
+    from mtsig.io.segscores import read_score_file
+
+    out = []
+    for path in files:
+        one = read_score_file(path).kind in ("column", "metricx")
+        name = re.sub(r"[^\w.-]", "_", Path(path).stem)[:64] or "system"
+        out.append(f"{name}={path}" if one else path)
+    return out
+
+
+def _read(spec: dict[str, Any]):
+    """The run's statistics, read once, and (unless the run keeps no text) its texts for the segment views."""
+    import mtsig
+
+    if spec.get("ref") is None:
+        return mtsig.compute(None, None, ["seg"], **_seg_options(spec)), None
+    from mtsig.executor import executor_for
+    from mtsig.inputs import LoadOptions, resolve
+    from mtsig.pipeline import compute_stats
+
+    inputs = resolve([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), LoadOptions(), _seg_options(spec))
+    table = compute_stats(inputs.refs, list(inputs.systems), inputs.metrics, executor_for(1, inputs.n_runs, inputs.work))
+    texts = None
+    if spec.get("keep_texts", True):
+        texts = {"ref": list(inputs.refs.refs[0].lines), "outputs": {s.name: list(s.runs[0].lines) for s in inputs.systems}}
+    return table, texts
+
+
+def _seg_options(spec: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if spec.get("seg_scores"):
+        out["seg_scores"] = list(spec["seg_scores"])
+        if spec.get("seg_name"):
+            out["seg_name"] = spec["seg_name"]
+        if spec.get("seg_lower"):
+            out["seg_lower_is_better"] = True
+    return out
+
+
+def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
+    """How the view writes the commands of a pair: per metric, the inputs and each system's argument (segment
+    scores by name, alone: a table of every system cannot go beside two outputs)."""
+    names = [s.name for s in table.systems]
+    by_metric = {}
+    for m, metric in table.metrics.items():
+        if type(metric).name == "seg":
+            extra = ["-m", "seg"] if spec.get("ref") is not None else []
+            by_metric[m] = {"inputs": seg_args(spec), "systems": {n: n for n in names}, "metric": extra}
+        else:
+            by_metric[m] = {"inputs": ["-r", spec["ref"]], "systems": {n: f"{n}={spec['systems'][n]}" for n in names},
+                            "metric": ["-m", m]}  # fmt: skip
+    return {"by_metric": by_metric, "tail": ["--seed", str(spec["seed"]), "-f", "json"]}
+
+
+def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: Any, report: str,
+           view: str | None = None) -> None:  # fmt: skip
     """Every file of the bundle into the work folder, then the folder to its place in one step."""
     import mtsig
     from mtsig.report.render import render
@@ -82,12 +179,21 @@ def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: An
     for name, fmt in EXPORTS.items():
         (out / name).write_text(render(res, fmt), encoding="utf-8")
     (out / "report.html").write_text(report, encoding="utf-8")
-    files = [spec["judgments"]] if spec.get("command") == "human" else [spec["ref"], *spec["systems"].values()]
-    systems = [s.name for s in res.systems] if spec.get("command") == "human" else list(spec["systems"])
+    if view is not None:
+        (out / "view.html").write_text(view, encoding="utf-8")
+    kind = spec.get("command", "compare")
+    if kind == "human":
+        files, systems = [spec["judgments"]], [s.name for s in res.systems]
+    elif kind == "meta":
+        files, systems = [spec["judgments"], *spec["metric_files"].values()], []
+    else:
+        files = ([spec["ref"]] if spec.get("ref") else []) + list((spec.get("systems") or {}).values())
+        files += [p.split("=", 1)[-1] for p in spec.get("seg_scores") or []]
+        systems = [s["name"] for s in res.to_dict()["systems"]] if kind == "compare" else list(res.systems)
     manifest = {
         "id": bundle.name, "command": command, "run": spec.get("command", "compare"), "by": spec.get("by") or [],
-        "created": spec["created"], "metrics": spec.get("metrics") or ["human"], "systems": systems,
-        "tests": spec.get("tests") or [spec.get("protocol", "")], "seed": spec["seed"],
+        "created": spec["created"], "metrics": spec.get("metrics") or list(spec.get("metric_files") or ["human"]), "systems": systems,
+        "tests": spec.get("tests") or [spec.get("protocol") or spec.get("level", "")], "seed": spec["seed"],
         "baseline": spec.get("baseline"), "mtsig": mtsig.__version__, "inputs": {p: sha256_file(p) for p in files},
     }  # fmt: skip
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

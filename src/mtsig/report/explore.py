@@ -1,0 +1,357 @@
+"""The interactive view of a comparison or an analysis (``mtsig serve``'s run page, one self-contained file of the
+bundle): a p-value matrix per metric and test whose cells open the pair's segments, the comparisons table, the
+buckets of each analysis whose rows open their segments, filters (systems, significant only, document, domain,
+which system is better) and, for each view, the command line that reproduces its numbers.
+
+Everything is drawn by a script of our own from the JSON embedded in the page (the run's result, the segment
+scores, and the texts when the run keeps them); every string reaches the page as text (``textContent``), never
+as markup. The segments are shown with the words of each output that the reference lacks marked, as in
+``mtsig analyze``'s examples."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mtsig._version import __version__
+from mtsig.report.html import _e, embedded_json
+
+#: decimals kept of a segment score in the view (the bundle's JSON keeps every digit)
+SEGMENT_DECIMALS = 4
+
+
+def segment_data(table, texts: dict[str, Any] | None) -> dict[str, Any]:
+    """What the segment views show: each metric's score of every segment per system, the documents and domains,
+    and (``texts``: ``{"ref": [...], "outputs": {system: [...]}}``, or None when the texts are not kept) the
+    texts."""
+    from mtsig.engine import sentence_scores
+
+    scores = {m: {s: [None if not np.isfinite(x) else round(x, SEGMENT_DECIMALS) for x in xs]
+                  for s, xs in by.items()} for m, by in sentence_scores(table).items()}  # fmt: skip
+    return {"n": table.n_segments, "scores": scores, "docs": table.units.get("document"),
+            "domains": table.units.get("domain"), "texts": texts,
+            "directions": {m: "higher" if metric.higher_is_better else "lower" for m, metric in table.metrics.items()},
+            "decimals": {m: int(metric.decimals) for m, metric in table.metrics.items()}}  # fmt: skip
+
+
+def members_of(res) -> list[Any]:
+    """Each analysis's segments per bucket (``None`` where its buckets are not segments: word analyses, items)."""
+    out: list[Any] = []
+    for a in res.analyses:
+        m = a.members
+        if m is None:
+            out.append(None)
+        elif isinstance(m, dict):
+            out.append({n: [int(x) for x in g] for n, g in m.items()})
+        else:
+            out.append([int(x) for x in m])
+    return out
+
+
+def render_explore(kind: str, result: dict[str, Any], command: str, segments: dict[str, Any],
+                   cli: dict[str, Any], members: list[Any] | None = None) -> str:  # fmt: skip
+    """The page. ``cli``: how the view writes a pair's commands: per metric (``by_metric``) the inputs' arguments
+    (``inputs``), each system's ``-s`` argument (``systems``) and the metric's (``metric``); ``tail``: the
+    settings that follow."""
+    from mtsig.report.html import _CSS
+
+    view = {"kind": kind, "result": result, "command": command, "segments": segments, "cli": cli,
+            "members": members, "version": __version__}  # fmt: skip
+    title = "mtsig comparison" if kind == "compare" else "mtsig analysis"
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
+        f"<title>{_e(title)}</title><style>{_CSS}{_VIEW_CSS}</style></head><body>\n"
+        f"<h1>{_e(title)}</h1><p class=muted>mtsig {_e(__version__)}: the numbers of the run below; click a cell "
+        "of a matrix, a row of a table or a bucket to open its segments.</p>"
+        "<h2>Command</h2><pre id=mtsig-command></pre><div id=filters></div><div id=main></div>"
+        "<section id=segments hidden></section>\n"
+        f'<script type="application/json" id="mtsig-view">{embedded_json(view)}</script>\n'
+        f"<script>{_VIEW_JS}</script>\n</body></html>\n"
+    )
+
+
+_VIEW_CSS = """
+.muted{color:#666}#filters{display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center;margin:.8em 0;
+padding:.5em .7em;background:#f5f5f7;border-radius:4px}#filters label{white-space:nowrap}
+#filters .systems{display:flex;flex-wrap:wrap;gap:.2em .8em;max-height:8em;overflow:auto}
+table.matrix td{text-align:center;cursor:pointer;font-variant-numeric:tabular-nums;min-width:4.5em;white-space:nowrap}
+table.matrix th.row{position:sticky;left:0;background:#fafafa}table.matrix td.self{background:#eee;cursor:default}
+td.up{background:#d8efd8}td.down{background:#f7d9d9}td.dim{color:#aaa}td.open{outline:2px solid #3366aa}
+tr.click{cursor:pointer}tr.click:hover td{background:#eef2fa}mark{background:#ffe3a3;padding:0 .1em}
+.seg{margin:.5em 0;padding:.4em .6em;border-left:3px solid #ccc}.seg div{margin:.1em 0}
+.seg b{display:inline-block;min-width:7em}.seg .head{color:#555}#segments{border-top:2px solid #3366aa;margin-top:1em}
+button{font:inherit;padding:.2em .8em}
+@media (max-width:600px){.seg b{display:block}table.matrix td{min-width:3.5em}}
+"""
+
+# The view's script: it reads the embedded JSON and draws filters, matrices, tables and segments with DOM calls
+# (every user string as text); nothing is fetched.
+_VIEW_JS = r"""
+(function () {
+"use strict";
+var D = JSON.parse(document.getElementById("mtsig-view").textContent);
+var R = D.result, S = D.segments, C = D.cli;
+var state = {systems: {}, metric: null, test: null, sig: false, doc: "", domain: "", better: "", open: null};
+function el(tag, attrs, kids) {
+  var e = document.createElement(tag);
+  Object.keys(attrs || {}).forEach(function (k) {
+    if (k === "text") { e.textContent = attrs[k]; } else if (k === "cls") { e.className = attrs[k]; }
+    else { e.setAttribute(k, attrs[k]); }
+  });
+  (kids || []).forEach(function (k) { if (k) { e.appendChild(typeof k === "string" ? document.createTextNode(k) : k); } });
+  return e;
+}
+function quote(s) {  // as Python's shlex.quote
+  s = String(s);
+  if (s === "") { return "''"; }
+  return /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\"'\"'") + "'";
+}
+function cmd(argv) { return argv.map(quote).join(" "); }
+function fmt(x, d) { return x === null || x === undefined ? "–" : Number(x).toFixed(d); }
+function fmtp(p) {
+  if (p === null || p === undefined) { return "–"; }
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(4);
+}
+document.getElementById("mtsig-command").textContent = D.command;
+var names = D.kind === "compare" ? R.systems.map(function (s) { return s.name; }) : R.systems.slice();
+names.forEach(function (n) { state.systems[n] = true; });
+var metrics = D.kind === "compare" ? Array.from(new Set(R.comparisons.map(function (c) { return c.metric; })))
+  : Object.keys(S.scores);
+var tests = D.kind === "compare" ? Array.from(new Set(R.comparisons.map(function (c) { return c.test; }))) : [];
+state.metric = metrics[0]; state.test = tests[0];
+
+function shown(n) { return state.systems[n]; }
+function filters() {
+  var f = document.getElementById("filters");
+  f.textContent = "";
+  var box = el("div", {cls: "systems", id: "filter-systems"});
+  names.forEach(function (n) {
+    var cb = el("input", {type: "checkbox", "data-system": n});
+    cb.checked = state.systems[n];
+    cb.addEventListener("change", function () { state.systems[n] = cb.checked; draw(); });
+    box.appendChild(el("label", {}, [cb, " " + n]));
+  });
+  f.appendChild(el("span", {text: "systems:"}));
+  f.appendChild(box);
+  function select(id, label, values, key, all) {
+    if (values.length < 2 && !all) { return; }
+    var s = el("select", {id: id});
+    if (all) { s.appendChild(el("option", {value: "", text: all})); }
+    values.forEach(function (v) { s.appendChild(el("option", {value: v, text: v})); });
+    s.value = state[key];
+    s.addEventListener("change", function () { state[key] = s.value; draw(); });
+    f.appendChild(el("label", {}, [label + " ", s]));
+  }
+  select("filter-metric", "metric", metrics, "metric");
+  if (D.kind === "compare") { select("filter-test", "test", tests, "test"); }
+  var sig = el("input", {type: "checkbox", id: "filter-significant"});
+  sig.checked = state.sig;
+  sig.addEventListener("change", function () { state.sig = sig.checked; draw(); });
+  f.appendChild(el("label", {}, [sig, " significant only"]));
+  if (S.docs) { select("filter-document", "document", Array.from(new Set(S.docs)), "doc", "every document"); }
+  if (S.domains) { select("filter-domain", "domain", Array.from(new Set(S.domains)), "domain", "every domain"); }
+}
+
+// ---------------------------------------------------------------- compare: matrix and table
+function comparisons() {
+  return R.comparisons.filter(function (c) {
+    return c.metric === state.metric && c.test === state.test && shown(c.a) && shown(c.b);
+  });
+}
+function scoreOf(n, m) {
+  var s = R.systems.filter(function (x) { return x.name === n; })[0];
+  return s && s.scores[m] ? s.scores[m].score : null;
+}
+function decimals(m) { return S.decimals[m] === undefined ? 2 : S.decimals[m]; }
+function compareView(main) {
+  var m = state.metric, cs = comparisons(), d = decimals(m);
+  var lower = S.directions[m] === "lower";
+  var order = names.filter(shown).sort(function (x, y) {
+    var a = scoreOf(x, m), b = scoreOf(y, m);
+    return lower ? a - b : b - a;
+  });
+  var byPair = {};
+  cs.forEach(function (c) { byPair[c.a + "\u0000" + c.b] = c; });
+  main.appendChild(el("h2", {text: "p-value matrix: " + m + " (" + state.test + ")"}));
+  main.appendChild(el("p", {cls: "muted", text: "Each cell: the row's score minus the column's (Δ) and the " +
+    R.settings.correction + "-adjusted p-value; green: the row is significantly better, red: worse (α = " +
+    R.settings.alpha + "). Systems best first."}));
+  var head = el("tr", {}, [el("th", {text: ""})].concat(order.map(function (n) { return el("th", {text: n}); })));
+  var body = el("tbody");
+  order.forEach(function (r) {
+    var tr = el("tr", {}, [el("th", {cls: "row", text: r + " (" + fmt(scoreOf(r, m), d) + ")"})]);
+    order.forEach(function (c) {
+      if (r === c) { tr.appendChild(el("td", {cls: "self", text: "·"})); return; }
+      var x = byPair[r + "\u0000" + c], flip = false;
+      if (!x) { x = byPair[c + "\u0000" + r]; flip = true; }
+      if (!x) { tr.appendChild(el("td", {cls: "dim", text: "", title: "not compared"})); return; }
+      var delta = flip ? x.delta : -x.delta;  // the row minus the column
+      var better = lower ? delta < 0 : delta > 0;
+      var cls = x.significant ? (better ? "up" : "down") : (state.sig ? "dim" : "");
+      var td = el("td", {cls: cls, "data-a": x.a, "data-b": x.b,
+        title: r + " vs " + c + ": Δ " + fmt(delta, d) + ", p " + fmtp(x.p_value) + ", adjusted " + fmtp(x.p_adjusted)},
+        [(delta >= 0 ? "+" : "") + fmt(delta, d), el("br"), fmtp(x.p_adjusted)]);
+      if (state.open && state.open.a === x.a && state.open.b === x.b) { td.className += " open"; }
+      td.addEventListener("click", function () { openPair(x.a, x.b); });
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
+  });
+  main.appendChild(el("div", {cls: "wrap"}, [el("table", {cls: "matrix", id: "matrix"}, [el("thead", {}, [head]), body])]));
+  main.appendChild(el("h2", {text: "Comparisons"}));
+  var rows = cs.filter(function (c) { return !state.sig || c.significant; });
+  var t = el("tbody");
+  rows.forEach(function (c) {
+    var tr = el("tr", {cls: "click" + (c.significant ? " sig" : "")}, [c.a, c.b, fmt(c.score_a, d), fmt(c.score_b, d),
+      fmt(c.delta, d), fmtp(c.p_value), fmtp(c.p_adjusted), c.significant ? "yes" : "no"].map(function (v, i) {
+      return el("td", {cls: i >= 2 && i < 7 ? "n" : "", text: v});
+    }));
+    tr.addEventListener("click", function () { openPair(c.a, c.b); });
+    t.appendChild(tr);
+  });
+  var th = el("tr", {}, ["A", "B", "score A", "score B", "Δ (B − A)", "p", "p adj.", "significant"].map(function (h) {
+    return el("th", {text: h});
+  }));
+  main.appendChild(el("div", {cls: "wrap"}, [el("table", {id: "comparisons"}, [el("thead", {}, [th]), t])]));
+  main.appendChild(el("p", {cls: "muted", text: rows.length + " of " + cs.length + " comparisons shown."}));
+}
+
+// ---------------------------------------------------------------- analyze: buckets
+function analyzeView(main) {
+  R.analyses.forEach(function (a, i) {
+    if (!a.buckets || (metrics.indexOf(a.metric) >= 0 && a.metric !== state.metric)) { return; }
+    main.appendChild(el("h2", {text: a.kind + ": " + a.metric}));
+    main.appendChild(el("p", {cls: "muted", text: a.note + "."}));
+    var m = D.members ? D.members[i] : null, d = a.decimals;
+    var head = el("tr", {}, ["bucket", "A", "B", "Δ (B − A)", "p adj.", "significant"].map(function (h) {
+      return el("th", {text: h});
+    }));
+    var body = el("tbody");
+    a.buckets.forEach(function (b, k) {
+      b.comparisons.forEach(function (c) {
+        if (!shown(c.a) || !shown(c.b) || (state.sig && !c.significant)) { return; }
+        var tr = el("tr", {cls: (m ? "click" : "") + (c.significant ? " sig" : ""), "data-bucket": b.label},
+          [b.label, c.a, c.b, fmt(c.delta, d), fmtp(c.p_adjusted), c.significant ? "yes" : "no"].map(function (v, j) {
+            return el("td", {cls: j === 3 || j === 4 ? "n" : "", text: v});
+          }));
+        if (m) { tr.addEventListener("click", function () { openBucket(i, k, c.a, c.b); }); }
+        body.appendChild(tr);
+      });
+    });
+    main.appendChild(el("div", {cls: "wrap"}, [el("table", {id: "bucket-" + i}, [el("thead", {}, [head]), body])]));
+  });
+}
+
+// ---------------------------------------------------------------- segments
+function highlight(text, ref, parent) {  // the words the reference lacks (beyond its count) marked
+  var left = {};
+  if (ref !== null) { ref.split(/\s+/).filter(Boolean).forEach(function (w) { left[w] = (left[w] || 0) + 1; }); }
+  text.split(/\s+/).filter(Boolean).forEach(function (w, i) {
+    if (i) { parent.appendChild(document.createTextNode(" ")); }
+    if (ref === null || left[w] > 0) { if (ref !== null) { left[w] -= 1; } parent.appendChild(document.createTextNode(w)); }
+    else { parent.appendChild(el("mark", {text: w})); }
+  });
+}
+function keep(i) {
+  return (!state.doc || S.docs[i] === state.doc) && (!state.domain || S.domains[i] === state.domain);
+}
+function openPair(a, b) { state.open = {a: a, b: b}; draw(); }
+function openBucket(i, k, a, b) { state.open = {a: a, b: b, analysis: i, bucket: k}; draw(); }
+function pairCommands(a, b, m) {
+  var c = C.by_metric[m], out = [];
+  if (!c) { return [["The numbers: the run's command above.", ""]]; }
+  var sys = ["-s", c.systems[a], c.systems[b]];
+  if (D.kind === "compare") {
+    out.push(["The pair alone (its p-value uncorrected; the matrix's is corrected over every pair of the run):",
+      cmd(["mtsig", "compare"].concat(c.inputs, sys, c.metric, ["--test", state.test], C.tail))]);
+  } else {
+    out.push(["The buckets' numbers: the run's command above.", ""]);
+  }
+  out.push(["The segment scores shown:",
+    cmd(["mtsig", "score"].concat(c.inputs, sys, c.metric, ["--sentence-level", "-f", "json"]))]);
+  return out;
+}
+function segments() {
+  var box = document.getElementById("segments");
+  var o = state.open;
+  box.textContent = "";
+  if (!o) { box.hidden = true; return; }
+  box.hidden = false;
+  var m = state.metric, sc = S.scores[m] || {}, d = decimals(m);
+  var lower = S.directions[m] === "lower";
+  var idx = [];
+  for (var i = 0; i < S.n; i++) { if (keep(i)) { idx.push(i); } }
+  var title = o.a + " vs " + o.b + ": segments (" + m + ")";
+  if (o.analysis !== undefined) {
+    var a = R.analyses[o.analysis], mem = D.members[o.analysis], b = a.buckets[o.bucket];
+    title = a.kind + " " + b.label + ": " + title;
+    idx = idx.filter(function (i) {
+      return Array.isArray(mem) ? mem[i] === o.bucket : (mem[o.a][i] === o.bucket || mem[o.b][i] === o.bucket);
+    });
+  }
+  var A = sc[o.a] || [], B = sc[o.b] || [];
+  function delta(i) { return (A[i] === null || B[i] === null || A[i] === undefined) ? null : B[i] - A[i]; }
+  if (state.better) {
+    idx = idx.filter(function (i) {
+      var x = delta(i); if (x === null || x === 0) { return false; }
+      return (state.better === "b") === (lower ? x < 0 : x > 0);
+    });
+  }
+  idx.sort(function (i, j) { return Math.abs(delta(j) || 0) - Math.abs(delta(i) || 0); });
+  var close = el("button", {type: "button", id: "close-segments", text: "close"});
+  close.addEventListener("click", function () { state.open = null; draw(); });
+  box.appendChild(el("h2", {id: "segments-title", text: title}));
+  box.appendChild(close);
+  var sel = el("select", {id: "filter-better"});
+  [["", "either better"], ["a", o.a + " better"], ["b", o.b + " better"]].forEach(function (v) {
+    sel.appendChild(el("option", {value: v[0], text: v[1]}));
+  });
+  sel.value = state.better;
+  sel.addEventListener("change", function () { state.better = sel.value; segments(); });
+  box.appendChild(el("label", {}, [" show ", sel]));
+  pairCommands(o.a, o.b, m).forEach(function (c) {
+    box.appendChild(el("p", {cls: "muted", text: c[0]}));
+    if (c[1]) { box.appendChild(el("pre", {cls: "segment-command", text: c[1]})); }
+  });
+  box.appendChild(el("p", {id: "segments-count", text: idx.length + " segment(s), the largest differences first" +
+    (S.texts ? "; marked: the words of an output that the reference lacks." : "; the texts were not kept.")}));
+  var list = el("div", {id: "segment-list"});
+  box.appendChild(list);
+  var shownN = 0;
+  function more() {
+    idx.slice(shownN, shownN + 50).forEach(function (i) {
+      var head = "segment " + (i + 1) + (S.docs ? ", document " + S.docs[i] : "") +
+        (S.domains ? ", domain " + S.domains[i] : "") + ": " + o.a + " " + fmt(A[i], d) + ", " + o.b + " " +
+        fmt(B[i], d) + ", Δ " + fmt(delta(i), d);
+      var seg = el("div", {cls: "seg", "data-segment": i + 1}, [el("div", {cls: "head", text: head})]);
+      if (S.texts) {
+        var ref = S.texts.ref[i];
+        seg.appendChild(el("div", {}, [el("b", {text: "reference"}), ref]));
+        [o.a, o.b].forEach(function (n) {
+          var line = el("div", {}, [el("b", {text: n})]);
+          highlight(S.texts.outputs[n][i], ref, line);
+          seg.appendChild(line);
+        });
+      }
+      list.appendChild(seg);
+    });
+    shownN += 50;
+    moreBtn.hidden = shownN >= idx.length;
+  }
+  var moreBtn = el("button", {type: "button", id: "more-segments", text: "more"});
+  moreBtn.addEventListener("click", more);
+  box.appendChild(moreBtn);
+  more();
+}
+function draw() {
+  filters();
+  var main = document.getElementById("main");
+  main.textContent = "";
+  if (D.kind === "compare") { compareView(main); } else { analyzeView(main); }
+  segments();
+}
+draw();
+})();
+"""
