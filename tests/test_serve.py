@@ -33,8 +33,14 @@ def _files(*names: tuple[str, str, Path]):
 
 def _submit(c: TestClient, files, **data):
     c.get("/")
-    form = {"csrf": c.cookies.get("mtsig_csrf"), "metrics": ["bleu", "chrf"], "test": "ar", "seed": "12345",
-            "keep_texts": "1", **data}
+    form = {
+        "csrf": c.cookies.get("mtsig_csrf"),
+        "metrics": ["bleu", "chrf"],
+        "test": "ar",
+        "seed": "12345",
+        "keep_texts": "1",
+        **data,
+    }
     return c.post("/runs", data=form, files=files, follow_redirects=False)
 
 

@@ -53,7 +53,8 @@ def test_a_table_names_its_systems_and_s_picks_some(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert [s["name"] for s in out["systems"]] == ["s1", "s3"]
     assert out["systems"][0]["scores"]["seg"]["score"] == pytest.approx(
-        next(s.scores["COMET"].score for s in res.systems if s.name == "s1"))
+        next(s.scores["COMET"].score for s in res.systems if s.name == "s1")
+    )
 
 
 def test_comet_s_json_names_systems_after_the_scored_files(tmp_path):

@@ -416,17 +416,9 @@ def _system_of_file(key: str) -> str:
     return os.path.splitext(base)[0] or base
 
 
-def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | None = None,
-                 seg_name: str | None = None, seg_lower_is_better: bool | None = None,
-                 docids: str | None = None):  # fmt: skip
-    """The statistics of segment scores alone, without texts (precomputed COMET, MetricX, ... of a leaderboard):
-    one ``seg`` metric, every system a score file, table or mapping names. ``systems`` picks systems by name;
-    ``docids`` (one id per line) gives the documents to resample by. A file that names its metric (COMET, MetricX)
-    names and orients the metric unless ``seg_name`` / ``seg_lower_is_better`` are given."""
-    from mtsig.metrics import get_metric
-    from mtsig.table import StatsTable, SystemInfo
-
-    named: dict[str, list[list[float]]] = {}
+def _named_systems(specs: Sequence[str] | Mapping) -> tuple[Given, dict[str, list[str]], list[ScoreFile]]:
+    """Each system's scores (one list per run) by the name the scores give it, the files behind each, the files."""
+    named: Given = {}
     sources: dict[str, list[str]] = {}
     files: list[ScoreFile] = []
     for spec in [specs] if isinstance(specs, Mapping) else list(specs):
@@ -438,10 +430,38 @@ def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | Non
                 raise InputError(f"segment scores for system {name!r} given twice (by two files of that name?): "
                                  "give them as NAME=FILE", param="seg_scores")  # fmt: skip
             named[name] = runs
-            sources[name] = [] if isinstance(spec, Mapping) else parse_system_spec(spec)[1] if "=" in spec and \
-                not os.path.exists(spec) else [spec]  # fmt: skip
+            own = isinstance(spec, str) and "=" in spec and not os.path.exists(spec)
+            sources[name] = [] if isinstance(spec, Mapping) else parse_system_spec(spec)[1] if own else [spec]
     if not named:
         raise InputError("no segment scores given", param="seg_scores")
+    return named, sources, files
+
+
+def _seg_metric(files: list[ScoreFile], seg_name: str | None, seg_lower_is_better: bool | None):
+    """The ``seg`` metric as the user names it, or as its files do (COMET, MetricX)."""
+    from mtsig.metrics import get_metric
+
+    metric = _file_metric(files)
+    given = {k: v for k, v in (("seg_name", seg_name), ("seg_lower_is_better", seg_lower_is_better)) if v is not None}
+    if metric == MIXED and not given:
+        raise InputError("segment scores mix COMET's or MetricX's output with files of plain numbers: give every "
+                         "system the same kind of file, or say what they are with --seg-name and "
+                         "--seg-lower-is-better", param="seg_scores")  # fmt: skip
+    if not given and metric is not None:
+        given = {"seg_name": metric[0], "seg_lower_is_better": bool(metric[1])}
+    return get_metric("seg", **given)
+
+
+def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | None = None,
+                 seg_name: str | None = None, seg_lower_is_better: bool | None = None,
+                 docids: str | None = None):  # fmt: skip
+    """The statistics of segment scores alone, without texts (precomputed COMET, MetricX, ... of a leaderboard):
+    one ``seg`` metric, every system a score file, table or mapping names. ``systems`` picks systems by name;
+    ``docids`` (one id per line) gives the documents to resample by. A file that names its metric (COMET, MetricX)
+    names and orients the metric unless ``seg_name`` / ``seg_lower_is_better`` are given."""
+    from mtsig.table import StatsTable, SystemInfo
+
+    named, sources, files = _named_systems(specs)
     if systems:
         for s in systems:
             if s not in named:
@@ -449,8 +469,6 @@ def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | Non
 
                 raise unknown_name("system of the segment scores", s, tuple(named))
         named = {s: named[s] for s in systems}
-    if len(named) < 1:
-        raise InputError("no system in the segment scores", param="seg_scores")
     human = any(f.kind == "human" for f in files)
     lengths = {len(r) for runs in named.values() for r in runs}
     n = max(lengths)
@@ -458,18 +476,7 @@ def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | Non
         counts = ", ".join(f"{s} {len(r)}" for s, runs in named.items() for r in runs[:1])
         raise InputError(f"the systems' segment scores differ in length ({counts}): each system needs a score for "
                          "every segment", param="seg_scores")  # fmt: skip
-    metric = _file_metric(files)
-    if metric == MIXED and seg_name is None and seg_lower_is_better is None:
-        raise InputError("segment scores mix COMET's or MetricX's output with files of plain numbers: give every "
-                         "system the same kind of file, or say what they are with --seg-name and "
-                         "--seg-lower-is-better", param="seg_scores")  # fmt: skip
-    opts: dict[str, Any] = {}
-    if seg_name is not None or seg_lower_is_better is not None:
-        opts = {k: v for k, v in (("seg_name", seg_name), ("seg_lower_is_better", seg_lower_is_better))
-                if v is not None}  # fmt: skip
-    elif metric is not None and metric != MIXED:
-        opts = {"seg_name": metric[0], "seg_lower_is_better": bool(metric[1])}
-    m = get_metric("seg", **opts)
+    m = _seg_metric(files, seg_name, seg_lower_is_better)
     stats: dict[str, np.ndarray] = {}
     for s, runs in named.items():
         rows = []

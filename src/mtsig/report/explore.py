@@ -100,7 +100,9 @@ function el(tag, attrs, kids) {
     if (k === "text") { e.textContent = attrs[k]; } else if (k === "cls") { e.className = attrs[k]; }
     else { e.setAttribute(k, attrs[k]); }
   });
-  (kids || []).forEach(function (k) { if (k) { e.appendChild(typeof k === "string" ? document.createTextNode(k) : k); } });
+  (kids || []).forEach(function (k) {
+    if (k) { e.appendChild(typeof k === "string" ? document.createTextNode(k) : k); }
+  });
   return e;
 }
 function quote(s) {  // as Python's shlex.quote
@@ -199,7 +201,8 @@ function compareView(main) {
     });
     body.appendChild(tr);
   });
-  main.appendChild(el("div", {cls: "wrap"}, [el("table", {cls: "matrix", id: "matrix"}, [el("thead", {}, [head]), body])]));
+  var matrix = el("table", {cls: "matrix", id: "matrix"}, [el("thead", {}, [head]), body]);
+  main.appendChild(el("div", {cls: "wrap"}, [matrix]));
   main.appendChild(el("h2", {text: "Comparisons"}));
   var rows = cs.filter(function (c) { return !state.sig || c.significant; });
   var t = el("tbody");
@@ -250,8 +253,9 @@ function highlight(text, ref, parent) {  // the words the reference lacks (beyon
   if (ref !== null) { ref.split(/\s+/).filter(Boolean).forEach(function (w) { left[w] = (left[w] || 0) + 1; }); }
   text.split(/\s+/).filter(Boolean).forEach(function (w, i) {
     if (i) { parent.appendChild(document.createTextNode(" ")); }
-    if (ref === null || left[w] > 0) { if (ref !== null) { left[w] -= 1; } parent.appendChild(document.createTextNode(w)); }
-    else { parent.appendChild(el("mark", {text: w})); }
+    if (ref !== null && !(left[w] > 0)) { parent.appendChild(el("mark", {text: w})); return; }
+    if (ref !== null) { left[w] -= 1; }
+    parent.appendChild(document.createTextNode(w));
   });
 }
 function keep(i) {

@@ -305,19 +305,16 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     if command not in ("compare", "analyze"):
         raise InputError(f"unknown run {command!r}: compare, analyze, human or meta")
     seed = _seed(form)
-    seg = {"seg_scores": saved["seg_scores"], "seg_name": str(form.get("seg_name") or "").strip() or None,
+    seg_name = str(form.get("seg_name") or "").strip() or None
+    seg = {"seg_scores": saved["seg_scores"], "seg_name": seg_name,
            "seg_lower": bool(form.get("seg_lower"))} if saved["seg_scores"] else {}  # fmt: skip
-    if seg and seg["seg_name"] and not re.fullmatch(r"[\w.+-]{1,40}", seg["seg_name"]):
+    if seg and seg_name and not re.fullmatch(r"[\w.+-]{1,40}", seg_name):
         raise InputError("the scores' name: letters, digits, '.', '+', '-' or '_' (at most 40)")
     test = str(form.get("test") or "ar")
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}: {', '.join(TESTS)}")
-    if seg and not saved["ref"] and not saved["systems"]:  # the scores alone
-        if command != "compare":
-            raise InputError("analyze needs the texts: give a reference and the outputs beside the scores")
-        baseline = str(form.get("baseline") or "").strip() or None
-        return {"command": "compare", "ref": None, "systems": {}, "metrics": ["seg"], "tests": [test], "seed": seed,
-                "baseline": baseline, "by": [], **seg, "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+    if seg and not saved["ref"] and not saved["systems"]:
+        return _scores_spec(form, command, test, seed, seg)
     if len(saved["ref"]) != 1:
         raise InputError("give one reference (upload it, or pick it under --data), or segment scores alone")
     if len(saved["systems"]) < 2:
@@ -336,6 +333,17 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     return {"command": command, "by": by, "ref": saved["ref"][0], "systems": systems, "tests": [test],
             "seed": seed, "baseline": baseline, "metrics": metrics or ["bleu"], **seg,
             "keep_texts": bool(form.get("keep_texts")), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+
+
+def _scores_spec(form, command: str, test: str, seed: int, seg: dict[str, Any]) -> dict[str, Any]:
+    """A comparison of segment scores alone (no texts): the systems are those the scores name."""
+    from mtsig.errors import InputError
+
+    if command != "compare":
+        raise InputError("analyze needs the texts: give a reference and the outputs beside the scores")
+    baseline = str(form.get("baseline") or "").strip() or None
+    return {"command": "compare", "ref": None, "systems": {}, "metrics": ["seg"], "tests": [test], "seed": seed,
+            "baseline": baseline, "by": [], **seg, "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
 def _seed(form) -> int:

@@ -135,11 +135,12 @@ def _read(spec: dict[str, Any]):
     from mtsig.pipeline import compute_stats
 
     inputs = resolve([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), LoadOptions(), _seg_options(spec))
-    table = compute_stats(inputs.refs, list(inputs.systems), inputs.metrics, executor_for(1, inputs.n_runs, inputs.work))
-    texts = None
-    if spec.get("keep_texts", True):
-        texts = {"ref": list(inputs.refs.refs[0].lines), "outputs": {s.name: list(s.runs[0].lines) for s in inputs.systems}}
-    return table, texts
+    table = compute_stats(inputs.refs, list(inputs.systems), inputs.metrics,
+                          executor_for(1, inputs.n_runs, inputs.work))  # fmt: skip
+    if not spec.get("keep_texts", True):
+        return table, None
+    outputs = {s.name: list(s.runs[0].lines) for s in inputs.systems}
+    return table, {"ref": list(inputs.refs.refs[0].lines), "outputs": outputs}
 
 
 def _seg_options(spec: dict[str, Any]) -> dict[str, Any]:
@@ -168,8 +169,7 @@ def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
     return {"by_metric": by_metric, "tail": ["--seed", str(spec["seed"]), "-f", "json"]}
 
 
-def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: Any, report: str,
-           view: str | None = None) -> None:  # fmt: skip
+def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: Any, *pages: str) -> None:
     """Every file of the bundle into the work folder, then the folder to its place in one step."""
     import mtsig
     from mtsig.report.render import render
@@ -178,9 +178,8 @@ def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: An
     out.mkdir()
     for name, fmt in EXPORTS.items():
         (out / name).write_text(render(res, fmt), encoding="utf-8")
-    (out / "report.html").write_text(report, encoding="utf-8")
-    if view is not None:
-        (out / "view.html").write_text(view, encoding="utf-8")
+    for name, page in zip(("report.html", "view.html"), pages):  # the report, and the interactive view if any
+        (out / name).write_text(page, encoding="utf-8")
     kind = spec.get("command", "compare")
     if kind == "human":
         files, systems = [spec["judgments"]], [s.name for s in res.systems]
@@ -192,7 +191,8 @@ def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: An
         systems = [s["name"] for s in res.to_dict()["systems"]] if kind == "compare" else list(res.systems)
     manifest = {
         "id": bundle.name, "command": command, "run": spec.get("command", "compare"), "by": spec.get("by") or [],
-        "created": spec["created"], "metrics": spec.get("metrics") or list(spec.get("metric_files") or ["human"]), "systems": systems,
+        "created": spec["created"], "systems": systems,
+        "metrics": spec.get("metrics") or list(spec.get("metric_files") or ["human"]),
         "tests": spec.get("tests") or [spec.get("protocol") or spec.get("level", "")], "seed": spec["seed"],
         "baseline": spec.get("baseline"), "mtsig": mtsig.__version__, "inputs": {p: sha256_file(p) for p in files},
     }  # fmt: skip
