@@ -167,6 +167,31 @@ def test_segment_scores_alone_are_compared_with_the_command_line_s_json(tmp_path
     assert data["cli"]["by_metric"]["COMET"]["systems"]["a"] == "a"  # a pair's command picks the scores by name
 
 
+def test_wmt25_s_automatic_scores_are_compared_by_document_with_the_command_line_s_json(tmp_path):
+    from tests.meta.test_wmt25_scores import make
+
+    _, auto, _ = make(tmp_path)
+    files = [("wmt25_scores", p.name, p) for p in sorted(auto.glob("*.jsonl"))]
+    with _client(tmp_path) as c:
+        c.get("/")
+        r = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "langpair": "en-cs_CZ", "test": "ar",
+                                  "seed": "5"}, files=_files(*files), follow_redirects=False)  # fmt: skip
+        loc = r.headers["location"]
+        assert _wait(c, loc)["state"] == "done", c.get(loc + "/status").json()
+        web = c.get(loc + "/files/result.json").content
+        manifest = c.get(loc + "/files/manifest.json").json()
+        view = c.get(loc + "/files/view.html").text
+        no_lp = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf")}, files=_files(*files))
+    assert manifest["command"].startswith("mtsig compare --wmt25-scores A.jsonl B.jsonl C.jsonl D.jsonl E.jsonl -l "
+                                          "en-cs_CZ --test ar --seed 5")  # fmt: skip
+    assert manifest["metrics"] == ["exact", "negx", "noise"] and manifest["systems"] == list("ABCDE")
+    assert _cli_bytes(manifest["command"], auto) == web
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    assert sorted(set(data["segments"]["domains"])) == ["news", "social", "speech"]  # the domain filter's choices
+    assert len(set(data["segments"]["docs"])) == 3
+    assert no_lp.status_code == 400 and "need the language pair" in no_lp.text
+
+
 def test_metrics_are_evaluated_against_humans_with_the_command_line_s_json(tmp_path):
     import numpy as np
 
@@ -305,14 +330,20 @@ def test_malformed_multipart_is_a_400_with_a_message(tmp_path):
 
 def test_markup_in_a_system_name_is_shown_as_text(tmp_path):
     evil = tmp_path / "evil.en"
-    shutil.copy(EX / "new.en", evil)
+    lines = (EX / "new.en").read_text(encoding="utf-8").splitlines()
+    lines[0] = "<img src=x onerror=alert(1)> </script><script>alert(2)</script> \u202e"  # markup in a segment too
+    evil.write_text("\n".join(lines) + "\n", encoding="utf-8")
     name = "<script>alert(1)</script>‮.en"
     with _client(tmp_path) as c:
         loc = _submit(c, _files(("ref", "ref.A.en", EX / "ref.A.en"), ("systems", "base.en", EX / "base.en"),
                                 ("systems", name, evil))).headers["location"]  # fmt: skip
-        _wait(c, loc)
-        pages = c.get("/").text + c.get(loc).text + c.get(loc + "/files/report.html").text
-    assert "<script>alert" not in pages
+        assert _wait(c, loc)["state"] == "done"
+        view = c.get(loc + "/files/view.html").text
+        pages = c.get("/").text + c.get(loc).text + c.get(loc + "/files/report.html").text + view
+    assert "<script>alert" not in pages and "<img" not in pages and "\u202e" not in pages
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    assert next(iter(data["segments"]["texts"]["outputs"].values()))  # the texts are there, as JSON strings
+    assert lines[0] in [o[0] for o in data["segments"]["texts"]["outputs"].values()]
 
 
 def test_a_non_loopback_address_needs_a_token(tmp_path, capsys):
@@ -417,12 +448,35 @@ def test_in_a_browser_upload_compare_read_reload_and_reopen(tmp_path):
                 page.wait_for_selector("iframe#report")
                 assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # no sideways scrolling
                 page.close()
+            _bucket_in_a_browser(browser.new_page(viewport={"width": 1280, "height": 900}), base, errors)
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=10)
     assert not errors, errors
     assert all(u.startswith(base + "/") for u in requests), [u for u in requests if not u.startswith(base)]
+
+
+def _bucket_in_a_browser(page, base: str, errors: list[str]) -> None:
+    """An analysis's bucket opens the segments in it."""
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/")
+    page.set_input_files("input[name=ref]", str(EX / "ref.A.en"))
+    page.set_input_files("input[name=systems]", [str(EX / "base.en"), str(EX / "new.en")])
+    page.check("input[name=command][value=analyze]")
+    page.check("input[name=by][value=ref-length]")
+    page.click("button[type=submit]")
+    page.wait_for_selector("iframe#report", timeout=120_000)
+    view = page.frame_locator("iframe#report")
+    row = view.locator("table[data-kind=ref-length] tr.click").first
+    label = row.get_attribute("data-bucket")
+    row.click()
+    view.locator("#segments-title").wait_for()
+    assert view.locator("#segments-title").inner_text().startswith(f"ref-length {label}: base vs new")
+    data = json.loads(view.locator("#mtsig-view").text_content())
+    analysis = next(a for a in data["result"]["analyses"] if a["kind"] == "ref-length")
+    bucket = next(b for b in analysis["buckets"] if b["label"] == label)
+    assert view.locator("#segment-list .seg").count() == min(50, bucket["n_segments"])
 
 
 def _explore(view, shots: str | None, width: int) -> None:
@@ -447,7 +501,10 @@ def _explore(view, shots: str | None, width: int) -> None:
     assert view.locator("#comparisons tbody tr").count() == 1  # new is significantly better in chrF too
     view.locator("#filter-systems input[data-system=base]").uncheck()
     assert view.locator("#matrix td[data-a]").count() == 0 and view.locator("#comparisons tbody tr").count() == 0
-    view.locator("#filter-systems input[data-system=base]").check()
+    view.locator("#systems-none").click()
+    assert view.locator("#matrix tbody tr").count() == 0
+    view.locator("#systems-all").click()
+    assert view.locator("#matrix td[data-a]").count() == 2
     view.locator("#close-segments").click()
     assert view.locator("#segments").is_hidden()
 

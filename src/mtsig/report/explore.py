@@ -137,6 +137,11 @@ function filters() {
   });
   f.appendChild(el("span", {text: "systems:"}));
   f.appendChild(box);
+  [["all", true], ["none", false]].forEach(function (v) {
+    var btn = el("button", {type: "button", id: "systems-" + v[0], text: v[0]});
+    btn.addEventListener("click", function () { names.forEach(function (n) { state.systems[n] = v[1]; }); draw(); });
+    f.appendChild(btn);
+  });
   function select(id, label, values, key, all) {
     if (values.length < 2 && !all) { return; }
     var s = el("select", {id: id});
@@ -243,7 +248,8 @@ function analyzeView(main) {
         body.appendChild(tr);
       });
     });
-    main.appendChild(el("div", {cls: "wrap"}, [el("table", {id: "bucket-" + i}, [el("thead", {}, [head]), body])]));
+    var table = el("table", {id: "bucket-" + i, "data-kind": a.kind}, [el("thead", {}, [head]), body]);
+    main.appendChild(el("div", {cls: "wrap"}, [table]));
   });
 }
 
@@ -261,8 +267,9 @@ function highlight(text, ref, parent) {  // the words the reference lacks (beyon
 function keep(i) {
   return (!state.doc || S.docs[i] === state.doc) && (!state.domain || S.domains[i] === state.domain);
 }
-function openPair(a, b) { state.open = {a: a, b: b}; draw(); }
-function openBucket(i, k, a, b) { state.open = {a: a, b: b, analysis: i, bucket: k}; draw(); }
+function reveal() { var box = document.getElementById("segments"); if (box.scrollIntoView) { box.scrollIntoView(); } }
+function openPair(a, b) { state.open = {a: a, b: b}; draw(); reveal(); }
+function openBucket(i, k, a, b) { state.open = {a: a, b: b, analysis: i, bucket: k}; draw(); reveal(); }
 function pairCommands(a, b, m) {
   var c = C.by_metric[m], out = [];
   if (!c) { return [["The numbers: the run's command above.", ""]]; }

@@ -31,7 +31,7 @@ FILES = {**{n: "text/plain; charset=utf-8" for n in EXPORTS}, "result.json": "ap
 _ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{8}$")
 CSRF_COOKIE, TOKEN_COOKIE = "mtsig_csrf", "mtsig_token"
 METRICS = ("bleu", "chrf", "ter")
-TESTS = ("ar", "paired-bootstrap", "bootstrap")
+TESTS = ("ar", "paired-bootstrap", "bootstrap", "ttest")
 #: how ``human`` ranks (mtsig's tests, or WMT's procedure of a year)
 PROTOCOLS = ("mtsig", "wmt22", "wmt24", "wmt25")
 #: the levels meta evaluates at
@@ -213,7 +213,10 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         "(a table with a column per system, COMET's JSON, or one file per system named after it); without a "
         'reference and outputs, the scores alone are compared <input type="file" name="seg_scores" multiple></label>'
         '<label>their name <input type="text" name="seg_name" placeholder="from the file, or seg"></label>'
-        '<label><input type="checkbox" name="seg_lower" value="1"> lower is better</label></fieldset>'
+        '<label><input type="checkbox" name="seg_lower" value="1"> lower is better</label>'
+        "<label>or WMT25's automatic scores (its automatic_scores/SYSTEM.jsonl files) "
+        '<input type="file" name="wmt25_scores" multiple></label><label>of the language pair '
+        '<input type="text" name="langpair" placeholder="en-cs_CZ"></label></fieldset>'
         f"{picks}<fieldset><legend>metrics</legend>{metrics}</fieldset>"
         '<fieldset><legend>run</legend><label><input type="radio" name="command" value="compare" checked> compare: '
         'paired tests between the systems</label><label><input type="radio" name="command" value="analyze"> '
@@ -305,11 +308,7 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     if command not in ("compare", "analyze"):
         raise InputError(f"unknown run {command!r}: compare, analyze, human or meta")
     seed = _seed(form)
-    seg_name = str(form.get("seg_name") or "").strip() or None
-    seg = {"seg_scores": saved["seg_scores"], "seg_name": seg_name,
-           "seg_lower": bool(form.get("seg_lower"))} if saved["seg_scores"] else {}  # fmt: skip
-    if seg and seg_name and not re.fullmatch(r"[\w.+-]{1,40}", seg_name):
-        raise InputError("the scores' name: letters, digits, '.', '+', '-' or '_' (at most 40)")
+    seg = _score_inputs(form, saved)
     test = str(form.get("test") or "ar")
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}: {', '.join(TESTS)}")
@@ -335,6 +334,26 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
             "keep_texts": bool(form.get("keep_texts")), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
+def _score_inputs(form, saved: dict[str, list[str]]) -> dict[str, Any]:
+    """The run's score files: segment scores (with their name and direction), or WMT25's automatic scores of a
+    language pair (compared alone); empty without any."""
+    from mtsig.errors import InputError
+
+    if saved["wmt25_scores"]:
+        lp = str(form.get("langpair") or "").strip()
+        if not re.fullmatch(r"[a-z]{2,3}-[a-z]{2,3}(_[A-Za-z]{2})?", lp):
+            raise InputError(f"WMT25's scores need the language pair (en-cs_CZ, or en-cs), got {lp!r}")
+        if saved["ref"] or saved["systems"] or saved["seg_scores"]:
+            raise InputError("WMT25's automatic scores are compared alone: no reference, outputs or other scores")
+        return {"wmt25_scores": saved["wmt25_scores"], "langpair": lp}
+    if not saved["seg_scores"]:
+        return {}
+    name = str(form.get("seg_name") or "").strip() or None
+    if name and not re.fullmatch(r"[\w.+-]{1,40}", name):
+        raise InputError("the scores' name: letters, digits, '.', '+', '-' or '_' (at most 40)")
+    return {"seg_scores": saved["seg_scores"], "seg_name": name, "seg_lower": bool(form.get("seg_lower"))}
+
+
 def _scores_spec(form, command: str, test: str, seed: int, seg: dict[str, Any]) -> dict[str, Any]:
     """A comparison of segment scores alone (no texts): the systems are those the scores name."""
     from mtsig.errors import InputError
@@ -342,7 +361,8 @@ def _scores_spec(form, command: str, test: str, seed: int, seg: dict[str, Any]) 
     if command != "compare":
         raise InputError("analyze needs the texts: give a reference and the outputs beside the scores")
     baseline = str(form.get("baseline") or "").strip() or None
-    return {"command": "compare", "ref": None, "systems": {}, "metrics": ["seg"], "tests": [test], "seed": seed,
+    metrics = [] if "wmt25_scores" in seg else ["seg"]
+    return {"command": "compare", "ref": None, "systems": {}, "metrics": metrics, "tests": [test], "seed": seed,
             "baseline": baseline, "by": [], **seg, "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
@@ -398,7 +418,8 @@ def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
     if len(uploads) > config.max_files:
         raise InputError(f"at most {config.max_files} files per run")
     inputs.mkdir()
-    saved: dict[str, list[str]] = {"ref": [], "systems": [], "judgments": [], "seg_scores": [], "metric_files": []}
+    saved: dict[str, list[str]] = {"ref": [], "systems": [], "judgments": [], "seg_scores": [], "metric_files": [],
+                                   "wmt25_scores": []}  # fmt: skip
     total = 0
     for key, up in uploads:
         if key not in saved:

@@ -33,6 +33,10 @@ def seg_args(spec: dict[str, Any]) -> list[str]:
     return out
 
 
+def wmt25_args(spec: dict[str, Any]) -> list[str]:
+    return ["--wmt25-scores", *spec["wmt25_scores"], "-l", spec["langpair"]]
+
+
 def command_of(spec: dict[str, Any]) -> str:
     """The command line that prints the bundle's JSON, with the files as the user named them."""
     if spec.get("command") == "human":
@@ -43,7 +47,9 @@ def command_of(spec: dict[str, Any]) -> str:
         lower = ["--lower-is-better", *spec["lower"]] if spec.get("lower") else []
         return shlex.join(["mtsig", "meta", "--human", spec["judgments"], "--metric", *metrics, *lower, "--level",
                            spec["level"], "--seed", str(spec["seed"]), "-f", "json"])  # fmt: skip
-    if spec.get("ref") is None:  # segment scores alone
+    if spec.get("wmt25_scores"):
+        argv = ["mtsig", "compare", *wmt25_args(spec)]
+    elif spec.get("ref") is None:  # segment scores alone
         argv = ["mtsig", "compare", *seg_args(spec)]
     else:
         systems = [f"{name}={path}" for name, path in spec["systems"].items()]
@@ -128,6 +134,10 @@ def _read(spec: dict[str, Any]):
     """The run's statistics, read once, and (unless the run keeps no text) its texts for the segment views."""
     import mtsig
 
+    if spec.get("wmt25_scores"):
+        from mtsig.io.wmt25scores import wmt25_table
+
+        return wmt25_table(spec["wmt25_scores"], spec["langpair"])[0], None
     if spec.get("ref") is None:
         return mtsig.compute(None, None, ["seg"], **_seg_options(spec)), None
     from mtsig.executor import executor_for
@@ -160,7 +170,9 @@ def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
     names = [s.name for s in table.systems]
     by_metric = {}
     for m, metric in table.metrics.items():
-        if type(metric).name == "seg":
+        if spec.get("wmt25_scores"):
+            by_metric[m] = {"inputs": wmt25_args(spec), "systems": {n: n for n in names}, "metric": ["-m", m]}
+        elif type(metric).name == "seg":
             extra = ["-m", "seg"] if spec.get("ref") is not None else []
             by_metric[m] = {"inputs": seg_args(spec), "systems": {n: n for n in names}, "metric": extra}
         else:
@@ -187,8 +199,9 @@ def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: An
         files, systems = [spec["judgments"], *spec["metric_files"].values()], []
     else:
         files = ([spec["ref"]] if spec.get("ref") else []) + list((spec.get("systems") or {}).values())
-        files += [p.split("=", 1)[-1] for p in spec.get("seg_scores") or []]
+        files += [p.split("=", 1)[-1] for p in spec.get("seg_scores") or []] + list(spec.get("wmt25_scores") or [])
         systems = [s["name"] for s in res.to_dict()["systems"]] if kind == "compare" else list(res.systems)
+        spec = {**spec, "metrics": list(getattr(res, "metrics", None) or spec["metrics"])}  # as the result names them
     manifest = {
         "id": bundle.name, "command": command, "run": spec.get("command", "compare"), "by": spec.get("by") or [],
         "created": spec["created"], "systems": systems,
