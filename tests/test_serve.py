@@ -384,6 +384,33 @@ def test_the_json_is_the_command_line_s_on_wmt22(tmp_path):
     assert out == web
 
 
+@pytest.mark.slow
+def test_a_wmt_xml_test_set_alone_gives_its_systems_documents_and_domains(tmp_path):
+    from tests.data import WMT_XML, need
+
+    xml = need(WMT_XML)
+    with _client(tmp_path) as c:
+        loc = _submit(c, _files(("ref", xml.name, xml)), metrics=["bleu"], test="ttest").headers["location"]
+        assert _wait(c, loc, 600)["state"] == "done", c.get(loc + "/status").json()
+        web = c.get(loc + "/files/result.json").content
+        manifest = c.get(loc + "/files/manifest.json").json()
+        view = c.get(loc + "/files/view.html").text
+    assert manifest["command"] == f"mtsig compare -r {xml.name} -s {xml.name} -m bleu --test ttest --seed 12345 -f json"
+    assert sorted(manifest["systems"]) == ["LT22", "Online-A", "Online-B", "Online-G", "Online-W", "Online-Y"]
+    assert list(manifest["inputs"]) == [xml.name]  # one file, hashed once
+    folder = tmp_path / "cli"
+    folder.mkdir()
+    os.symlink(xml, folder / xml.name)
+    assert _cli_bytes(manifest["command"], folder) == web
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    seg = data["segments"]
+    assert len(set(seg["docs"])) == 271 and sorted(set(seg["domains"])) == ["conversation", "ecommerce", "news",
+                                                                             "social"]  # fmt: skip
+    assert seg["n"] == 1984 and len(seg["texts"]["outputs"]["LT22"]) == 1984
+    pair = data["cli"]["by_metric"]["bleu"]["systems"]
+    assert pair["LT22"] == f"{xml.name}:LT22"  # one system of the file, as the command line names it
+
+
 def _free_port() -> int:
     import socket
 

@@ -316,22 +316,41 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
         return _scores_spec(form, command, test, seed, seg)
     if len(saved["ref"]) != 1:
         raise InputError("give one reference (upload it, or pick it under --data), or segment scores alone")
-    if len(saved["systems"]) < 2:
+    if not saved["systems"] and _holds_systems(saved["ref"][0]):
+        saved["systems"] = list(saved["ref"])  # a WMT XML test set alone: its references and its systems
+    if len(saved["systems"]) < 2 and not any(_holds_systems(p) for p in saved["systems"]):
         raise InputError("give at least two system outputs")
-    systems: dict[str, str] = {}
-    for path in saved["systems"]:
-        name = re.sub(r"[^\w.-]", "_", Path(path).stem)[:64] or "system"
-        while name in systems:
-            name += "_"
-        systems[name] = path
+    systems = _system_specs(saved["systems"])
     by = [b for b in form.getlist("by") if b in BY] if command == "analyze" else []
     baseline = str(form.get("baseline") or "").strip() or None
-    if baseline is not None and baseline not in systems:
-        raise InputError(f"baseline {baseline!r} is none of the systems ({', '.join(systems)})")
+    named = [x.split("=", 1)[0] for x in systems if "=" in x]
+    if baseline is not None and len(named) == len(systems) and baseline not in named:
+        raise InputError(f"baseline {baseline!r} is none of the systems ({', '.join(named)})")
     metrics = [m for m in form.getlist("metrics") if m in METRICS] + (["seg"] if seg else [])
     return {"command": command, "by": by, "ref": saved["ref"][0], "systems": systems, "tests": [test],
             "seed": seed, "baseline": baseline, "metrics": metrics or ["bleu"], **seg,
             "keep_texts": bool(form.get("keep_texts")), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+
+
+def _holds_systems(path: str) -> bool:
+    """A WMT XML or SGML file may hold several systems: given as it is, it gives each of them."""
+    return Path(path).suffix.lower() in (".xml", ".sgm", ".sgml")
+
+
+def _system_specs(paths: list[str]) -> list[str]:
+    """The ``-s`` arguments: a text file named after it (``NAME=FILE``), an XML/SGML file as it is (its systems)."""
+    specs: list[str] = []
+    names: set[str] = set()
+    for path in paths:
+        if _holds_systems(path):
+            specs.append(path)
+            continue
+        name = re.sub(r"[^\w.-]", "_", Path(path).stem)[:64] or "system"
+        while name in names:
+            name += "_"
+        names.add(name)
+        specs.append(f"{name}={path}")
+    return specs
 
 
 def _score_inputs(form, saved: dict[str, list[str]]) -> dict[str, Any]:
@@ -362,7 +381,7 @@ def _scores_spec(form, command: str, test: str, seed: int, seg: dict[str, Any]) 
         raise InputError("analyze needs the texts: give a reference and the outputs beside the scores")
     baseline = str(form.get("baseline") or "").strip() or None
     metrics = [] if "wmt25_scores" in seg else ["seg"]
-    return {"command": "compare", "ref": None, "systems": {}, "metrics": metrics, "tests": [test], "seed": seed,
+    return {"command": "compare", "ref": None, "systems": [], "metrics": metrics, "tests": [test], "seed": seed,
             "baseline": baseline, "by": [], **seg, "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 

@@ -52,8 +52,7 @@ def command_of(spec: dict[str, Any]) -> str:
     elif spec.get("ref") is None:  # segment scores alone
         argv = ["mtsig", "compare", *seg_args(spec)]
     else:
-        systems = [f"{name}={path}" for name, path in spec["systems"].items()]
-        argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *systems, "-m", *spec["metrics"],
+        argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *spec["systems"], "-m", *spec["metrics"],
                 *seg_args(spec)]  # fmt: skip
     argv += ["--test", *spec["tests"], "--seed", str(spec["seed"])]
     if spec.get("baseline"):
@@ -104,7 +103,7 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     if spec.get("command") == "analyze":
         from mtsig.report.analyze_html import render_analyze_html
 
-        res = mtsig.analyze([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
+        res = mtsig.analyze([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
                             by=tuple(spec.get("by") or ()), **settings)  # fmt: skip
         report = render_analyze_html(res, command)
         view = render_explore("analyze", res.to_dict(), command, segment_data(table, texts), _cli(spec, table),
@@ -144,7 +143,7 @@ def _read(spec: dict[str, Any]):
     from mtsig.inputs import LoadOptions, resolve
     from mtsig.pipeline import compute_stats
 
-    inputs = resolve([spec["ref"]], dict(spec["systems"]), list(spec["metrics"]), LoadOptions(), _seg_options(spec))
+    inputs = resolve([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), LoadOptions(), _seg_options(spec))
     table = compute_stats(inputs.refs, list(inputs.systems), inputs.metrics,
                           executor_for(1, inputs.n_runs, inputs.work))  # fmt: skip
     if not spec.get("keep_texts", True):
@@ -164,6 +163,12 @@ def _seg_options(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _system_args(spec: dict[str, Any], table) -> dict[str, str]:
+    """Each system's ``-s`` argument alone: its ``NAME=FILE``, or ``FILE.xml:NAME`` for one of a file's systems."""
+    given = {x.split("=", 1)[0]: x for x in spec["systems"] if "=" in x}
+    return {s.name: given.get(s.name) or f"{s.files[0]}:{s.name}" for s in table.systems}
+
+
 def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
     """How the view writes the commands of a pair: per metric, the inputs and each system's argument (segment
     scores by name, alone: a table of every system cannot go beside two outputs)."""
@@ -176,8 +181,7 @@ def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
             extra = ["-m", "seg"] if spec.get("ref") is not None else []
             by_metric[m] = {"inputs": seg_args(spec), "systems": {n: n for n in names}, "metric": extra}
         else:
-            by_metric[m] = {"inputs": ["-r", spec["ref"]], "systems": {n: f"{n}={spec['systems'][n]}" for n in names},
-                            "metric": ["-m", m]}  # fmt: skip
+            by_metric[m] = {"inputs": ["-r", spec["ref"]], "systems": _system_args(spec, table), "metric": ["-m", m]}
     return {"by_metric": by_metric, "tail": ["--seed", str(spec["seed"]), "-f", "json"]}
 
 
@@ -198,7 +202,8 @@ def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: An
     elif kind == "meta":
         files, systems = [spec["judgments"], *spec["metric_files"].values()], []
     else:
-        files = ([spec["ref"]] if spec.get("ref") else []) + list((spec.get("systems") or {}).values())
+        files = ([spec["ref"]] if spec.get("ref") else []) + [x.split("=", 1)[-1] for x in spec.get("systems") or []]
+        files = list(dict.fromkeys(files))  # a WMT XML file: the reference and the systems
         files += [p.split("=", 1)[-1] for p in spec.get("seg_scores") or []] + list(spec.get("wmt25_scores") or [])
         systems = [s["name"] for s in res.to_dict()["systems"]] if kind == "compare" else list(res.systems)
         spec = {**spec, "metrics": list(getattr(res, "metrics", None) or spec["metrics"])}  # as the result names them
