@@ -449,6 +449,7 @@ def test_in_a_browser_upload_compare_read_reload_and_reopen(tmp_path):
                 page.goto(base + "/")
                 page.set_input_files("input[name=ref]", str(EX / "ref.A.en"))
                 page.set_input_files("input[name=systems]", [str(EX / "base.en"), str(EX / "new.en")])
+                page.set_input_files("input[name=docids]", str(EX / "ref.docids"))
                 page.check("input[value=chrf]")
                 page.click("button[type=submit]")
                 page.wait_for_selector("iframe#report", timeout=120_000)
@@ -456,9 +457,8 @@ def test_in_a_browser_upload_compare_read_reload_and_reopen(tmp_path):
                 report.locator("#mtsig-command").wait_for()
                 assert "base" in report.locator("table").first.inner_text()
                 _explore(report, shots, width)
-                assert "mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu chrf" in page.inner_text(
-                    "#command"
-                )
+                assert "mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu chrf --docids ref.docids" in (
+                    page.inner_text("#command"))  # fmt: skip
                 with page.expect_download() as dl:
                     page.click("a[href$='result.json']")
                 assert json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))["settings"]["seed"] == 12345
@@ -515,8 +515,17 @@ def _explore(view, shots: str | None, width: int) -> None:
     assert view.locator("#segments-title").inner_text() == "base vs new: segments (bleu)"
     assert view.locator("#segment-list .seg").count() == 40 and view.locator("#segment-list mark").count() > 0
     commands = view.locator("pre.segment-command").all_inner_texts()
-    assert commands[0].startswith("mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu --test ar")
-    assert commands[1].startswith("mtsig score -r ref.A.en -s base=base.en new=new.en -m bleu --sentence-level")
+    assert commands[0].startswith("mtsig compare -r ref.A.en --docids ref.docids -s base=base.en new=new.en -m bleu "
+                                  "--test ar")  # fmt: skip
+    assert commands[1].startswith("mtsig score -r ref.A.en --docids ref.docids -s base=base.en new=new.en -m bleu "
+                                  "--sentence-level")  # fmt: skip
+    docs = view.locator("#filter-document option").all_inner_texts()
+    assert docs[0] == "every document" and len(docs) == 1 + len(set((EX / "ref.docids").read_text().split()))
+    view.locator("#filter-document").select_option(docs[1])
+    in_doc = (EX / "ref.docids").read_text().split().count(docs[1])
+    assert view.locator("#segment-list .seg").count() == in_doc
+    assert all(f"document {docs[1]}" in t for t in view.locator("#segment-list .seg .head").all_inner_texts())
+    view.locator("#filter-document").select_option("")
     if shots:
         view.locator("#segments").screenshot(path=str(Path(shots) / f"serve-segments-{width}.png"))
     view.locator("#filter-better").select_option("a")  # the segments where base is better

@@ -217,6 +217,8 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         "<label>or WMT25's automatic scores (its automatic_scores/SYSTEM.jsonl files) "
         '<input type="file" name="wmt25_scores" multiple></label><label>of the language pair '
         '<input type="text" name="langpair" placeholder="en-cs_CZ"></label></fieldset>'
+        '<label>documents (optional: the document id of each segment, one per line; SGML and WMT XML bring theirs) '
+        '<input type="file" name="docids"></label>'
         f"{picks}<fieldset><legend>metrics</legend>{metrics}</fieldset>"
         '<fieldset><legend>run</legend><label><input type="radio" name="command" value="compare" checked> compare: '
         'paired tests between the systems</label><label><input type="radio" name="command" value="analyze"> '
@@ -312,8 +314,13 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
     test = str(form.get("test") or "ar")
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}: {', '.join(TESTS)}")
+    if len(saved["docids"]) > 1:
+        raise InputError("give one file of document ids")
+    docids = {"docids": saved["docids"][0]} if saved["docids"] else {}
+    if docids and "wmt25_scores" in seg:
+        raise InputError("WMT25's scores bring their documents: no file of document ids")
     if seg and not saved["ref"] and not saved["systems"]:
-        return _scores_spec(form, command, test, seed, seg)
+        return {**_scores_spec(form, command, test, seed, seg), **docids}
     if len(saved["ref"]) != 1:
         raise InputError("give one reference (upload it, or pick it under --data), or segment scores alone")
     if not saved["systems"] and _holds_systems(saved["ref"][0]):
@@ -328,7 +335,7 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
         raise InputError(f"baseline {baseline!r} is none of the systems ({', '.join(named)})")
     metrics = [m for m in form.getlist("metrics") if m in METRICS] + (["seg"] if seg else [])
     return {"command": command, "by": by, "ref": saved["ref"][0], "systems": systems, "tests": [test],
-            "seed": seed, "baseline": baseline, "metrics": metrics or ["bleu"], **seg,
+            "seed": seed, "baseline": baseline, "metrics": metrics or ["bleu"], **seg, **docids,
             "keep_texts": bool(form.get("keep_texts")), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
 
 
@@ -438,7 +445,7 @@ def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
         raise InputError(f"at most {config.max_files} files per run")
     inputs.mkdir()
     saved: dict[str, list[str]] = {"ref": [], "systems": [], "judgments": [], "seg_scores": [], "metric_files": [],
-                                   "wmt25_scores": []}  # fmt: skip
+                                   "wmt25_scores": [], "docids": []}  # fmt: skip
     total = 0
     for key, up in uploads:
         if key not in saved:

@@ -52,8 +52,10 @@ def command_of(spec: dict[str, Any]) -> str:
     elif spec.get("ref") is None:  # segment scores alone
         argv = ["mtsig", "compare", *seg_args(spec)]
     else:
-        argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *spec["systems"], "-m", *spec["metrics"],
-                *seg_args(spec)]  # fmt: skip
+        argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *spec["systems"], "-m",
+                *spec["metrics"], *seg_args(spec)]  # fmt: skip
+    if spec.get("docids"):
+        argv += ["--docids", spec["docids"]]
     argv += ["--test", *spec["tests"], "--seed", str(spec["seed"])]
     if spec.get("baseline"):
         argv += ["--baseline", spec["baseline"]]
@@ -104,7 +106,8 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         from mtsig.report.analyze_html import render_analyze_html
 
         res = mtsig.analyze([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
-                            by=tuple(spec.get("by") or ()), **settings)  # fmt: skip
+                            by=tuple(spec.get("by") or ()), docids=spec.get("docids"), **_seg_options(spec),
+                            **settings)  # fmt: skip
         report = render_analyze_html(res, command)
         view = render_explore("analyze", res.to_dict(), command, segment_data(table, texts), _cli(spec, table),
                               members_of(res))  # fmt: skip
@@ -138,12 +141,13 @@ def _read(spec: dict[str, Any]):
 
         return wmt25_table(spec["wmt25_scores"], spec["langpair"])[0], None
     if spec.get("ref") is None:
-        return mtsig.compute(None, None, ["seg"], **_seg_options(spec)), None
+        return mtsig.compute(None, None, ["seg"], **_seg_options(spec), docids=spec.get("docids")), None
     from mtsig.executor import executor_for
     from mtsig.inputs import LoadOptions, resolve
     from mtsig.pipeline import compute_stats
 
-    inputs = resolve([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), LoadOptions(), _seg_options(spec))
+    load = LoadOptions(docids=spec.get("docids"))
+    inputs = resolve([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), load, _seg_options(spec))
     table = compute_stats(inputs.refs, list(inputs.systems), inputs.metrics,
                           executor_for(1, inputs.n_runs, inputs.work))  # fmt: skip
     if not spec.get("keep_texts", True):
@@ -182,6 +186,9 @@ def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
             by_metric[m] = {"inputs": seg_args(spec), "systems": {n: n for n in names}, "metric": extra}
         else:
             by_metric[m] = {"inputs": ["-r", spec["ref"]], "systems": _system_args(spec, table), "metric": ["-m", m]}
+    docs = ["--docids", spec["docids"]] if spec.get("docids") else []
+    for c in by_metric.values():
+        c["inputs"] = c["inputs"] + docs
     return {"by_metric": by_metric, "tail": ["--seed", str(spec["seed"]), "-f", "json"]}
 
 
@@ -205,6 +212,7 @@ def _write(work: Path, bundle: Path, spec: dict[str, Any], command: str, res: An
         files = ([spec["ref"]] if spec.get("ref") else []) + [x.split("=", 1)[-1] for x in spec.get("systems") or []]
         files = list(dict.fromkeys(files))  # a WMT XML file: the reference and the systems
         files += [p.split("=", 1)[-1] for p in spec.get("seg_scores") or []] + list(spec.get("wmt25_scores") or [])
+        files += [spec["docids"]] if spec.get("docids") else []
         systems = [s["name"] for s in res.to_dict()["systems"]] if kind == "compare" else list(res.systems)
         spec = {**spec, "metrics": list(getattr(res, "metrics", None) or spec["metrics"])}  # as the result names them
     manifest = {
