@@ -177,7 +177,7 @@ def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
     """How the view writes the commands of a pair: per metric, the inputs and each system's argument (segment
     scores by name, alone: a table of every system cannot go beside two outputs)."""
     names = [s.name for s in table.systems]
-    by_metric = {}
+    by_metric: dict[str, dict[str, Any]] = {}
     for m, metric in table.metrics.items():
         if spec.get("wmt25_scores"):
             by_metric[m] = {"inputs": wmt25_args(spec), "systems": {n: n for n in names}, "metric": ["-m", m]}
