@@ -411,6 +411,43 @@ def test_a_wmt_xml_test_set_alone_gives_its_systems_documents_and_domains(tmp_pa
     assert pair["LT22"] == f"{xml.name}:LT22"  # one system of the file, as the command line names it
 
 
+@pytest.mark.slow
+def test_a_test_set_by_name_from_sacrebleu_s_cache(tmp_path, monkeypatch):
+    """``-t wmt22 -l de-fr`` from a cache the test builds (no network), as tests/test_units.py does; a pair that is
+    not cached fails with sacreBLEU's reason on the page."""
+    from sacrebleu.dataset.wmt_xml import WMTXMLDataset
+
+    from tests.data import WMT_XML, need
+
+    xml = need(WMT_XML)
+    raw = tmp_path / "cache" / "wmt22" / "raw"
+    (raw / "wmt22-news-systems-1.1" / "xml").mkdir(parents=True)
+    shutil.copy(xml, raw / "wmt22-news-systems-1.1" / "xml" / xml.name)
+    (raw / "wmt22.v1.1.tar.gz").write_text("already downloaded and extracted")
+    monkeypatch.setenv("SACREBLEU", str(tmp_path / "cache"))  # the worker inherits it
+    unwrapped = WMTXMLDataset._unwrap_wmt21_or_later(str(xml))
+    files = []
+    for name in ("LT22", "Online-A"):
+        (tmp_path / f"{name}.txt").write_text("".join(x + "\n" for x in unwrapped[name]), encoding="utf-8")
+        files.append(("systems", f"{name}.txt", tmp_path / f"{name}.txt"))
+    with _client(tmp_path) as c:
+        loc = _submit(c, _files(*files), test_set="wmt22", test_langpair="de-fr", test="ttest").headers["location"]
+        assert _wait(c, loc, 600)["state"] == "done", c.get(loc + "/status").json()
+        web = c.get(loc + "/files/result.json").content
+        manifest = c.get(loc + "/files/manifest.json").json()
+        view = c.get(loc + "/files/view.html").text
+        missing = _submit(c, _files(*files), test_set="wmt22", test_langpair="de-en").headers["location"]
+        failed = _wait(c, missing)
+        both = _submit(c, _example_files(), test_set="wmt22", test_langpair="de-fr")
+    assert manifest["command"].startswith("mtsig compare -t wmt22 -l de-fr -s LT22=LT22.txt Online-A=Online-A.txt")
+    assert _cli_bytes(manifest["command"], tmp_path) == web
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    assert len(set(data["segments"]["docs"])) == 271 and data["segments"]["texts"]["ref"][0]
+    assert data["cli"]["by_metric"]["bleu"]["inputs"] == ["-t", "wmt22", "-l", "de-fr"]
+    assert failed["state"] == "failed" and "is not in sacreBLEU's cache" in failed["error"]
+    assert both.status_code == 400 and "a reference or a test set by name, not both" in both.text
+
+
 def _free_port() -> int:
     import socket
 

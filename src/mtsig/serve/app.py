@@ -208,6 +208,8 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         f'<form method="post" action="/runs" enctype="multipart/form-data">'
         f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
         '<label>reference <input type="file" name="ref"></label>'
+        '<label>or a test set sacreBLEU knows <input type="text" name="test_set" placeholder="wmt22" size="10"></label>'
+        '<label>of the language pair <input type="text" name="test_langpair" placeholder="de-en" size="8"></label>'
         '<label>systems (two or more; each named after its file) <input type="file" name="systems" multiple></label>'
         '<fieldset><legend>segment scores (optional)</legend><label>files of COMET, MetricX, BLEURT ... scores '
         "(a table with a column per system, COMET's JSON, or one file per system named after it); without a "
@@ -321,22 +323,46 @@ def _spec(form, config: Config, work: Path) -> dict[str, Any]:
         raise InputError("WMT25's scores bring their documents: no file of document ids")
     if seg and not saved["ref"] and not saved["systems"]:
         return {**_scores_spec(form, command, test, seed, seg), **docids}
-    if len(saved["ref"]) != 1:
-        raise InputError("give one reference (upload it, or pick it under --data), or segment scores alone")
-    if not saved["systems"] and _holds_systems(saved["ref"][0]):
-        saved["systems"] = list(saved["ref"])  # a WMT XML test set alone: its references and its systems
-    if len(saved["systems"]) < 2 and not any(_holds_systems(p) for p in saved["systems"]):
-        raise InputError("give at least two system outputs")
-    systems = _system_specs(saved["systems"])
+    refs, systems = _texts(form, saved)
     by = [b for b in form.getlist("by") if b in BY] if command == "analyze" else []
     baseline = str(form.get("baseline") or "").strip() or None
     named = [x.split("=", 1)[0] for x in systems if "=" in x]
     if baseline is not None and len(named) == len(systems) and baseline not in named:
         raise InputError(f"baseline {baseline!r} is none of the systems ({', '.join(named)})")
     metrics = [m for m in form.getlist("metrics") if m in METRICS] + (["seg"] if seg else [])
-    return {"command": command, "by": by, "ref": saved["ref"][0], "systems": systems, "tests": [test],
+    return {"command": command, "by": by, **refs, "systems": systems, "tests": [test],
             "seed": seed, "baseline": baseline, "metrics": metrics or ["bleu"], **seg, **docids,
             "keep_texts": bool(form.get("keep_texts")), "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+
+
+def _texts(form, saved: dict[str, list[str]]) -> tuple[dict[str, Any], list[str]]:
+    """The references (a file, or a test set by name) and the ``-s`` arguments of the outputs."""
+    from mtsig.errors import InputError
+
+    test_set = _test_set(form)
+    if test_set and saved["ref"]:
+        raise InputError("give a reference or a test set by name, not both")
+    if len(saved["ref"]) != 1 and not test_set:
+        raise InputError("give one reference (upload it, or pick it under --data, or name a test set), or segment "
+                         "scores alone")  # fmt: skip
+    if not saved["systems"] and saved["ref"] and _holds_systems(saved["ref"][0]):
+        saved["systems"] = list(saved["ref"])  # a WMT XML test set alone: its references and its systems
+    if len(saved["systems"]) < 2 and not any(_holds_systems(p) for p in saved["systems"]):
+        raise InputError("give at least two system outputs")
+    return {"ref": saved["ref"][0] if saved["ref"] else None, **test_set}, _system_specs(saved["systems"])
+
+
+def _test_set(form) -> dict[str, str]:
+    """A test set by name (sacreBLEU's, from its cache or downloaded) and its language pair; empty when none."""
+    from mtsig.errors import InputError
+
+    name = str(form.get("test_set") or "").strip()
+    if not name:
+        return {}
+    lp = str(form.get("test_langpair") or "").strip()
+    if not re.fullmatch(r"[\w.-]{1,40}", name) or not re.fullmatch(r"[a-z]{2,3}-[a-z]{2,3}", lp):
+        raise InputError(f"a test set by name needs its name and language pair (wmt22, de-en), got {name!r}, {lp!r}")
+    return {"test_set": name, "langpair": lp}
 
 
 def _holds_systems(path: str) -> bool:

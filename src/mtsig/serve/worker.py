@@ -33,6 +33,11 @@ def seg_args(spec: dict[str, Any]) -> list[str]:
     return out
 
 
+def ref_args(spec: dict[str, Any]) -> list[str]:
+    """The references: a file, or a test set by name."""
+    return ["-t", spec["test_set"], "-l", spec["langpair"]] if spec.get("test_set") else ["-r", spec["ref"]]
+
+
 def wmt25_args(spec: dict[str, Any]) -> list[str]:
     return ["--wmt25-scores", *spec["wmt25_scores"], "-l", spec["langpair"]]
 
@@ -49,10 +54,10 @@ def command_of(spec: dict[str, Any]) -> str:
                            spec["level"], "--seed", str(spec["seed"]), "-f", "json"])  # fmt: skip
     if spec.get("wmt25_scores"):
         argv = ["mtsig", "compare", *wmt25_args(spec)]
-    elif spec.get("ref") is None:  # segment scores alone
+    elif spec.get("ref") is None and not spec.get("test_set"):  # segment scores alone
         argv = ["mtsig", "compare", *seg_args(spec)]
     else:
-        argv = ["mtsig", spec.get("command", "compare"), "-r", spec["ref"], "-s", *spec["systems"], "-m",
+        argv = ["mtsig", spec.get("command", "compare"), *ref_args(spec), "-s", *spec["systems"], "-m",
                 *spec["metrics"], *seg_args(spec)]  # fmt: skip
     if spec.get("docids"):
         argv += ["--docids", spec["docids"]]
@@ -105,9 +110,10 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     if spec.get("command") == "analyze":
         from mtsig.report.analyze_html import render_analyze_html
 
-        res = mtsig.analyze([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
-                            by=tuple(spec.get("by") or ()), docids=spec.get("docids"), **_seg_options(spec),
-                            **settings)  # fmt: skip
+        refs = None if spec.get("test_set") else [spec["ref"]]
+        loading = {k: spec[k] for k in ("test_set", "langpair", "docids") if spec.get(k)}
+        res = mtsig.analyze(refs, list(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
+                            by=tuple(spec.get("by") or ()), **loading, **_seg_options(spec), **settings)  # fmt: skip
         report = render_analyze_html(res, command)
         view = render_explore("analyze", res.to_dict(), command, segment_data(table, texts), _cli(spec, table),
                               members_of(res))  # fmt: skip
@@ -140,14 +146,15 @@ def _read(spec: dict[str, Any]):
         from mtsig.io.wmt25scores import wmt25_table
 
         return wmt25_table(spec["wmt25_scores"], spec["langpair"])[0], None
-    if spec.get("ref") is None:
+    if spec.get("ref") is None and not spec.get("test_set"):
         return mtsig.compute(None, None, ["seg"], **_seg_options(spec), docids=spec.get("docids")), None
     from mtsig.executor import executor_for
     from mtsig.inputs import LoadOptions, resolve
     from mtsig.pipeline import compute_stats
 
-    load = LoadOptions(docids=spec.get("docids"))
-    inputs = resolve([spec["ref"]], list(spec["systems"]), list(spec["metrics"]), load, _seg_options(spec))
+    load = LoadOptions(docids=spec.get("docids"), test_set=spec.get("test_set"), langpair=spec.get("langpair"))
+    refs = None if spec.get("test_set") else [spec["ref"]]
+    inputs = resolve(refs, list(spec["systems"]), list(spec["metrics"]), load, _seg_options(spec))
     table = compute_stats(inputs.refs, list(inputs.systems), inputs.metrics,
                           executor_for(1, inputs.n_runs, inputs.work))  # fmt: skip
     if not spec.get("keep_texts", True):
@@ -182,10 +189,10 @@ def _cli(spec: dict[str, Any], table) -> dict[str, Any]:
         if spec.get("wmt25_scores"):
             by_metric[m] = {"inputs": wmt25_args(spec), "systems": {n: n for n in names}, "metric": ["-m", m]}
         elif type(metric).name == "seg":
-            extra = ["-m", "seg"] if spec.get("ref") is not None else []
+            extra = ["-m", "seg"] if spec.get("ref") is not None or spec.get("test_set") else []
             by_metric[m] = {"inputs": seg_args(spec), "systems": {n: n for n in names}, "metric": extra}
         else:
-            by_metric[m] = {"inputs": ["-r", spec["ref"]], "systems": _system_args(spec, table), "metric": ["-m", m]}
+            by_metric[m] = {"inputs": ref_args(spec), "systems": _system_args(spec, table), "metric": ["-m", m]}
     docs = ["--docids", spec["docids"]] if spec.get("docids") else []
     for c in by_metric.values():
         c["inputs"] = c["inputs"] + docs
