@@ -8,12 +8,13 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import mtsig
 from mtsig.cli import main
 from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
-from mtsig.report.plots import svg_marks
+from mtsig.report.plots import plot_compare, svg_marks
 from mtsig.resample import Resampling
 from tests.data import WMT_SYSTEMS
 
@@ -143,3 +144,17 @@ def test_report_groups_comparisons_by_metric_and_names_the_better_system(tmp_pat
     bleu = re.search(r'id="mtsig-comparisons-bleu">.*?</table>', html, re.S).group(0)
     assert ">new better</td>" in ter and ">new better</td>" in bleu  # new: higher BLEU and lower TER
     assert 'id="mtsig-comparisons"' not in html
+
+
+def test_a_matrix_of_many_systems_widens_the_figure_instead_of_cutting_it_off():
+    """60 systems at one column's width: every cell keeps its smallest size and the figure grows to hold them (it
+    used to stay 3.3 in wide and cut the matrix off after 20 systems)."""
+    rng = np.random.default_rng(0)
+    scores = {f"sys{j:02d}": list(0.8 + 0.002 * j + rng.normal(0, 0.05, 200)) for j in range(60)}
+    res = mtsig.compare(None, None, ["seg"], seg_scores=scores, test="ttest")
+    fig = plot_compare(res)
+    width = fig.get_size_inches()[0]
+    assert width > 60 * 0.14
+    for ax in fig.axes:
+        x0, y0, w, h = ax.get_position().bounds
+        assert x0 >= 0 and x0 + w <= 1 + 1e-9 and y0 >= 0 and y0 + h <= 1 + 1e-9

@@ -157,9 +157,10 @@ def _matrix_figure(Figure, res: CompareResult, metrics: list[str], rows: dict, w
     cols = max(1, min(len(metrics), int(room // (label + 0.3 + n * MATRIX_CELL[0]))))
     block_w = room / cols
     side = max(n * MATRIX_CELL[0], min(block_w - label - 0.3, n * MATRIX_CELL[1]))
+    block_w = max(block_w, label + 0.3 + side)  # many systems: the figure widens rather than cut the matrix off
     nrows = -(-len(metrics) // cols)
     block_h = side + 0.4 + label * 0.87  # rotated labels below each matrix
-    W, H = width, nrows * block_h + top
+    W, H = max(width, cols * block_w + right), nrows * block_h + top
     fig = Figure(figsize=(W, H))
     fig._mtsig_caption_room = top - 0.45  # inches the note takes above the titles (freed without the caption)
     norm = LogNorm(vmin=1e-4, vmax=1.0)
