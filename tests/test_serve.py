@@ -306,6 +306,10 @@ def test_paths_picked_under_data_stay_there(tmp_path):
             assert r.status_code == 400, bad
         r = _submit(c, [], data_ref="ref.A.en", data_systems=["base.en", "new.en"])
         assert r.status_code == 303 and _wait(c, r.headers["location"])["state"] == "done"
+        for field in ("judgments", "metric_files", "seg_scores", "docids", "wmt25_scores"):  # every file field
+            r = _submit(c, [], command="meta", **{f"data_{field}": "../secret.txt"})
+            assert r.status_code == 400 and "without '..'" in r.text, field
+        assert 'name="data_metric_files"' in home and 'name="data_judgments"' in home
 
 
 def test_uploads_are_limited_in_size_and_number(tmp_path):

@@ -184,11 +184,16 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
     csrf = _csrf_of(request)
     data = _data_files(config)
     options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in data)
-    picks = (f'<fieldset><legend>or files under {escape(str(config.data))}</legend>'
-             f'<label>reference <select name="data_ref"><option value=""></option>{options}</select></label>'
-             f'<label>systems <select name="data_systems" multiple size="6">{options}</select></label>'
-             f'<label>segment scores <select name="data_seg" multiple size="4">{options}</select></label></fieldset>'
-             if data else "")  # fmt: skip
+
+    def picks(*fields: tuple[str, str, bool]) -> str:
+        """Selects of the files under ``--data`` for the form's file fields (none without ``--data``)."""
+        if not data:
+            return ""
+        rows = "".join(f'<label>{label} <select name="data_{key}"{" multiple size=4" if many else ""}>'
+                       f'{"" if many else "<option value=></option>"}{options}</select></label>'
+                       for key, label, many in fields)  # fmt: skip
+        return f"<fieldset><legend>or files under {escape(str(config.data))}</legend>{rows}</fieldset>"
+
     metrics = "".join(f'<label><input type="checkbox" name="metrics" value="{m}"{" checked" if m == "bleu" else ""}>'
                       f" {m}</label>" for m in METRICS)  # fmt: skip
     tests = "".join(f'<option value="{t}">{t}</option>' for t in TESTS)
@@ -221,7 +226,9 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         '<input type="text" name="langpair" placeholder="en-cs_CZ"></label></fieldset>'
         '<label>documents (optional: the document id of each segment, one per line; SGML and WMT XML bring theirs) '
         '<input type="file" name="docids"></label>'
-        f"{picks}<fieldset><legend>metrics</legend>{metrics}</fieldset>"
+        + picks(("ref", "reference", False), ("systems", "systems", True), ("seg_scores", "segment scores", True),
+                ("wmt25_scores", "WMT25's automatic scores", True), ("docids", "documents", False))
+        + f"<fieldset><legend>metrics</legend>{metrics}</fieldset>"
         '<fieldset><legend>run</legend><label><input type="radio" name="command" value="compare" checked> compare: '
         'paired tests between the systems</label><label><input type="radio" name="command" value="analyze"> '
         "analyze: where they differ, bucket by bucket (by default every analysis below)</label>"
@@ -237,7 +244,8 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         f'<form method="post" action="/runs" enctype="multipart/form-data">'
         f'<input type="hidden" name="csrf" value="{escape(csrf)}"><input type="hidden" name="command" value="human">'
         '<label>judgments <input type="file" name="judgments"></label>'
-        f'<label>protocol <select name="protocol">{protocols}</select></label>'
+        + picks(("judgments", "judgments", False))
+        + f'<label>protocol <select name="protocol">{protocols}</select></label>'
         '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
         '<button type="submit">rank</button></form>'
         "<h2>Metrics against humans</h2><p>How well metrics agree with human judgments (mtsig meta): each metric's "
@@ -247,7 +255,8 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         f'<input type="hidden" name="csrf" value="{escape(csrf)}"><input type="hidden" name="command" value="meta">'
         '<label>human judgments <input type="file" name="judgments"></label>'
         '<label>metric scores (each named after its file) <input type="file" name="metric_files" multiple></label>'
-        f'<label>level <select name="level">{levels}</select></label>'
+        + picks(("judgments", "human judgments", False), ("metric_files", "metric scores", True))
+        + f'<label>level <select name="level">{levels}</select></label>'
         '<label>lower is better (metric names) <input type="text" name="lower" placeholder="TER MetricX"></label>'
         '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
         '<button type="submit">evaluate</button></form>'
@@ -483,8 +492,7 @@ def _inputs(form, config: Config, inputs: Path) -> dict[str, list[str]]:
         name = _unique(inputs, _safe(Path(up.filename).name) or "file")
         (inputs / name).write_bytes(data)
         saved[key].append(name)
-    picks = [("ref", form.get("data_ref"))] + [("systems", v) for v in form.getlist("data_systems")]
-    picks += [("seg_scores", v) for v in form.getlist("data_seg")]
+    picks = [(key, v) for key in saved for v in form.getlist(f"data_{key}")]
     for key, v in picks:
         if v:
             target = _confined(config, str(v))
