@@ -124,7 +124,17 @@ def test_human_judgments_are_ranked_with_the_command_line_s_json(tmp_path):
         web = c.get(loc + "/files/result.json").content
         manifest = c.get(loc + "/files/manifest.json").json()
         assert "mtsig human judged.tsv" in c.get(loc + "/files/report.html").text
+        view = c.get(loc + "/files/view.html").text
     assert manifest["command"] == "mtsig human judged.tsv --protocol mtsig --seed 7 -f json"
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    assert data["segments"]["n"] == 30 and len(data["result"]["comparisons"]) == 3
+    low_high = next(x for x in data["result"]["comparisons"] if {x["a"], x["b"]} == {"low", "high"})
+    by = json.loads(web)
+    scores = {s["name"]: s["score"] for s in by["systems"]}
+    assert low_high["delta"] == pytest.approx(scores[low_high["b"]] - scores[low_high["a"]])  # B − A, as compare's
+    judged_rows = judged.read_text(encoding="utf-8").splitlines()[1:]
+    first = {r.split("\t")[0]: float(r.split("\t")[2]) for r in judged_rows if r.split("\t")[1] == "0"}
+    assert {s: v[0] for s, v in data["segments"]["scores"]["human"].items()} == first  # each segment's judgments
     assert manifest["systems"] == ["high", "mid", "low"]
     out = subprocess.run([sys.executable, "-m", "mtsig", *manifest["command"].split()[1:]], cwd=tmp_path,
                          capture_output=True, check=True).stdout  # fmt: skip

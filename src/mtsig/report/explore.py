@@ -10,6 +10,7 @@ as markup. The segments are shown with the words of each output that the referen
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from mtsig.report.html import _e, embedded_json
 SEGMENT_DECIMALS = 4
 
 
-def segment_data(table, texts: dict[str, Any] | None) -> dict[str, Any]:
+def segment_data(table, texts: dict[str, Any] | None, why: str = "the texts were not kept") -> dict[str, Any]:
     """What the segment views show: each metric's score of every segment per system, the documents and domains,
     and (``texts``: ``{"ref": [...], "outputs": {system: [...]}}``, or None when the texts are not kept) the
     texts."""
@@ -30,9 +31,35 @@ def segment_data(table, texts: dict[str, Any] | None) -> dict[str, Any]:
     scores = {m: {s: [None if not np.isfinite(x) else round(x, SEGMENT_DECIMALS) for x in xs]
                   for s, xs in by.items()} for m, by in sentence_scores(table).items()}  # fmt: skip
     return {"n": table.n_segments, "scores": scores, "docs": table.units.get("document"),
-            "domains": table.units.get("domain"), "texts": texts,
+            "domains": table.units.get("domain"), "texts": texts, "no_texts": why,
             "directions": {m: "higher" if metric.higher_is_better else "lower" for m, metric in table.metrics.items()},
             "decimals": {m: int(metric.decimals) for m, metric in table.metrics.items()}}  # fmt: skip
+
+
+def human_view(res) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A ranking from human judgments as the view draws it: the systems' scores and the pairwise tests (the
+    difference as B − A, as compare's), and each segment's judgment per system (``res.segments``)."""
+    st = res.settings
+    test = str(st.get("test") or res.protocol)
+    scores = {s.name: s.score for s in res.systems}
+    result = {
+        "systems": [{"name": s.name, "scores": {"human": {"score": s.score}}} for s in res.systems],
+        "comparisons": [{"metric": "human", "test": test, "a": c.a, "b": c.b, "score_a": scores.get(c.a),
+                         "score_b": scores.get(c.b), "delta": None if c.delta is None else -c.delta,
+                         "p_value": c.p_value, "p_adjusted": c.p_adjusted, "significant": bool(c.significant)}
+                        for c in res.comparisons],
+        "settings": {"correction": str(st.get("correction") or "no"), "alpha": st.get("alpha", 0.05)},
+    }  # fmt: skip
+    ids = list(dict.fromkeys(str(g) for _, g, _ in res.segments or ()))
+    where = {g: i for i, g in enumerate(ids)}
+    by: dict[str, list[float | None]] = {s.name: [None] * len(ids) for s in res.systems}
+    for system, g, x in res.segments or ():
+        if system in by and np.isfinite(x):
+            by[system][where[str(g)]] = round(float(x), SEGMENT_DECIMALS)
+    segments = {"n": len(ids), "ids": ids, "scores": {"human": by}, "docs": None, "domains": None, "texts": None,
+                "no_texts": "each segment's human scores (the judgments' texts are not shown)",
+                "directions": {"human": "higher"}, "decimals": {"human": 3}}  # fmt: skip
+    return result, segments
 
 
 def members_of(res) -> list[Any]:
@@ -49,27 +76,39 @@ def members_of(res) -> list[Any]:
     return out
 
 
-def render_explore(kind: str, result: dict[str, Any], command: str, segments: dict[str, Any],
-                   cli: dict[str, Any], members: list[Any] | None = None) -> str:  # fmt: skip
-    """The page. ``cli``: how the view writes a pair's commands: per metric (``by_metric``) the inputs' arguments
-    (``inputs``), each system's ``-s`` argument (``systems``) and the metric's (``metric``); ``tail``: the
-    settings that follow."""
-    from mtsig.report.html import _CSS
+@dataclass(frozen=True)
+class View:
+    """The page of a run. ``kind``: ``compare`` (a matrix per metric and test) or ``analyze`` (bucket tables);
+    ``result``: what the view draws (the run's JSON, or a ranking's as compare's); ``segments``: from
+    :func:`segment_data` or :func:`human_view`; ``cli``: how the view writes a pair's commands: per metric
+    (``by_metric``) the inputs' arguments (``inputs``), each system's ``-s`` argument (``systems``) and the metric's
+    (``metric``), and the settings that follow (``tail``); ``members``: an analysis's segments per bucket."""
 
-    view = {"kind": kind, "result": result, "command": command, "segments": segments, "cli": cli,
-            "members": members, "version": __version__}  # fmt: skip
-    title = "mtsig comparison" if kind == "compare" else "mtsig analysis"
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-        f"<title>{_e(title)}</title><style>{_CSS}{_VIEW_CSS}</style></head><body>\n"
-        f"<h1>{_e(title)}</h1><p class=muted>mtsig {_e(__version__)}: the numbers of the run below; click a cell "
-        "of a matrix, a row of a table or a bucket to open its segments.</p>"
-        "<h2>Command</h2><pre id=mtsig-command></pre><div id=filters></div><div id=main></div>"
-        "<section id=segments hidden></section>\n"
-        f'<script type="application/json" id="mtsig-view">{embedded_json(view)}</script>\n'
-        f"<script>{_VIEW_JS}</script>\n</body></html>\n"
-    )
+    kind: str
+    result: dict[str, Any]
+    command: str
+    segments: dict[str, Any]
+    cli: dict[str, Any] = field(default_factory=lambda: {"by_metric": {}, "tail": []})
+    members: list[Any] | None = None
+    title: str | None = None
+
+    def html(self) -> str:
+        from mtsig.report.html import _CSS
+
+        view = {"kind": self.kind, "result": self.result, "command": self.command, "segments": self.segments,
+                "cli": self.cli, "members": self.members, "version": __version__}  # fmt: skip
+        title = self.title or ("mtsig comparison" if self.kind == "compare" else "mtsig analysis")
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
+            f"<title>{_e(title)}</title><style>{_CSS}{_VIEW_CSS}</style></head><body>\n"
+            f"<h1>{_e(title)}</h1><p class=muted>mtsig {_e(__version__)}: the numbers of the run below; click a "
+            "cell of a matrix, a row of a table or a bucket to open its segments.</p>"
+            "<h2>Command</h2><pre id=mtsig-command></pre><div id=filters></div><div id=main></div>"
+            "<section id=segments hidden></section>\n"
+            f'<script type="application/json" id="mtsig-view">{embedded_json(view)}</script>\n'
+            f"<script>{_VIEW_JS}</script>\n</body></html>\n"
+        )
 
 
 _VIEW_CSS = """
@@ -327,13 +366,13 @@ function segments() {
     if (c[1]) { box.appendChild(el("pre", {cls: "segment-command", text: c[1]})); }
   });
   box.appendChild(el("p", {id: "segments-count", text: idx.length + " segment(s), the largest differences first" +
-    (S.texts ? "; marked: the words of an output that the reference lacks." : "; the texts were not kept.")}));
+    (S.texts ? "; marked: the words of an output that the reference lacks." : "; " + S.no_texts + ".")}));
   var list = el("div", {id: "segment-list"});
   box.appendChild(list);
   var shownN = 0;
   function more() {
     idx.slice(shownN, shownN + 50).forEach(function (i) {
-      var head = "segment " + (i + 1) + (S.docs ? ", document " + S.docs[i] : "") +
+      var head = "segment " + (S.ids ? S.ids[i] : i + 1) + (S.docs ? ", document " + S.docs[i] : "") +
         (S.domains ? ", domain " + S.domains[i] : "") + ": " + o.a + " " + fmt(A[i], d) + ", " + o.b + " " +
         fmt(B[i], d) + ", Δ " + fmt(delta(i), d);
       var seg = el("div", {cls: "seg", "data-segment": i + 1}, [el("div", {cls: "head", text: head})]);

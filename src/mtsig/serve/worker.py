@@ -90,10 +90,17 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         spec = {**spec, "seg_scores": _named_scores(spec["seg_scores"])}
     command = command_of(spec)
     if spec.get("command") == "human":
+        from dataclasses import replace
+
+        from mtsig.report.explore import View, human_view
         from mtsig.report.human import render_human_html
 
-        res = mtsig.human(spec["judgments"], protocol=spec["protocol"], seed=spec["seed"], progress=_progress)
-        _write(work, bundle, spec, command, res, render_human_html(res, command))
+        judged = mtsig.human(spec["judgments"], protocol=spec["protocol"], seed=spec["seed"], segments=True,
+                             progress=_progress)  # fmt: skip
+        res = replace(judged, segments=None)  # the command's JSON (its segments are the view's)
+        result, segments = human_view(judged)
+        view = View("compare", result, command, segments, title="mtsig ranking from human judgments").html()
+        _write(work, bundle, spec, command, res, render_human_html(res, command), view)
         return
     if spec.get("command") == "meta":
         from mtsig.report.meta import render_meta_html
@@ -105,7 +112,7 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         return
     table, texts = _read(spec)
     settings = {"seed": spec["seed"], "baseline": spec.get("baseline"), "progress": _progress}
-    from mtsig.report.explore import members_of, render_explore, segment_data
+    from mtsig.report.explore import View, members_of, segment_data
 
     if spec.get("command") == "analyze":
         from mtsig.report.analyze_html import render_analyze_html
@@ -115,12 +122,13 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         res = mtsig.analyze(refs, list(spec["systems"]), list(spec["metrics"]), test=spec["tests"][0],
                             by=tuple(spec.get("by") or ()), **loading, **_seg_options(spec), **settings)  # fmt: skip
         report = render_analyze_html(res, command)
-        view = render_explore("analyze", res.to_dict(), command, segment_data(table, texts), _cli(spec, table),
-                              members_of(res))  # fmt: skip
+        view = View("analyze", res.to_dict(), command, segment_data(table, texts, _why(spec)), _cli(spec, table),
+                    members_of(res)).html()  # fmt: skip
     else:
         res = mtsig.compare(stats=table, test=list(spec["tests"]), **settings)
         report = mtsig.report_html(res, command)
-        view = render_explore("compare", res.to_dict(), command, segment_data(table, texts), _cli(spec, table))
+        view = View("compare", res.to_dict(), command, segment_data(table, texts, _why(spec)),
+                    _cli(spec, table)).html()  # fmt: skip
     _write(work, bundle, spec, command, res, report, view)
 
 
@@ -136,6 +144,13 @@ def _named_scores(files: list[str]) -> list[str]:
         name = re.sub(r"[^\w.-]", "_", Path(path).stem)[:64] or "system"
         out.append(f"{name}={path}" if one else path)
     return out
+
+
+def _why(spec: dict[str, Any]) -> str:
+    """Why a view shows no texts."""
+    if spec.get("ref") is None and not spec.get("test_set"):
+        return "the scores came without texts"
+    return "the texts were not kept (as the run asked)"
 
 
 def _read(spec: dict[str, Any]):
