@@ -226,12 +226,18 @@ def test_metrics_are_evaluated_against_humans_with_the_command_line_s_json(tmp_p
         web = c.get(loc + "/files/result.json").content
         manifest = c.get(loc + "/files/manifest.json").json()
         assert "mtsig meta --human human.tsv" in c.get(loc + "/files/report.html").text
+        view = c.get(loc + "/files/view.html").text
         bad = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "command": "meta", "lower": "nope"},
                      files=_files(("judgments", "human.tsv", judged), *files))  # fmt: skip
     assert manifest["command"] == ("mtsig meta --human human.tsv --metric good=good.sys poor=poor.sys --level system "
                                    "--seed 4 -f json")  # fmt: skip
     assert manifest["metrics"] == ["good", "poor"]
     assert _cli_bytes(manifest["command"], tmp_path) == web
+    data = json.loads(view.split('id="mtsig-view">', 1)[1].split("</script>", 1)[0])
+    (pair,) = data["result"]["comparisons"]
+    (test,) = json.loads(web)["comparisons"]
+    assert (pair["a"], pair["b"], pair["p_adjusted"]) == (test["a"], test["b"], test["p_adjusted"])
+    assert pair["delta"] == -test["delta"]  # B − A, as compare's
     assert bad.status_code == 400 and "nope is none of the metrics (good, poor)" in bad.text
 
 

@@ -1,7 +1,8 @@
-"""The interactive view of a comparison or an analysis (``mtsig serve``'s run page, one self-contained file of the
-bundle): a p-value matrix per metric and test whose cells open the pair's segments, the comparisons table, the
-buckets of each analysis whose rows open their segments, filters (systems, significant only, document, domain,
-which system is better) and, for each view, the command line that reproduces its numbers.
+"""The interactive view of a comparison, an analysis, a ranking from human judgments or metrics against humans
+(``mtsig serve``'s run page, one self-contained file of the bundle): a p-value matrix per metric and test whose
+cells open the pair's segments, the comparisons table, the buckets of each analysis whose rows open their segments,
+filters (systems, significant only, document, domain, which system is better) and, for each view, the command line
+that reproduces its numbers.
 
 Everything is drawn by a script of our own from the JSON embedded in the page (the run's result, the segment
 scores, and the texts when the run keeps them); every string reaches the page as text (``textContent``), never
@@ -59,6 +60,27 @@ def human_view(res) -> tuple[dict[str, Any], dict[str, Any]]:
     segments = {"n": len(ids), "ids": ids, "scores": {"human": by}, "docs": None, "domains": None, "texts": None,
                 "no_texts": "each segment's human scores (the judgments' texts are not shown)",
                 "directions": {"human": "higher"}, "decimals": {"human": 3}}  # fmt: skip
+    return result, segments
+
+
+def meta_view(res) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Metrics against humans as the view draws it: the metrics in place of systems (their agreement with the
+    humans as their score), the tests between pairs of metrics (the difference as B − A); no segments to open."""
+    d = res.to_dict()
+    stat, st = d["statistic"], d["settings"]
+    value = {m["name"]: m.get(stat) for m in d["metrics"]}
+    result = {
+        "systems": [{"name": n, "scores": {stat: {"score": v}}} for n, v in value.items()],
+        "comparisons": [{"metric": stat, "test": str(st.get("test")), "a": c["a"], "b": c["b"],
+                         "score_a": value.get(c["a"]), "score_b": value.get(c["b"]),
+                         "delta": None if c["delta"] is None else -c["delta"], "p_value": c["p_value"],
+                         "p_adjusted": c["p_adjusted"], "significant": bool(c["significant"])}
+                        for c in d["comparisons"]],
+        "settings": {"correction": str(st.get("correction") or "no"), "alpha": st.get("alpha", 0.05)},
+    }  # fmt: skip
+    segments = {"n": 0, "scores": {stat: {}}, "docs": None, "domains": None, "texts": None,
+                "no_texts": "a pair of metrics has no segments to open: the table of each metric's agreement is in "
+                "report.html", "directions": {stat: "higher"}, "decimals": {stat: 4}}  # fmt: skip
     return result, segments
 
 

@@ -108,7 +108,11 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
         res = mtsig.meta(spec["judgments"], [f"{n}={p}" for n, p in spec["metric_files"].items()],
                          lower_is_better=tuple(spec.get("lower") or ()), level=spec["level"], seed=spec["seed"],
                          progress=_progress)  # fmt: skip
-        _write(work, bundle, spec, command, res, render_meta_html(res, command))
+        from mtsig.report.explore import View, meta_view
+
+        result, segments = meta_view(res)
+        view = View("compare", result, command, segments, title="mtsig: metrics against humans").html()
+        _write(work, bundle, spec, command, res, render_meta_html(res, command), view)
         return
     table, texts = _read(spec)
     settings = {"seed": spec["seed"], "baseline": spec.get("baseline"), "progress": _progress}
