@@ -63,6 +63,10 @@ def ar_counts(
     # exact integers, so the choice changes no number (fractional ones keep the per-system products)
     by_pair = len(pairs) < len(names) and all(np.array_equal(stats[n], np.round(stats[n])) for n in names)
     arrays = [stats[b] - stats[a] for a, b in pairs] if by_pair else [stats[n] for n in names]
+    if not by_pair and not keep:  # many pairs of few systems: every pair of a chunk in a few array operations
+        _ar_all_pairs(metric, pairs, names, totals, observed, counts, alternative,
+                      resampled_totals(plan, arrays, progress))  # fmt: skip
+        return counts
     for P in resampled_totals(plan, arrays, progress):
         Pn = dict(zip(pairs if by_pair else names, P))
         for a, b in pairs:
@@ -74,6 +78,36 @@ def ar_counts(
     if keep:
         return {p: (counts[p], np.concatenate(nulls[p])) for p in pairs}
     return counts
+
+
+def _ar_all_pairs(metric, pairs, names, totals, observed, counts, alternative, chunks) -> None:  # noqa: PLR0913
+    """:func:`ar_counts`' loop over pairs as array operations on blocks of pairs: per pair and shuffle the same
+    numbers (``move = W @ B - W @ A``, the scores of the moved totals, the same count of extreme values), the
+    metric scoring a block's ``(rows * pairs, d)`` totals in one call instead of one call per pair. Pairs are
+    taken by their first system, whose partners are a slice of the systems when they follow it (all pairs)."""
+    index = {n: i for i, n in enumerate(names)}
+    T = np.stack([totals[n] for n in names])  # (systems, d)
+    blocks = []  # (first system, its partners: a slice or an index array, the pairs' positions)
+    for first in dict.fromkeys(p[0] for p in pairs):
+        at = [j for j, p in enumerate(pairs) if p[0] == first]
+        bs = np.array([index[pairs[j][1]] for j in at])
+        run = bs.size > 0 and np.array_equal(bs, np.arange(bs[0], bs[0] + bs.size))
+        blocks.append((index[first], slice(int(bs[0]), int(bs[0]) + bs.size) if run else bs, np.array(at)))
+    obs = np.array([observed[p] for p in pairs])
+    found = np.zeros(len(pairs), dtype=np.int64)
+    for P in chunks:
+        S = np.stack(P, axis=1)  # (rows, systems, d)
+        rows, d = S.shape[0], S.shape[2]
+        for a, b, where in blocks:
+            move = S[:, b] - S[:, a : a + 1]  # (rows, k, d): W @ (B - A) of each pair
+            k = move.shape[1]
+            tb = (T[b][None] - move).reshape(rows * k, d)
+            ta = (T[a][None, None] + move).reshape(rows * k, d)
+            null = (np.asarray(metric.score(tb), dtype=np.float64) -
+                    np.asarray(metric.score(ta), dtype=np.float64)).reshape(rows, k)  # fmt: skip
+            found[where] += _count_columns(null, obs[where], alternative)
+    for p, c in zip(pairs, found):
+        counts[p] += int(c)
 
 
 def ar_counts_many(

@@ -394,8 +394,12 @@ def _ar(ctx: MetricContext, r: Resampling, batched: dict | None = None) -> dict[
         out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in batched.items()})
     elif single:
         stats = {n: ctx.stats(n) for n in {x for p in single for x in p}}
-        counted = ar_counts(stats, metric, single, r, ctx.alternative, keep=True)
-        out.update({p: Counted(c, null if opts.keep_distributions else None, {}) for p, (c, null) in counted.items()})
+        if opts.keep_distributions:
+            counted = ar_counts(stats, metric, single, r, ctx.alternative, keep=True)
+            out.update({p: Counted(c, null, {}) for p, (c, null) in counted.items()})
+        else:  # the counts alone: no null distribution of every pair held in memory
+            counts = ar_counts(stats, metric, single, r, ctx.alternative)
+            out.update({p: Counted(c, None, {}) for p, c in counts.items()})
     return out
 
 
