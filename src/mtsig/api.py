@@ -54,7 +54,7 @@ def _stats_of(refs, systems, metrics, load: LoadOptions, options: dict[str, Any]
 def _scores_only(systems, metrics, load: LoadOptions, options: dict[str, Any]) -> StatsTable:
     """Segment scores without texts (a leaderboard's COMET, MetricX ...): the ``seg`` metric alone; ``systems``
     (names) picks systems."""
-    from mtsig.io.segscores import scores_table
+    from mtsig.pipeline import scores_table
 
     other = sorted(k for k in options if k not in ("seg_scores", "seg_name", "seg_lower_is_better"))
     other += sorted(k for k in load.given() if k not in ("docids", "jobs"))

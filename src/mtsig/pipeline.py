@@ -157,3 +157,40 @@ def build_metrics(names: list[str] | tuple[str, ...], **options: Any) -> dict[st
             raise InputError(f"metric {n!r} given twice")
         out[m.name] = m
     return out
+
+
+def scores_table(specs: Any, *, systems: Any = None, seg_name: str | None = None,
+                 seg_lower_is_better: bool | None = None, docids: str | None = None) -> StatsTable:  # fmt: skip
+    """The statistics of segment scores alone, without texts (:func:`mtsig.io.segscores.read_scores_alone`): one
+    ``seg`` metric; ``docids`` (one id per line) gives the documents to resample by. A file that names its metric
+    (COMET, MetricX) names and orients the metric unless ``seg_name`` / ``seg_lower_is_better`` are given."""
+    from mtsig.io.segscores import MIXED, read_scores_alone
+    from mtsig.io.text import read_text, split_lines
+
+    alone = read_scores_alone(specs, systems)
+    given = {k: v for k, v in (("seg_name", seg_name), ("seg_lower_is_better", seg_lower_is_better)) if v is not None}
+    if alone.metric == MIXED and not given:
+        raise InputError("segment scores mix COMET's or MetricX's output with files of plain numbers: give every "
+                         "system the same kind of file, or say what they are with --seg-name and "
+                         "--seg-lower-is-better", param="seg_scores")  # fmt: skip
+    if not given and alone.metric is not None:
+        given = {"seg_name": alone.metric[0], "seg_lower_is_better": bool(alone.metric[1])}
+    m = get_metric("seg", **given)
+    n = alone.n
+    stats: dict[str, np.ndarray] = {}
+    for s, runs in alone.named.items():
+        rows = []
+        for r in runs:
+            x = np.full(n, np.nan)
+            x[: len(r)] = np.asarray(r, dtype=np.float64)
+            judged = np.isfinite(x)
+            rows.append(np.column_stack([np.where(judged, x, 0.0), judged.astype(np.float64)]))
+        stats[s] = np.stack(rows)
+    units: dict[str, list[str]] = {}
+    if docids is not None:
+        ids = split_lines(read_text(docids))
+        if len(ids) != n:
+            raise InputError(f"{docids}: {len(ids)} document ids for {n} scored segments", param="docids")
+        units["document"] = ids
+    infos = [SystemInfo(s, list(alone.sources[s]), len(runs)) for s, runs in alone.named.items()]
+    return StatsTable({m.name: m}, infos, {m.name: stats}, n, units=units, signatures={m.name: m.signature_for(None)})

@@ -437,30 +437,20 @@ def _named_systems(specs: Sequence[str] | Mapping) -> tuple[Given, dict[str, lis
     return named, sources, files
 
 
-def _seg_metric(files: list[ScoreFile], seg_name: str | None, seg_lower_is_better: bool | None):
-    """The ``seg`` metric as the user names it, or as its files do (COMET, MetricX)."""
-    from mtsig.metrics import get_metric
+class ScoresAlone(NamedTuple):
+    """Segment scores read without texts: each system's runs by the name the scores give it, the files behind
+    each system, how long the longest is, and the metric the files name (None: plain numbers; ``MIXED``)."""
 
-    metric = _file_metric(files)
-    given = {k: v for k, v in (("seg_name", seg_name), ("seg_lower_is_better", seg_lower_is_better)) if v is not None}
-    if metric == MIXED and not given:
-        raise InputError("segment scores mix COMET's or MetricX's output with files of plain numbers: give every "
-                         "system the same kind of file, or say what they are with --seg-name and "
-                         "--seg-lower-is-better", param="seg_scores")  # fmt: skip
-    if not given and metric is not None:
-        given = {"seg_name": metric[0], "seg_lower_is_better": bool(metric[1])}
-    return get_metric("seg", **given)
+    named: Given
+    sources: dict[str, list[str]]
+    n: int
+    metric: tuple[str, bool] | tuple[str, None] | None
 
 
-def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | None = None,
-                 seg_name: str | None = None, seg_lower_is_better: bool | None = None,
-                 docids: str | None = None):  # fmt: skip
-    """The statistics of segment scores alone, without texts (precomputed COMET, MetricX, ... of a leaderboard):
-    one ``seg`` metric, every system a score file, table or mapping names. ``systems`` picks systems by name;
-    ``docids`` (one id per line) gives the documents to resample by. A file that names its metric (COMET, MetricX)
-    names and orients the metric unless ``seg_name`` / ``seg_lower_is_better`` are given."""
-    from mtsig.table import StatsTable, SystemInfo
-
+def read_scores_alone(specs: Sequence[str] | Mapping, systems: Sequence[str] | None = None) -> ScoresAlone:
+    """Segment scores alone (precomputed COMET, MetricX, ... of a leaderboard): every system a score file, table or
+    mapping names; ``systems`` picks some by name. Every system must score every segment (human judgments may
+    leave the last ones unjudged)."""
     named, sources, files = _named_systems(specs)
     if systems:
         for s in systems:
@@ -471,28 +461,8 @@ def scores_table(specs: Sequence[str] | Mapping, *, systems: Sequence[str] | Non
         named = {s: named[s] for s in systems}
     human = any(f.kind == "human" for f in files)
     lengths = {len(r) for runs in named.values() for r in runs}
-    n = max(lengths)
     if len(lengths) > 1 and not human:
         counts = ", ".join(f"{s} {len(r)}" for s, runs in named.items() for r in runs[:1])
         raise InputError(f"the systems' segment scores differ in length ({counts}): each system needs a score for "
                          "every segment", param="seg_scores")  # fmt: skip
-    m = _seg_metric(files, seg_name, seg_lower_is_better)
-    stats: dict[str, np.ndarray] = {}
-    for s, runs in named.items():
-        rows = []
-        for r in runs:
-            x = np.full(n, np.nan)
-            x[: len(r)] = np.asarray(r, dtype=np.float64)
-            judged = np.isfinite(x)
-            rows.append(np.column_stack([np.where(judged, x, 0.0), judged.astype(np.float64)]))
-        stats[s] = np.stack(rows)
-    units: dict[str, list[str]] = {}
-    if docids is not None:
-        from mtsig.io.text import read_text
-
-        ids = split_lines(read_text(docids))
-        if len(ids) != n:
-            raise InputError(f"{docids}: {len(ids)} document ids for {n} scored segments", param="docids")
-        units["document"] = ids
-    return StatsTable({m.name: m}, [SystemInfo(s, list(sources[s]), len(runs)) for s, runs in named.items()],
-                      {m.name: stats}, n, units=units, signatures={m.name: m.signature_for(None)})  # fmt: skip
+    return ScoresAlone(named, {s: sources[s] for s in named}, max(lengths), _file_metric(files))
