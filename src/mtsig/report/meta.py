@@ -108,47 +108,15 @@ def render_meta_html(res: MetaResult, command: str) -> str:
     """``meta --html``: the same page as compare's report (sortable tables, full-precision ``data-value`` cells, the
     result's JSON embedded, the command that reproduces it): settings, each metric's agreement with its interval,
     the figure, every pair of metrics tested, the clusters and the notes."""
-    from mtsig._version import __version__
-    from mtsig.report.html import _e, _num, _p, _settings, _table, figure_or_note, html_page
+    from mtsig.report.html import _e, _settings, figure_or_note, html_page
 
     st = res.settings
-    cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
-    avg = f", averaged by {st['average_by']}" if res.level == "segment" else ""
-    items = [("mtsig", _e(__version__)), ("level", _e(f"{res.level}{avg}")),
-             ("metrics compared on", _e(res.statistic)),
-             ("test", _e(f"{st['test']}, {st['n_resamples']} resamples, seed {st['seed']}")),
-             ("correction", _e(f"{st['correction']}, α = {st['alpha']}, {len(res.comparisons)} pair(s) of metrics")),
-             ("intervals", _e(f"{st['confidence']:.0%} percentile, {st['n_bootstrap']} bootstrap resamples")),
-             ("systems", _e(f"{len(st['systems'])}: {', '.join(st['systems'])}")),
-             ("resampled by", _e(st["resample_unit"]))]  # fmt: skip
-    if st.get("n_items") is not None:
-        items.append(("items", _e(st["n_items"])))
-    d = 3 if res.decimals is None else res.decimals
-    head = ["metric", *(LABELS.get(c, c) for c in cols), f"{LABELS.get(res.statistic, res.statistic)} CI low",
-            f"{LABELS.get(res.statistic, res.statistic)} CI high"]  # fmt: skip
-    head += (["epsilon"] if res.level == "segment" else []) + ["cluster", "cluster (corrected)"]
-    rows = []
-    for m in res.metrics:
-        ci = m.ci.get(res.statistic) or (None, None)
-        cells = [f"<td>{_e(m.name)}</td>", *(_num(m.values.get(c), d) for c in cols), _num(ci[0], d), _num(ci[1], d)]
-        if res.level == "segment":
-            cells.append(_num(m.epsilon, 6))
-        cells += [_num(m.cluster, 0), _num(m.cluster_corrected, 0)]
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    pd = 4 if res.decimals is None else res.decimals
     label = LABELS.get(res.statistic, res.statistic)
-    test_rows = []
-    for c in res.comparisons:
-        cls = ' class="sig"' if c.significant else ""
-        test_rows.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, pd)}{_p(c.p_value)}"
-                         f"{_p(c.p_two_sided)}{_p(c.p_adjusted)}<td>{'yes' if c.significant else 'no'}</td>"
-                         "</tr>")  # fmt: skip
-    parts = ["<h1>mtsig meta-evaluation: which metric agrees with humans</h1>", "<h2>Settings</h2>", _settings(items),
-             "<h2>Command</h2>", f"<pre id=mtsig-command>{_e(command)}</pre>",
+    parts = ["<h1>mtsig meta-evaluation: which metric agrees with humans</h1>", "<h2>Settings</h2>",
+             _settings(_meta_settings(res)), "<h2>Command</h2>", f"<pre id=mtsig-command>{_e(command)}</pre>",
              "<h2>Agreement with humans</h2>",
              f"<p>Ranked by {_e(label)}; its interval is the {st['confidence']:.0%} percentile bootstrap interval. "
-             "Click a header to sort.</p>",
-             _table(head, rows, "sortable", "mtsig-metrics")]  # fmt: skip
+             "Click a header to sort.</p>", _metric_table(res)]  # fmt: skip
 
     def draw():  # at two columns' width: a screen's figure, its labels readable
         from mtsig.report.paper import plot_meta
@@ -162,9 +130,63 @@ def render_meta_html(res: MetaResult, command: str) -> str:
         parts += ["<h2>Pairs of metrics</h2>",
                   f"<p>{_e(st['test'])}: p (A better) is one-sided, p (differ) two-sided, and the last p is corrected "
                   f"({_e(st['correction'])}) over every pair; significant rows are shaded.</p>",
-                  _table(["A", "B", f"Δ {label} (A − B)", "p (A better)", "p (differ)", f"p ({st['correction']})",
-                          "significant"], test_rows, "sortable", "mtsig-pairs")]  # fmt: skip
+                  _pair_table(res)]  # fmt: skip
     parts += ["<h2>Clusters</h2>", "<ul>" + "".join(f"<li>{_e(x)}</li>" for x in _clusters(res)) + "</ul>"]
     if res.notes:
         parts += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{_e(n)}</li>" for n in res.notes) + "</ul>"]
     return html_page("mtsig meta-evaluation", parts, res.to_dict())
+
+
+def _meta_settings(res: MetaResult) -> list[tuple[str, str]]:
+    from mtsig._version import __version__
+    from mtsig.report.html import _e
+
+    st = res.settings
+    avg = f", averaged by {st['average_by']}" if res.level == "segment" else ""
+    items = [("mtsig", _e(__version__)), ("level", _e(f"{res.level}{avg}")),
+             ("metrics compared on", _e(res.statistic)),
+             ("test", _e(f"{st['test']}, {st['n_resamples']} resamples, seed {st['seed']}")),
+             ("correction", _e(f"{st['correction']}, α = {st['alpha']}, {len(res.comparisons)} pair(s) of metrics")),
+             ("intervals", _e(f"{st['confidence']:.0%} percentile, {st['n_bootstrap']} bootstrap resamples")),
+             ("systems", _e(f"{len(st['systems'])}: {', '.join(st['systems'])}")),
+             ("resampled by", _e(st["resample_unit"]))]  # fmt: skip
+    if st.get("n_items") is not None:
+        items.append(("items", _e(st["n_items"])))
+    return items
+
+
+def _metric_table(res: MetaResult) -> str:
+    """Each metric's agreement (every statistic of the level), its interval, epsilon and clusters."""
+    from mtsig.report.html import _e, _num, _table
+
+    cols = SYSTEM_COLUMNS if res.level == "system" else SEGMENT_COLUMNS
+    d = 3 if res.decimals is None else res.decimals
+    head = ["metric", *(LABELS.get(c, c) for c in cols), f"{LABELS.get(res.statistic, res.statistic)} CI low",
+            f"{LABELS.get(res.statistic, res.statistic)} CI high"]  # fmt: skip
+    head += (["epsilon"] if res.level == "segment" else []) + ["cluster", "cluster (corrected)"]
+    rows = []
+    for m in res.metrics:
+        ci = m.ci.get(res.statistic) or (None, None)
+        cells = [f"<td>{_e(m.name)}</td>", *(_num(m.values.get(c), d) for c in cols), _num(ci[0], d), _num(ci[1], d)]
+        if res.level == "segment":
+            cells.append(_num(m.epsilon, 6))
+        cells += [_num(m.cluster, 0), _num(m.cluster_corrected, 0)]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return _table(head, rows, "sortable", "mtsig-metrics")
+
+
+def _pair_table(res: MetaResult) -> str:
+    """Every pair of metrics tested."""
+    from mtsig.report.html import _e, _num, _p, _table
+
+    pd = 4 if res.decimals is None else res.decimals
+    label = LABELS.get(res.statistic, res.statistic)
+    test_rows = []
+    for c in res.comparisons:
+        cls = ' class="sig"' if c.significant else ""
+        test_rows.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, pd)}{_p(c.p_value)}"
+                         f"{_p(c.p_two_sided)}{_p(c.p_adjusted)}<td>{'yes' if c.significant else 'no'}</td>"
+                         "</tr>")  # fmt: skip
+    st = res.settings
+    return _table(["A", "B", f"Δ {label} (A − B)", "p (A better)", "p (differ)", f"p ({st['correction']})",
+                   "significant"], test_rows, "sortable", "mtsig-pairs")  # fmt: skip

@@ -487,60 +487,12 @@ _RUNS_P = {
 
 
 def _compare_notes(res: CompareResult) -> list[str]:
+    """The lines under a comparison's tables: what * means, the interval and resamples, then each note that
+    applies (resolution of the p-values, sentence-level tests, the human-agreement column, optimizer runs, ASO,
+    metrics best at a target) and the warnings."""
     st = res.settings
     nres = ", ".join(f"{t}: {n}" for t, n in st.n_resamples.items())
-    extra = []
-    if st.n_resamples:
-        # tests whose smallest p-value is 2/(R+1) (the two-sided paired bootstrap)
-        doubled = [
-            t for t, R in st.n_resamples.items() if PAIRED_TESTS[t].smallest_p(R, st.alternative) * (R + 1) > 1.5
-        ]
-        extra.append(
-            "R resamples give p-values of at least 1/(R+1)"
-            + (f" ({', '.join(doubled)}: 2/(R+1))" if doubled else "")
-            + (" (chosen automatically: at most a tenth of the corrected threshold)." if st.n_resamples_auto else ".")
-        )
-    sentence = [c for c in res.comparisons if c.result.extra.get("quantity")]
-    if sentence:
-        labels = sorted({f"{c.metric}: {c.result.extra['sentence_score']}" for c in sentence})
-        extra.append(
-            "ttest/wilcoxon rows test sentence-level scores: their A, B and Δ are mean sentence-level scores and "
-            f"the interval is the t-interval of the mean difference ({'; '.join(labels)})."
-        )
-    fits = sorted({c.human_agreement["fit"] for c in res.comparisons if c.human_agreement})
-    if fits:
-        extra.append(
-            "humans agree: the share of human judgments expected to agree that the system the metric scores higher is "
-            f"better, at this |Δ| (Kocmi et al. 2024's fit accuracy(Δ) = a / (1 + exp(-b Δ)); fits: {', '.join(fits)})."
-        )
-        if any(c.human_agreement and c.human_agreement["accuracy"] < 0.5 for c in res.comparisons):
-            from mtsig.thresholds import FITS
-
-            halves = sorted({round(FITS[f][0] / 2) for f in fits if f in FITS})
-            floor = f"{halves[0]}%" if len(halves) == 1 else f"{halves[0]}-{halves[-1]}%"
-            extra.append(
-                f"humans agree below 50%: at Δ = 0 the fit gives a/2 ({floor} here), no better than a coin flip: "
-                "humans would not tell those systems apart."
-            )
-    if any(sc.runs is not None and len(sc.runs.runs) > 1 for s in res.systems for sc in s.scores.values()):
-        extra.append(
-            "Systems with several runs: score A, score B and Δ are pooled scores (every run's statistics summed per "
-            "segment: the quantity the test compares), which can differ from the mean over runs in the runs table. "
-            "Their Δ CI is Δ ± the runs test's threshold (the segment-level bootstrap variance with the normal "
-            "quantile and each system's run mean square with the t quantile of its runs - 1 degrees of freedom, "
-            "added term by term); none with fewer than 3 runs on a side. The runs test's p-value assumes roughly "
-            "normal run effects: with a handful of runs no test can hold its level whatever their shape (runs "
-            "bimodal in quality: 7-10% rejected at alpha = 0.05 with 3-5 runs; docs/runs.md)."
-        )
-    aso = next((c.result for c in res.comparisons if c.result.p_value is None and "eps_min" in c.result.extra), None)
-    if aso is not None:
-        extra.append(
-            f"ASO (almost stochastic order, Dror et al. 2019, as deepsig computes it) over the runs' scores: ε_min is "
-            f"an upper {aso.extra['aso_confidence']:.4g} confidence bound of the share of the two run-score "
-            f"distributions' distance where the favoured system is worse; * where ε_min < {aso.extra['tau']:g}. "
-            f"Bonferroni over the {st.n_comparisons} comparison(s) is inside the bound (each at 1 - alpha/k, so "
-            "all hold together at 1 - alpha); no p-value, no further correction, and no clusters."
-        )
+    extra = [*_resolution_note(res), *_sentence_note(res), *_agreement_notes(res), *_runs_note(res), *_aso_note(res)]
     if st.cluster_test:
         extra += [
             f"No clusters for {m}: its best value is the one {d}, and the tests compare values, not their distance "
@@ -557,6 +509,82 @@ def _compare_notes(res: CompareResult) -> list[str]:
         f"resamples. Resamples: {nres or '-'}; seed {st.seed}; {st.alternative}; "
         f"{st.n_segments} segments{units_note(st.resample_unit, st.n_units)}.",
         *extra,
+    ]
+
+
+def _resolution_note(res: CompareResult) -> list[str]:
+    """The smallest p-value R resamples can give."""
+    st = res.settings
+    if not st.n_resamples:
+        return []
+    # tests whose smallest p-value is 2/(R+1) (the two-sided paired bootstrap)
+    doubled = [t for t, R in st.n_resamples.items() if PAIRED_TESTS[t].smallest_p(R, st.alternative) * (R + 1) > 1.5]
+    return [
+        "R resamples give p-values of at least 1/(R+1)"
+        + (f" ({', '.join(doubled)}: 2/(R+1))" if doubled else "")
+        + (" (chosen automatically: at most a tenth of the corrected threshold)." if st.n_resamples_auto else ".")
+    ]
+
+
+def _sentence_note(res: CompareResult) -> list[str]:
+    """What the rows of tests on sentence-level scores show."""
+    sentence = [c for c in res.comparisons if c.result.extra.get("quantity")]
+    if not sentence:
+        return []
+    labels = sorted({f"{c.metric}: {c.result.extra['sentence_score']}" for c in sentence})
+    return [
+        "ttest/wilcoxon rows test sentence-level scores: their A, B and Δ are mean sentence-level scores and "
+        f"the interval is the t-interval of the mean difference ({'; '.join(labels)})."
+    ]
+
+
+def _agreement_notes(res: CompareResult) -> list[str]:
+    """What the human-agreement column means, and what a share below one half says."""
+    fits = sorted({c.human_agreement["fit"] for c in res.comparisons if c.human_agreement})
+    if not fits:
+        return []
+    out = [
+        "humans agree: the share of human judgments expected to agree that the system the metric scores higher is "
+        f"better, at this |Δ| (Kocmi et al. 2024's fit accuracy(Δ) = a / (1 + exp(-b Δ)); fits: {', '.join(fits)})."
+    ]
+    if any(c.human_agreement and c.human_agreement["accuracy"] < 0.5 for c in res.comparisons):
+        from mtsig.thresholds import FITS
+
+        halves = sorted({round(FITS[f][0] / 2) for f in fits if f in FITS})
+        floor = f"{halves[0]}%" if len(halves) == 1 else f"{halves[0]}-{halves[-1]}%"
+        out.append(
+            f"humans agree below 50%: at Δ = 0 the fit gives a/2 ({floor} here), no better than a coin flip: "
+            "humans would not tell those systems apart."
+        )
+    return out
+
+
+def _runs_note(res: CompareResult) -> list[str]:
+    """How systems with several optimizer runs are compared."""
+    if not any(sc.runs is not None and len(sc.runs.runs) > 1 for s in res.systems for sc in s.scores.values()):
+        return []
+    return [
+        "Systems with several runs: score A, score B and Δ are pooled scores (every run's statistics summed per "
+        "segment: the quantity the test compares), which can differ from the mean over runs in the runs table. "
+        "Their Δ CI is Δ ± the runs test's threshold (the segment-level bootstrap variance with the normal "
+        "quantile and each system's run mean square with the t quantile of its runs - 1 degrees of freedom, "
+        "added term by term); none with fewer than 3 runs on a side. The runs test's p-value assumes roughly "
+        "normal run effects: with a handful of runs no test can hold its level whatever their shape (runs "
+        "bimodal in quality: 7-10% rejected at alpha = 0.05 with 3-5 runs; docs/runs.md)."
+    ]
+
+
+def _aso_note(res: CompareResult) -> list[str]:
+    """What ε_min of almost stochastic order is."""
+    aso = next((c.result for c in res.comparisons if c.result.p_value is None and "eps_min" in c.result.extra), None)
+    if aso is None:
+        return []
+    return [
+        f"ASO (almost stochastic order, Dror et al. 2019, as deepsig computes it) over the runs' scores: ε_min is "
+        f"an upper {aso.extra['aso_confidence']:.4g} confidence bound of the share of the two run-score "
+        f"distributions' distance where the favoured system is worse; * where ε_min < {aso.extra['tau']:g}. "
+        f"Bonferroni over the {res.settings.n_comparisons} comparison(s) is inside the bound (each at 1 - alpha/k, so "
+        "all hold together at 1 - alpha); no p-value, no further correction, and no clusters."
     ]
 
 
