@@ -172,7 +172,6 @@ def wmt25_table(paths: str | Sequence[str], lp: str | None = None, *, metrics: S
     resample. ``null`` scores
     are missing (left out of that system's mean). ``lp``: ``en-cs_CZ``, or ``en-cs`` when unambiguous; ``metrics``
     and ``systems`` pick (default: every metric that scores the pair, every system). Returns the table and notes."""
-    import numpy as np
 
     from mtsig.errors import unknown_name
     from mtsig.metrics import get_metric
@@ -196,6 +195,25 @@ def wmt25_table(paths: str | Sequence[str], lp: str | None = None, *, metrics: S
         if s not in found:
             raise unknown_name(f"system of {lp} in the WMT25 scores", s, tuple(found))
     items = list(dict.fromkeys(it for m in names for s in chosen for it in scores[m].get(s, {})))
+    stats, notes = _stats(scores, names, chosen, items, where, lp)
+    parts = [it.split("_#_") for it in items]
+    table = StatsTable(
+        {m: get_metric("seg", seg_name=m) for m in names},
+        [SystemInfo(s, [f for f in files if os.path.basename(f) == f"{s}.jsonl"] or [where], 1) for s in chosen],
+        stats,
+        len(items),
+        keys=[("_#_".join(p[1:3]), p[3]) for p in parts],
+        units={"document": ["_#_".join(p[1:3]) for p in parts], "domain": [p[1] for p in parts]},
+    )
+    return table, notes
+
+
+def _stats(scores: dict, names: list[str], chosen: list[str], items: list[str], where: str,
+           lp: str) -> tuple[dict, list[str]]:  # fmt: skip
+    """Each metric's ``seg`` statistics per system on ``items`` (null scores unjudged, said in the notes); a system
+    missing a metric or some paragraphs is an error."""
+    import numpy as np
+
     notes = []
     stats: dict = {}
     for m in names:
@@ -215,13 +233,4 @@ def wmt25_table(paths: str | Sequence[str], lp: str | None = None, *, metrics: S
                 notes.append(f"{m}: {s} has {lost} null score(s) of {len(items)}: missing, left out of its mean")
             judged = ~np.isnan(row)
             stats[m][s] = np.column_stack([np.where(judged, row, 0.0), judged.astype(np.float64)])[None]
-    parts = [it.split("_#_") for it in items]
-    table = StatsTable(
-        {m: get_metric("seg", seg_name=m) for m in names},
-        [SystemInfo(s, [f for f in files if os.path.basename(f) == f"{s}.jsonl"] or [where], 1) for s in chosen],
-        stats,
-        len(items),
-        keys=[("_#_".join(p[1:3]), p[3]) for p in parts],
-        units={"document": ["_#_".join(p[1:3]) for p in parts], "domain": [p[1] for p in parts]},
-    )
-    return table, notes
+    return stats, notes
