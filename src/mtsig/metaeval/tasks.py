@@ -515,7 +515,6 @@ def run_task_set(  # noqa: PLR0913
     permutations per task (0: statistics and ranks by value only, as mt-metrics-eval's k=0). ``only``: the metrics
     to keep (names as shown, e.g. ``GEMBA-MQM[noref]``); ``exclude``: systems left out."""
     from mtsig.checks import whole_number
-    from mtsig.executor import SerialExecutor
     from mtsig.resample import DEFAULT_SEED, MAX_RESAMPLES
 
     k = whole_number(k, "k", 0, MAX_RESAMPLES)
@@ -527,50 +526,64 @@ def run_task_set(  # noqa: PLR0913
     opts = {"gold": gold, "refs": refs, "primary": primary, "include_outliers": include_outliers, "exclude": exclude}
     inputs = [_inputs(t, sets, opts) for t in tasks]
     if only is not None:
-        known = {n for ti in inputs for n in ti.names}
-        unknown = [n for n in only if n not in known]
-        if unknown:
-            from mtsig.errors import unknown_name
-
-            raise unknown_name("metric", unknown[0], sorted(known))
-        for ti in inputs:
-            ti.names = [n for n in ti.names if n in set(only)]
+        _keep_only(inputs, only)
     notes = [n for ti in inputs for n in ti.notes]
     results: list[TaskResult] = []
     for t, w, ti in zip(tasks, weights, inputs):
         vals = {n: value(ti, n) for n in ti.names}
         order = sorted(vals, key=lambda n: (-vals[n], n))
         results.append(TaskResult(t, w, {n: vals[n] for n in order}, {n: i + 1 for i, n in enumerate(order)}))
-    draws: list[dict[tuple[str, str], np.ndarray]] = [{} for _ in tasks]
-    if k:
-        jobs = []
-        for index, (ti, res) in enumerate(zip(inputs, results)):
-            order = list(res.values)
-            job = draw_job(ti, k, seed, index)
-            pos = {n: i for i, n in enumerate(ti.names)}
-            pairs = [(pos[order[i]], pos[order[j]]) for i in range(len(order)) for j in range(i + 1, len(order))]
-            for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
-                jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
-        advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,})",
-                           len(jobs)) if progress else None  # fmt: skip
-        out = (executor or SerialExecutor()).map(pair_draws, [(j, p) for _, j, p in jobs], advance)
-        sig = [np.ones((len(r.values), len(r.values))) for r in results]
-        for (index, _, pairs), (deltas, d) in zip(jobs, out):
-            ti, res = inputs[index], results[index]
-            order = list(res.values)
-            at = {n: i for i, n in enumerate(order)}
-            for (a, b), delta, row in zip(pairs, deltas, d):
-                na, nb = ti.names[a], ti.names[b]
-                sig[index][at[na], at[nb]] = float(np.mean(row >= delta - TIE))
-                draws[index][(na, nb)] = row
-        for res, s in zip(results, sig):
-            res.p_values = s
-            res.ranks = dict(zip(res.values, assign_ranks(s)))
+    draws = _permute(inputs, results, k, seed, executor, progress) if k else [{} for _ in tasks]
     average, average_ranks = _averages(results)
     out_res = TaskSetResult(name, root.name, all_lps, k, seed, results, average, average_ranks, notes=notes)
     if k:
         out_res.clusters, out_res.average_p_values = _clusters(results, draws, average)
     return out_res
+
+
+def _keep_only(inputs: list, only: Sequence[str]) -> None:
+    """Each task's metrics narrowed to ``only`` (a name no task has is an error)."""
+    known = {n for ti in inputs for n in ti.names}
+    unknown = [n for n in only if n not in known]
+    if unknown:
+        from mtsig.errors import unknown_name
+
+        raise unknown_name("metric", unknown[0], sorted(known))
+    for ti in inputs:
+        ti.names = [n for n in ti.names if n in set(only)]
+
+
+def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executor: Any,
+             progress: Any) -> list[dict[tuple[str, str], np.ndarray]]:  # fmt: skip
+    """``k`` permutations of every pair of metrics of every task (in blocks, on ``executor``): each task's p-values
+    and ranks set on its result; returns each task's draws by pair (for the clusters of the average)."""
+    from mtsig.executor import SerialExecutor
+
+    draws: list[dict[tuple[str, str], np.ndarray]] = [{} for _ in results]
+    jobs = []
+    for index, (ti, res) in enumerate(zip(inputs, results)):
+        order = list(res.values)
+        job = draw_job(ti, k, seed, index)
+        pos = {n: i for i, n in enumerate(ti.names)}
+        pairs = [(pos[order[i]], pos[order[j]]) for i in range(len(order)) for j in range(i + 1, len(order))]
+        for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
+            jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
+    advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,})",
+                       len(jobs)) if progress else None  # fmt: skip
+    out = (executor or SerialExecutor()).map(pair_draws, [(j, p) for _, j, p in jobs], advance)
+    sig = [np.ones((len(r.values), len(r.values))) for r in results]
+    for (index, _, pairs), (deltas, d) in zip(jobs, out):
+        ti, res = inputs[index], results[index]
+        order = list(res.values)
+        at = {n: i for i, n in enumerate(order)}
+        for (a, b), delta, row in zip(pairs, deltas, d):
+            na, nb = ti.names[a], ti.names[b]
+            sig[index][at[na], at[nb]] = float(np.mean(row >= delta - TIE))
+            draws[index][(na, nb)] = row
+    for res, s in zip(results, sig):
+        res.p_values = s
+        res.ranks = dict(zip(res.values, assign_ranks(s)))
+    return draws
 
 
 def _averages(results: list[TaskResult]) -> tuple[dict[str, float], dict[str, float]]:
