@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import warnings
 from collections.abc import Callable
@@ -896,6 +895,8 @@ def _layout_width(a: argparse.Namespace) -> int | None:
         return max(int(cols), 20)
     try:
         if sys.stdout.isatty():
+            import shutil  # here: a piped run never needs it
+
             return max(shutil.get_terminal_size().columns, 20)
     except (AttributeError, OSError, ValueError):
         pass

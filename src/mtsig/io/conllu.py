@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtsig.errors import InputError
-from mtsig.io.text import read_text, split_lines
+from mtsig.io.text import looks_like_conllu, read_text, split_lines  # noqa: F401 (looks_like_conllu: here too)
 
 
 @dataclass(frozen=True)
@@ -24,17 +24,6 @@ class Parse:
 
     def __len__(self) -> int:
         return len(self.forms)
-
-
-def looks_like_conllu(path: str, text: str) -> bool:
-    if str(path).lower().endswith((".conllu", ".conll")):
-        return True
-    for line in text.split("\n", 50)[:50]:
-        if line.startswith("#") or not line.strip():
-            continue
-        cols = line.rstrip("\r").split("\t")
-        return len(cols) == 10 and cols[0].replace("-", "").replace(".", "").isdigit() and cols[6].strip() != ""
-    return False
 
 
 class _Sentence:

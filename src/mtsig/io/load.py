@@ -40,9 +40,11 @@ class System:
 
 def _lines_or_parses(path: str, text: str):
     """Plain text lines, or (for CoNLL-U files) the sentences' text and their parses."""
-    from mtsig.io.conllu import looks_like_conllu, parse_conllu
+    from mtsig.io.text import looks_like_conllu
 
     if looks_like_conllu(path, text):
+        from mtsig.io.conllu import parse_conllu
+
         parses = parse_conllu(text, path)
         return [p.text for p in parses], parses
     return lines_of(text), None

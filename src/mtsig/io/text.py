@@ -231,3 +231,16 @@ def sha256_file(path: str | Path) -> str:
         for block in iter(lambda: f.read(1 << 22), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def looks_like_conllu(path: str, text: str) -> bool:
+    """A CoNLL-U file: by its extension, or its first word line of ten tab-separated columns with a head (here,
+    not in :mod:`mtsig.io.conllu`: every text read asks, and most are plain)."""
+    if str(path).lower().endswith((".conllu", ".conll")):
+        return True
+    for line in text.split("\n", 50)[:50]:
+        if line.startswith("#") or not line.strip():
+            continue
+        cols = line.rstrip("\r").split("\t")
+        return len(cols) == 10 and cols[0].replace("-", "").replace(".", "").isdigit() and cols[6].strip() != ""
+    return False
