@@ -549,6 +549,7 @@ def _bucket_in_a_browser(page, base: str, errors: list[str]) -> None:
     page.set_input_files("input[name=systems]", [str(EX / "base.en"), str(EX / "new.en")])
     page.check("input[name=command][value=analyze]")
     page.check("input[name=by][value=ref-length]")
+    page.check("input[name=by][value=ngrams]")
     page.click("button[type=submit]")
     page.wait_for_selector("iframe#report", timeout=120_000)
     view = page.frame_locator("iframe#report")
@@ -561,6 +562,7 @@ def _bucket_in_a_browser(page, base: str, errors: list[str]) -> None:
     analysis = next(a for a in data["result"]["analyses"] if a["kind"] == "ref-length")
     bucket = next(b for b in analysis["buckets"] if b["label"] == label)
     assert view.locator("#segment-list .seg").count() == min(50, bucket["n_segments"])
+    assert "ngrams" in view.locator("#listed-elsewhere").inner_text()  # the analyses without buckets are named
 
 
 def _explore(view, shots: str | None, width: int) -> None:

@@ -289,6 +289,11 @@ function compareView(main) {
 
 // ---------------------------------------------------------------- analyze: buckets
 function analyzeView(main) {
+  var listed = R.analyses.filter(function (a) { return !a.buckets; }).map(function (a) { return a.kind; });
+  if (listed.length) {
+    main.appendChild(el("p", {cls: "muted", id: "listed-elsewhere", text: "Without buckets to open (their lists are " +
+      "in report.html): " + Array.from(new Set(listed)).join(", ") + "."}));
+  }
   R.analyses.forEach(function (a, i) {
     if (!a.buckets || (metrics.indexOf(a.metric) >= 0 && a.metric !== state.metric)) { return; }
     main.appendChild(el("h2", {text: a.kind + ": " + a.metric}));
