@@ -181,38 +181,60 @@ def _data_files(config: Config) -> list[str]:
 
 
 async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
-    csrf = _csrf_of(request)
-    data = _data_files(config)
-    options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in data)
-
-    def picks(*fields: tuple[str, str, bool]) -> str:
-        """Selects of the files under ``--data`` for the form's file fields (none without ``--data``)."""
-        if not data:
-            return ""
-        rows = "".join(f'<label>{label} <select name="data_{key}"{" multiple size=4" if many else ""}>'
-                       f'{"" if many else "<option value=></option>"}{options}</select></label>'
-                       for key, label, many in fields)  # fmt: skip
-        return f"<fieldset><legend>or files under {escape(str(config.data))}</legend>{rows}</fieldset>"
-
-    metrics = "".join(f'<label><input type="checkbox" name="metrics" value="{m}"{" checked" if m == "bleu" else ""}>'
-                      f" {m}</label>" for m in METRICS)  # fmt: skip
-    tests = "".join(f'<option value="{t}">{t}</option>' for t in TESTS)
-    protocols = "".join(f'<option value="{p}">{p}</option>' for p in PROTOCOLS)
-    levels = "".join(f'<option value="{v}">{v}</option>' for v in LEVELS)
-    by = "".join(f'<label><input type="checkbox" name="by" value="{b}"> {b}</label>' for b in BY)
-    rows = "".join(
-        f'<tr><td><a href="/runs/{escape(b["id"])}">{escape(b["id"])}</a></td><td>{escape(b.get("run", "compare"))}'
-        f"</td><td>{escape(', '.join(b['systems']))}"
-        f"</td><td>{escape(', '.join(b['metrics']))}</td><td>{escape(', '.join(b['tests']))}</td></tr>"
-        for b in _bundles(config)
-    )
+    token = _csrf_of(request)
+    csrf, picks = escape(token), _Picks(config)
     waiting = sum(j.state == "queued" for j in jobs.jobs.values())
     body = (
+        _compare_form(csrf, picks) + _human_form(csrf, picks) + _meta_form(csrf, picks)
+        + f'<p class="muted">{jobs.running()} running, {waiting} waiting (at most {jobs.limit} at a time). '
+        f"Runs are kept in {escape(str(config.results))}: the inputs' SHA-256, the numbers and, where you ask for "
+        "it, the segments of a comparison's view; never the files themselves.</p>"
+        "<h2>Runs</h2>" + _runs_table(config)
+    )  # fmt: skip
+    return _page("mtsig", body, token)
+
+
+class _Picks:
+    """Selects of the files under ``--data`` for a form's file fields (nothing without ``--data``)."""
+
+    def __init__(self, config: Config) -> None:
+        self.data = _data_files(config)
+        self.where = escape(str(config.data))
+        self.options = _options(self.data)
+
+    def __call__(self, *fields: tuple[str, str, bool]) -> str:
+        if not self.data:
+            return ""
+        rows = "".join(f'<label>{label} <select name="data_{key}"{" multiple size=4" if many else ""}>'
+                       f'{"" if many else "<option value=></option>"}{self.options}</select></label>'
+                       for key, label, many in fields)  # fmt: skip
+        return f"<fieldset><legend>or files under {self.where}</legend>{rows}</fieldset>"
+
+
+def _options(values) -> str:
+    return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
+
+
+def _form_open(csrf: str, command: str | None = None) -> str:
+    """A form's opening: multipart, posted to /runs, its CSRF token and (hidden) the command it runs."""
+    hidden = f'<input type="hidden" name="command" value="{command}">' if command else ""
+    return (f'<form method="post" action="/runs" enctype="multipart/form-data">'
+            f'<input type="hidden" name="csrf" value="{csrf}">{hidden}')  # fmt: skip
+
+
+_SEED = '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
+
+
+def _compare_form(csrf: str, picks: _Picks) -> str:
+    """compare and analyze: texts (or a test set, or scores alone), metrics, the run, the test and its settings."""
+    metrics = "".join(f'<label><input type="checkbox" name="metrics" value="{m}"{" checked" if m == "bleu" else ""}>'
+                      f" {m}</label>" for m in METRICS)  # fmt: skip
+    by = "".join(f'<label><input type="checkbox" name="by" value="{b}"> {b}</label>' for b in BY)
+    return (
         "<h1>mtsig</h1><p>Is the difference between MT systems real? Upload a reference and two or more system "
         "outputs (one segment per line, the same number of lines), choose metrics and a test.</p>"
-        f'<form method="post" action="/runs" enctype="multipart/form-data">'
-        f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
-        '<label>reference <input type="file" name="ref"></label>'
+        + _form_open(csrf)
+        + '<label>reference <input type="file" name="ref"></label>'
         '<label>or a test set sacreBLEU knows <input type="text" name="test_set" placeholder="wmt22" size="10"></label>'
         '<label>of the language pair <input type="text" name="test_langpair" placeholder="de-en" size="8"></label>'
         '<label>systems (two or more; each named after its file) <input type="file" name="systems" multiple></label>'
@@ -233,41 +255,54 @@ async def _home(request: Request, config: Config, jobs: Jobs) -> Response:
         'paired tests between the systems</label><label><input type="radio" name="command" value="analyze"> '
         "analyze: where they differ, bucket by bucket (by default every analysis below)</label>"
         f"{by}</fieldset>"
-        f'<label>test <select name="test">{tests}</select></label>'
-        '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
-        '<label>baseline (optional: a system name) <input type="text" name="baseline"></label>'
+        f'<label>test <select name="test">{_options(TESTS)}</select></label>'
+        + _SEED
+        + '<label>baseline (optional: a system name) <input type="text" name="baseline"></label>'
         '<label><input type="checkbox" name="keep_texts" value="1" checked> keep the segments in the run\'s view '
         "(unticked: only the inputs' SHA-256 and the numbers are kept)</label>"
         '<button type="submit">run</button></form>'
+    )  # fmt: skip
+
+
+def _human_form(csrf: str, picks: _Picks) -> str:
+    return (
         "<h2>Human judgments</h2><p>Rank systems from human judgments (WMT DA, MQM, ESA, or a TSV with system, "
         "segment and score columns): scores, intervals, paired tests, clusters and rank ranges.</p>"
-        f'<form method="post" action="/runs" enctype="multipart/form-data">'
-        f'<input type="hidden" name="csrf" value="{escape(csrf)}"><input type="hidden" name="command" value="human">'
-        '<label>judgments <input type="file" name="judgments"></label>'
+        + _form_open(csrf, "human")
+        + '<label>judgments <input type="file" name="judgments"></label>'
         + picks(("judgments", "judgments", False))
-        + f'<label>protocol <select name="protocol">{protocols}</select></label>'
-        '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
-        '<button type="submit">rank</button></form>'
+        + f'<label>protocol <select name="protocol">{_options(PROTOCOLS)}</select></label>'
+        + _SEED + '<button type="submit">rank</button></form>'
+    )  # fmt: skip
+
+
+def _meta_form(csrf: str, picks: _Picks) -> str:
+    return (
         "<h2>Metrics against humans</h2><p>How well metrics agree with human judgments (mtsig meta): each metric's "
         "correlation with its interval, every pair of metrics tested, clusters. Metric files hold SYSTEM score "
         "lines (once per system: system level; once per segment, in test-set order: segment level).</p>"
-        f'<form method="post" action="/runs" enctype="multipart/form-data">'
-        f'<input type="hidden" name="csrf" value="{escape(csrf)}"><input type="hidden" name="command" value="meta">'
-        '<label>human judgments <input type="file" name="judgments"></label>'
+        + _form_open(csrf, "meta")
+        + '<label>human judgments <input type="file" name="judgments"></label>'
         '<label>metric scores (each named after its file) <input type="file" name="metric_files" multiple></label>'
         + picks(("judgments", "human judgments", False), ("metric_files", "metric scores", True))
-        + f'<label>level <select name="level">{levels}</select></label>'
+        + f'<label>level <select name="level">{_options(LEVELS)}</select></label>'
         '<label>lower is better (metric names) <input type="text" name="lower" placeholder="TER MetricX"></label>'
-        '<label>seed <input type="number" name="seed" value="12345" min="0"></label>'
-        '<button type="submit">evaluate</button></form>'
-        f'<p class="muted">{jobs.running()} running, {waiting} waiting (at most {jobs.limit} at a time). '
-        f"Runs are kept in {escape(str(config.results))}: the inputs' SHA-256, the numbers and, where you ask for "
-        "it, the segments of a comparison's view; never the files themselves.</p>"
-        "<h2>Runs</h2>"
-        + ("<table id=runs><thead><tr><th>run</th><th>kind</th><th>systems</th><th>metrics</th><th>tests</th></tr>"
-           f"</thead><tbody>{rows}</tbody></table>" if rows else "<p>none yet</p>")
+        + _SEED + '<button type="submit">evaluate</button></form>'
     )  # fmt: skip
-    return _page("mtsig", body, csrf)
+
+
+def _runs_table(config: Config) -> str:
+    """The bundles in ``--results``, newest first."""
+    rows = "".join(
+        f'<tr><td><a href="/runs/{escape(b["id"])}">{escape(b["id"])}</a></td><td>{escape(b.get("run", "compare"))}'
+        f"</td><td>{escape(', '.join(b['systems']))}"
+        f"</td><td>{escape(', '.join(b['metrics']))}</td><td>{escape(', '.join(b['tests']))}</td></tr>"
+        for b in _bundles(config)
+    )
+    if not rows:
+        return "<p>none yet</p>"
+    return ("<table id=runs><thead><tr><th>run</th><th>kind</th><th>systems</th><th>metrics</th><th>tests</th></tr>"
+            f"</thead><tbody>{rows}</tbody></table>")  # fmt: skip
 
 
 def _new_id() -> str:
