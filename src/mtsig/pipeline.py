@@ -177,15 +177,11 @@ def scores_table(specs: Any, *, systems: Any = None, seg_name: str | None = None
         given = {"seg_name": alone.metric[0], "seg_lower_is_better": bool(alone.metric[1])}
     m = get_metric("seg", **given)
     n = alone.n
+    from mtsig.metrics.segscore import judged_stats
+
     stats: dict[str, np.ndarray] = {}
-    for s, runs in alone.named.items():
-        rows = []
-        for r in runs:
-            x = np.full(n, np.nan)
-            x[: len(r)] = np.asarray(r, dtype=np.float64)
-            judged = np.isfinite(x)
-            rows.append(np.column_stack([np.where(judged, x, 0.0), judged.astype(np.float64)]))
-        stats[s] = np.stack(rows)
+    for s, runs in alone.named.items():  # human judgments may leave the last segments unjudged: missing
+        stats[s] = np.stack([judged_stats(np.concatenate([r, np.full(n - len(r), np.nan)])) for r in runs])
     units: dict[str, list[str]] = {}
     if docids is not None:
         ids = split_lines(read_text(docids))

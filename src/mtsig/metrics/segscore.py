@@ -24,6 +24,14 @@ def _attach(refs, systems, specs) -> None:
     attach_seg_scores(systems, specs)
 
 
+def judged_stats(scores) -> np.ndarray:
+    """The ``seg`` metric's statistics of segment scores: ``[score, 1]``, and ``[0, 0]`` where a score is missing
+    (human judgments leave segments unjudged: out of every mean and resample)."""
+    s = np.asarray(scores, dtype=np.float64)
+    judged = np.isfinite(s)
+    return np.column_stack([np.where(judged, s, 0.0), judged.astype(np.float64)])
+
+
 class SegmentScores(Metric):
     name = "seg"
     nonnegative_stats = False  # scores may be negative
@@ -61,9 +69,7 @@ class SegmentScores(Metric):
                 "or a TSV/JSON-lines table with a column per system",
                 param="seg_scores",
             )
-        s = np.asarray(hyp.seg_scores, dtype=np.float64)
-        judged = np.isfinite(s)  # human judgments leave segments unjudged: [0, 0], out of every mean and resample
-        return np.column_stack([np.where(judged, s, 0.0), judged.astype(np.float64)])
+        return judged_stats(hyp.seg_scores)
 
     def score(self, totals):
         totals = np.asarray(totals, dtype=np.float64)

@@ -37,20 +37,25 @@ def segment_data(table, texts: dict[str, Any] | None, why: str = "the texts were
             "decimals": {m: int(metric.decimals) for m, metric in table.metrics.items()}}  # fmt: skip
 
 
+def _as_compare(metric: str, scores: dict[str, Any], tests: list[tuple], test: str, st: dict) -> dict[str, Any]:
+    """Scores and pairwise tests (``(a, b, score_a - score_b, p, p adjusted, significant)``) as the view draws a
+    comparison: the difference as B − A, as compare's."""
+    return {
+        "systems": [{"name": n, "scores": {metric: {"score": v}}} for n, v in scores.items()],
+        "comparisons": [{"metric": metric, "test": test, "a": a, "b": b, "score_a": scores.get(a),
+                         "score_b": scores.get(b), "delta": None if delta is None else -delta, "p_value": p,
+                         "p_adjusted": padj, "significant": bool(sig)} for a, b, delta, p, padj, sig in tests],
+        "settings": {"correction": str(st.get("correction") or "no"), "alpha": st.get("alpha", 0.05)},
+    }  # fmt: skip
+
+
 def human_view(res) -> tuple[dict[str, Any], dict[str, Any]]:
     """A ranking from human judgments as the view draws it: the systems' scores and the pairwise tests (the
     difference as B − A, as compare's), and each segment's judgment per system (``res.segments``)."""
     st = res.settings
-    test = str(st.get("test") or res.protocol)
-    scores = {s.name: s.score for s in res.systems}
-    result = {
-        "systems": [{"name": s.name, "scores": {"human": {"score": s.score}}} for s in res.systems],
-        "comparisons": [{"metric": "human", "test": test, "a": c.a, "b": c.b, "score_a": scores.get(c.a),
-                         "score_b": scores.get(c.b), "delta": None if c.delta is None else -c.delta,
-                         "p_value": c.p_value, "p_adjusted": c.p_adjusted, "significant": bool(c.significant)}
-                        for c in res.comparisons],
-        "settings": {"correction": str(st.get("correction") or "no"), "alpha": st.get("alpha", 0.05)},
-    }  # fmt: skip
+    tests = [(c.a, c.b, c.delta, c.p_value, c.p_adjusted, c.significant) for c in res.comparisons]
+    result = _as_compare("human", {s.name: s.score for s in res.systems}, tests, str(st.get("test") or res.protocol),
+                         st)  # fmt: skip
     ids = list(dict.fromkeys(str(g) for _, g, _ in res.segments or ()))
     where = {g: i for i, g in enumerate(ids)}
     by: dict[str, list[float | None]] = {s.name: [None] * len(ids) for s in res.systems}
@@ -68,16 +73,8 @@ def meta_view(res) -> tuple[dict[str, Any], dict[str, Any]]:
     humans as their score), the tests between pairs of metrics (the difference as B − A); no segments to open."""
     d = res.to_dict()
     stat, st = d["statistic"], d["settings"]
-    value = {m["name"]: m.get(stat) for m in d["metrics"]}
-    result = {
-        "systems": [{"name": n, "scores": {stat: {"score": v}}} for n, v in value.items()],
-        "comparisons": [{"metric": stat, "test": str(st.get("test")), "a": c["a"], "b": c["b"],
-                         "score_a": value.get(c["a"]), "score_b": value.get(c["b"]),
-                         "delta": None if c["delta"] is None else -c["delta"], "p_value": c["p_value"],
-                         "p_adjusted": c["p_adjusted"], "significant": bool(c["significant"])}
-                        for c in d["comparisons"]],
-        "settings": {"correction": str(st.get("correction") or "no"), "alpha": st.get("alpha", 0.05)},
-    }  # fmt: skip
+    tests = [(c["a"], c["b"], c["delta"], c["p_value"], c["p_adjusted"], c["significant"]) for c in d["comparisons"]]
+    result = _as_compare(stat, {m["name"]: m.get(stat) for m in d["metrics"]}, tests, str(st.get("test")), st)
     segments = {"n": 0, "scores": {stat: {}}, "docs": None, "domains": None, "texts": None,
                 "no_texts": "a pair of metrics has no segments to open: the table of each metric's agreement is in "
                 "report.html", "directions": {stat: "higher"}, "decimals": {stat: 4}}  # fmt: skip

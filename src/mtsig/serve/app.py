@@ -22,7 +22,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from mtsig.serve.jobs import Job, Jobs
-from mtsig.serve.worker import EXPORTS
+from mtsig.serve.worker import EXPORTS, file_name
 
 #: the files of a bundle a browser may fetch, with their types
 FILES = {**{n: "text/plain; charset=utf-8" for n in EXPORTS}, "result.json": "application/json",
@@ -409,6 +409,13 @@ def _test_set(form) -> dict[str, str]:
     return {"test_set": name, "langpair": lp}
 
 
+def _unused(name: str, taken: set[str]) -> str:
+    """``name``, with ``_`` appended until no other input has it."""
+    while name in taken:
+        name += "_"
+    return name
+
+
 def _holds_systems(path: str) -> bool:
     """A WMT XML or SGML file may hold several systems: given as it is, it gives each of them."""
     return Path(path).suffix.lower() in (".xml", ".sgm", ".sgml")
@@ -422,9 +429,7 @@ def _system_specs(paths: list[str]) -> list[str]:
         if _holds_systems(path):
             specs.append(path)
             continue
-        name = re.sub(r"[^\w.-]", "_", Path(path).stem)[:64] or "system"
-        while name in names:
-            name += "_"
+        name = _unused(file_name(path, "system"), names)
         names.add(name)
         specs.append(f"{name}={path}")
     return specs
@@ -481,10 +486,7 @@ def _meta_spec(form, saved: dict[str, list[str]]) -> dict[str, Any]:
         raise InputError(f"unknown level {level!r}: {', '.join(LEVELS)}")
     files: dict[str, str] = {}
     for path in saved["metric_files"]:
-        name = re.sub(r"[^\w.+-]", "_", Path(path).stem)[:64] or "metric"
-        while name in files:
-            name += "_"
-        files[name] = path
+        files[_unused(file_name(path, "metric", "+"), set(files))] = path
     lower = str(form.get("lower") or "").split()
     unknown = [n for n in lower if n not in files]
     if unknown:

@@ -136,6 +136,12 @@ def run(spec: dict[str, Any], work: Path, bundle: Path) -> None:
     _write(work, bundle, spec, command, res, report, view)
 
 
+def file_name(path: str, default: str, keep: str = "") -> str:
+    """A name taken from a file's name (what the command line shows): its stem, other characters than letters,
+    digits, ``.``, ``-`` and ``keep`` as ``_``, at most 64 characters."""
+    return re.sub(rf"[^\w.{keep}-]", "_", Path(path).stem)[:64] or default
+
+
 def _named_scores(files: list[str]) -> list[str]:
     """Each score file as ``--seg-scores`` takes it: a file of one system's scores (a column of numbers, MetricX's
     JSONL, COMET's output of one file) named after its file (``NAME=FILE``), a table or COMET's output of several
@@ -145,8 +151,7 @@ def _named_scores(files: list[str]) -> list[str]:
     out = []
     for path in files:
         one = read_score_file(path).kind in ("column", "metricx")
-        name = re.sub(r"[^\w.-]", "_", Path(path).stem)[:64] or "system"
-        out.append(f"{name}={path}" if one else path)
+        out.append(f"{file_name(path, 'system')}={path}" if one else path)
     return out
 
 
