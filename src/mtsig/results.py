@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtsig.errors import InputError, unknown_name
+from mtsig.serialize import as_dict, jfield, out
 from mtsig.stats.intervals import BootstrapSummary, Interval
 
 
@@ -27,51 +28,32 @@ class TestResult:
 
     __test__ = False  # not a pytest test class
 
-    test: str
     metric: str
     a: str
     b: str
     score_a: float
     score_b: float
     delta: float
+    delta_ci: Interval | None = None
+    test: str
     #: None for a test that gives no p-value (``aso``: its ε_min is ``statistic``)
     p_value: float | None
     alternative: str = "two-sided"
     n_resamples: int | None = None
     seed: int | None = None
-    delta_ci: Interval | None = None
-    statistic: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
-    bootstrap_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    statistic: float | None = jfield(None, omit="none")
+    #: a test's own fields (e.g. ``eps_min``), written beside the others (one named like them is kept apart under
+    #: ``extra``)
+    extra: dict[str, Any] = jfield(default_factory=dict, flatten=True)
+    null_distribution: np.ndarray | None = jfield(None, repr=False, compare=False, skip=True)
+    bootstrap_distribution: np.ndarray | None = jfield(None, repr=False, compare=False, skip=True)
 
     @property
     def pvalue(self) -> float | None:
         """scipy.stats' name for :attr:`p_value`."""
         return self.p_value
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "metric": self.metric,
-            "a": self.a,
-            "b": self.b,
-            "score_a": self.score_a,
-            "score_b": self.score_b,
-            "delta": self.delta,
-            "delta_ci": self.delta_ci.to_list() if self.delta_ci else None,
-            "test": self.test,
-            "p_value": self.p_value,
-            "alternative": self.alternative,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-        }
-        if self.statistic is not None:
-            d["statistic"] = self.statistic
-        clash = {k: v for k, v in self.extra.items() if k in d}
-        d.update({k: v for k, v in self.extra.items() if k not in d})  # a test's own fields (e.g. eps_min)
-        if clash:  # a plugin's extra named like a field (p_value) does not overwrite it: kept apart
-            d["extra"] = clash
-        return d
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -84,20 +66,13 @@ class RunStats:
     s_dev: float | None
     runs: tuple[float, ...]
     median_run: int
-    dev_runs: tuple[float, ...] | None = None
+    dev_runs: tuple[float, ...] | None = jfield(None, omit="none")
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "mean": self.mean,
-            "s_sel": self.s_sel,
-            "s_test": self.s_test,
-            "s_dev": self.s_dev,
-            "runs": list(self.runs),
-            "median_run": self.median_run,
-        }
-        if self.dev_runs is not None:
-            d["dev_runs"] = list(self.dev_runs)
-        return d
+    to_dict = as_dict
+
+
+def _interval_keys(ci: Interval, _score: Any) -> dict[str, Any]:
+    return {"ci": ci.to_list(), "ci_method": ci.method, "confidence": ci.confidence}
 
 
 @dataclass(frozen=True)
@@ -106,24 +81,17 @@ class SystemScore:
 
     score: float
     signature: str
-    runs: RunStats | None = None
-    ci: Interval | None = None
-    bootstrap: BootstrapSummary | None = None
-    details: dict[str, Any] | None = None
+    #: written as the runs' own keys (mean, s_sel, ...)
+    runs: RunStats | None = jfield(None, omit="none", flatten=True)
+    #: written as ``ci``, ``ci_method`` and ``confidence``
+    ci: Interval | None = jfield(None, omit="none", flatten=True, convert=_interval_keys)
+    #: written with an interval only
+    bootstrap: BootstrapSummary | None = jfield(None, omit=lambda v, o: v is None or o.ci is None)
+    details: dict[str, Any] | None = jfield(None, omit="empty")
     #: the bootstrap scores behind ``ci`` / ``s_sel`` (kept on request; per run for systems with runs)
-    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+    samples: np.ndarray | None = jfield(None, repr=False, compare=False, skip=True)
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"score": self.score, "signature": self.signature}
-        if self.runs is not None:
-            d.update(self.runs.to_dict())
-        if self.ci is not None:
-            d.update({"ci": self.ci.to_list(), "ci_method": self.ci.method, "confidence": self.ci.confidence})
-            if self.bootstrap is not None:
-                d["bootstrap"] = self.bootstrap.to_dict()
-        if self.details:
-            d["details"] = self.details
-        return d
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -132,12 +100,14 @@ class SystemResult:
     files: tuple[str, ...]
     scores: dict[str, SystemScore]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "files": list(self.files),
-            "scores": {m: s.to_dict() for m, s in self.scores.items()},
-        }
+    to_dict = as_dict
+
+
+def options_changed(options: Any, settings: Any) -> dict[str, Any]:
+    """The settings given and not at their defaults, except those ``settings`` records under its own keys."""
+    from mtsig.declare import changed
+
+    return changed(options, settings.RECORDED)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,29 +115,23 @@ class ScoreSettings:
     """What produced the scores: the metrics' signatures and the test set's size always; the bootstrap's count
     and seed when something was resampled (intervals, s_sel), the interval's method and level with ``--ci``."""
 
-    n_bootstrap: int | None = None
-    seed: int | None = None
-    ci_method: str | None = None
-    confidence: float | None = None
-    signatures: dict[str, str] = field(default_factory=dict)
-    n_segments: int | None = None
+    n_bootstrap: int | None = jfield(None, omit="empty")
+    seed: int | None = jfield(None, omit="empty")
+    ci_method: str | None = jfield(None, omit="empty")
+    confidence: float | None = jfield(None, omit="empty")
+    signatures: dict[str, str] = jfield(default_factory=dict, omit="empty")
+    n_segments: int | None = jfield(None, omit="empty")
     #: what the bootstrap drew when it drew documents or domains (segments: left out), and how many there are
-    resample_unit: str | None = None
-    n_units: int | None = None
+    resample_unit: str | None = jfield(None, omit="empty")
+    n_units: int | None = jfield(None, omit="empty")
     #: the validated settings (:class:`~mtsig.engine.ScoreOptions`): those not recorded above are recorded under
     #: their own names when they are not at their defaults
-    options: Any = field(default=None, repr=False, compare=False)
+    options: Any = jfield(None, repr=False, compare=False, omit="none", flatten=True, convert=options_changed)
 
     #: the settings recorded above (``ci`` by ``ci_method``)
     RECORDED: ClassVar[tuple[str, ...]] = ("ci", "ci_method", "confidence", "n_bootstrap", "seed", "resample_unit")
 
-    def to_dict(self) -> dict[str, Any]:
-        from mtsig.declare import changed
-
-        out = {k: v for k, v in self.__dict__.items() if k != "options" and v is not None and v != {}}
-        if self.options is not None:
-            out.update(changed(self.options, self.RECORDED))
-        return out
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -177,20 +141,16 @@ class ScoreResult:
     systems: tuple[SystemResult, ...]
     settings: ScoreSettings = ScoreSettings()
     #: per metric, which scores are better: "higher", "lower" or "closest to <target>"
-    directions: dict[str, str] = field(default_factory=dict)
-    decimals: dict[str, int] = field(default_factory=dict)
+    directions: dict[str, str] = jfield(default_factory=dict, skip=True)
+    decimals: dict[str, int] = jfield(default_factory=dict, skip=True)
     #: with ``sentence_level``: per metric, each system's (or run's, ``NAME[run i]``) score of every segment
-    segments: dict[str, dict[str, list[float]]] | None = None
+    segments: dict[str, dict[str, list[float]]] | None = jfield(None, omit="none")
 
     @property
     def metrics(self) -> list[str]:
         return list(self.systems[0].scores) if self.systems else []
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {"systems": [s.to_dict() for s in self.systems], "settings": self.settings.to_dict()}
-        if self.segments is not None:
-            d["segments"] = self.segments
-        return d
+    to_dict = as_dict
 
     def to_pandas(self):
         """One row per system and metric: score, interval, runs' statistics, signature (needs pandas)."""
@@ -222,7 +182,8 @@ class ScoreResult:
 class Comparison:
     """One row of a comparison: a test result with its adjusted p-value and the decision at alpha."""
 
-    result: TestResult
+    #: written as the test's own keys
+    result: TestResult = field(metadata=out(flatten=True))
     #: None for a test without a p-value (``aso``)
     p_adjusted: float | None
     significant: bool
@@ -243,12 +204,7 @@ class Comparison:
     def pair(self) -> tuple[str, str]:
         return self.result.a, self.result.b
 
-    def to_dict(self) -> dict[str, Any]:
-        d = self.result.to_dict()
-        d["p_adjusted"] = self.p_adjusted
-        d["significant"] = self.significant
-        d["human_agreement"] = self.human_agreement
-        return d
+    to_dict = as_dict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -259,7 +215,7 @@ class CompareSettings:
     #: whether the counts were chosen automatically (enough for the corrected threshold)
     n_resamples_auto: bool
     #: bootstrap resamples behind every interval of a difference (and s_sel)
-    n_bootstrap: int
+    n_bootstrap: int = field(metadata=out(key="n_bootstrap_delta_ci"))
     seed: int
     alternative: str
     correction: str
@@ -273,10 +229,11 @@ class CompareSettings:
     n_segments: int
     #: what every resampling procedure drew or swapped ("segment", "document", "domain") and how many there are
     resample_unit: str = "segment"
-    n_units: int | None = None
+    #: written as ``n_segments`` when not given (every segment its own unit)
+    n_units: int | None = jfield(None, convert=lambda v, o: v if v is not None else o.n_segments)
     #: the validated settings (:class:`~mtsig.engine.CompareOptions`): those not recorded above are recorded
     #: under their own names when they are not at their defaults (``paired_runs``, ``system_ci``, ...)
-    options: Any = field(default=None, repr=False, compare=False)
+    options: Any = jfield(None, repr=False, compare=False, omit="none", flatten=True, convert=options_changed)
 
     #: the settings the keys of :meth:`to_dict` record under names of their own
     RECORDED: ClassVar[tuple[str, ...]] = ("tests", "n_resamples", "n_bootstrap", "seed", "alternative", "correction",
@@ -286,34 +243,7 @@ class CompareSettings:
     def paired_runs(self) -> bool:
         return bool(getattr(self.options, "paired_runs", False))
 
-    def to_dict(self) -> dict[str, Any]:
-        from mtsig.declare import changed
-
-        out = self._dict()
-        if self.options is not None:
-            out.update(changed(self.options, self.RECORDED))
-        return out
-
-    def _dict(self) -> dict[str, Any]:
-        return {
-            "tests": list(self.tests),
-            "n_resamples": dict(self.n_resamples),
-            "n_resamples_auto": self.n_resamples_auto,
-            "n_bootstrap_delta_ci": self.n_bootstrap,
-            "seed": self.seed,
-            "alternative": self.alternative,
-            "correction": self.correction,
-            "alpha": self.alpha,
-            "confidence": self.confidence,
-            "baseline": self.baseline,
-            "n_comparisons": self.n_comparisons,
-            "experimentwise_error_unadjusted": self.experimentwise_error_unadjusted,
-            "cluster_test": self.cluster_test,
-            "signatures": dict(self.signatures),
-            "n_segments": self.n_segments,
-            "resample_unit": self.resample_unit,
-            "n_units": self.n_units if self.n_units is not None else self.n_segments,
-        }
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -323,8 +253,8 @@ class CompareResult:
     comparisons: tuple[Comparison, ...]
     clusters: dict[str, list[list[str]] | None]
     #: per metric, which scores are better: "higher", "lower" or "closest to <target>"
-    directions: dict[str, str] = field(default_factory=dict)
-    decimals: dict[str, int] = field(default_factory=dict)
+    directions: dict[str, str] = jfield(default_factory=dict, skip=True)
+    decimals: dict[str, int] = jfield(default_factory=dict, skip=True)
     #: what the user should know (e.g. too few resamples for any pair to be significant)
     warnings: tuple[str, ...] = ()
 
@@ -376,11 +306,4 @@ class CompareResult:
 
         return frame(compare_rows(self), COMPARE_COLUMNS)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings.to_dict(),
-            "systems": [s.to_dict() for s in self.systems],
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "clusters": self.clusters,
-            "warnings": list(self.warnings),
-        }
+    to_dict = as_dict

@@ -75,8 +75,9 @@ def partition_analysis(
             )  # fmt: skip
             for b in range(len(labels))
         )
-        out.append(Analysis(kind, mname, buckets, note=note, decimals=metric.decimals, direction=metric.direction,
-                            n_resamples=n_res if tested else None, members=groups))  # fmt: skip
+        out.append(Analysis(kind, mname, buckets=tuple(buckets), note=note, decimals=metric.decimals,
+                            direction=metric.direction, n_resamples=n_res if tested else None,
+                            members=groups))  # fmt: skip
     return out
 
 

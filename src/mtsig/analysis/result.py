@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
 from mtsig.errors import InputError
+from mtsig.results import options_changed
+from mtsig.serialize import as_dict, jfield, out
 from mtsig.stats.intervals import Interval
 
 
@@ -17,16 +19,11 @@ class BucketScore:
 
     score: float | None
     ci: Interval | None = None
-    n_segments: float | None = None
+    n_segments: float | None = jfield(None, omit="none")
     #: word analyses: precision and recall (with their intervals) and the counts behind them
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = jfield(default_factory=dict, flatten=True)
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"score": self.score, "ci": self.ci.to_list() if self.ci else None}
-        if self.n_segments is not None:
-            d["n_segments"] = self.n_segments
-        d.update(self.extra)
-        return d
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -43,17 +40,7 @@ class BucketComparison:
     p_adjusted: float | None
     significant: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "delta": self.delta,
-            "delta_ci": self.delta_ci.to_list() if self.delta_ci else None,
-            "test": self.test,
-            "p_value": self.p_value,
-            "p_adjusted": self.p_adjusted,
-            "significant": self.significant,
-        }
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -64,21 +51,13 @@ class Bucket:
     #: segments in the bucket (None where the bucket depends on each system's output: see each system's count)
     n_segments: int | None
     #: reference words in the bucket (word analyses)
-    n_words: int | None
+    n_words: int | None = field(metadata=out(omit="none"))
     systems: dict[str, BucketScore]
     comparisons: tuple[BucketComparison, ...]
     #: no pair can be significant here after the correction (too few segments or words), or not tested at all
     too_small: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"label": self.label, "lower": self.lower, "upper": self.upper,
-                             "n_segments": self.n_segments}  # fmt: skip
-        if self.n_words is not None:
-            d["n_words"] = self.n_words
-        d["systems"] = {n: s.to_dict() for n, s in self.systems.items()}
-        d["comparisons"] = [c.to_dict() for c in self.comparisons]
-        d["too_small"] = self.too_small
-        return d
+    to_dict = as_dict
 
 
 @dataclass(frozen=True)
@@ -88,27 +67,21 @@ class Analysis:
 
     kind: str
     metric: str
-    buckets: tuple[Bucket, ...] = ()
-    items: tuple[dict[str, Any], ...] = ()
-    #: what the numbers are, in a sentence (shown under the table)
-    note: str = ""
-    decimals: int = 2
+    _: KW_ONLY
     direction: str = "higher"
     #: resamples behind the p-values (None: no test ran, or a test that does not resample)
     n_resamples: int | None = None
+    #: written when there are some or there are no buckets
+    items: tuple[dict[str, Any], ...] = jfield((), omit=lambda v, o: not v and bool(o.buckets))
+    buckets: tuple[Bucket, ...] = jfield((), omit="empty")
+    #: what the numbers are, in a sentence (shown under the table)
+    note: str = ""
+    decimals: int = jfield(2, skip=True)
     #: each segment's bucket (segment-level buckets): one index array for every system, or ``{system: array}``
     #: where a system's own output decides (its first run); not in the JSON (what an interactive view opens)
-    members: Any = field(default=None, repr=False, compare=False)
+    members: Any = jfield(None, repr=False, compare=False, skip=True)
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "metric": self.metric, "direction": self.direction,
-                             "n_resamples": self.n_resamples}  # fmt: skip
-        if self.items or not self.buckets:
-            d["items"] = list(self.items)
-        if self.buckets:
-            d["buckets"] = [b.to_dict() for b in self.buckets]
-        d["note"] = self.note
-        return d
+    to_dict = as_dict
 
     def bucket(self, label: str) -> Bucket:
         for b in self.buckets:
@@ -129,6 +102,7 @@ class AnalyzeSettings:
     n_bootstrap: int
     seed: int
     correction: str
+    corrected_over: str = "every bucket and pair of an analysis"
     alpha: float
     alternative: str
     confidence: float
@@ -140,41 +114,16 @@ class AnalyzeSettings:
     signatures: dict[str, str]
     n_segments: int
     resample_unit: str
-    corrected_over: str = "every bucket and pair of an analysis"
     #: the validated settings (:class:`~mtsig.analysis.options.AnalyzeOptions`): those not recorded above are
     #: recorded under their own names when they are not at their defaults (``top``, ``ngram_order``, ...)
-    options: Any = field(default=None, repr=False, compare=False)
+    options: Any = jfield(None, repr=False, compare=False, omit="none", flatten=True, convert=options_changed)
 
     #: the settings the keys of :meth:`to_dict` record under names of their own
     RECORDED: ClassVar[tuple[str, ...]] = (
         "by", "test", "n_resamples", "n_bootstrap", "seed", "correction", "alpha", "alternative", "confidence",
         "baseline", "cutoffs", "resample_unit")  # fmt: skip
 
-    def to_dict(self) -> dict[str, Any]:
-        from mtsig.declare import changed
-
-        return {**self._dict(), **(changed(self.options, self.RECORDED) if self.options is not None else {})}
-
-    def _dict(self) -> dict[str, Any]:
-        return {
-            "analyses": list(self.analyses),
-            "test": self.test,
-            "n_resamples": self.n_resamples,
-            "n_bootstrap": self.n_bootstrap,
-            "seed": self.seed,
-            "correction": self.correction,
-            "corrected_over": self.corrected_over,
-            "alpha": self.alpha,
-            "alternative": self.alternative,
-            "confidence": self.confidence,
-            "baseline": self.baseline,
-            "cutoffs": {k: list(v) for k, v in self.cutoffs.items()},
-            "min_bucket": self.min_bucket,
-            "tokenize": self.tokenize,
-            "signatures": dict(self.signatures),
-            "n_segments": self.n_segments,
-            "resample_unit": self.resample_unit,
-        }
+    to_dict = as_dict
 
     def __getitem__(self, key: str) -> Any:
         """The JSON's value of ``key`` (``settings["n_segments"]``, as results read before these were typed)."""
@@ -188,13 +137,7 @@ class AnalyzeResult:
     analyses: tuple[Analysis, ...]
     warnings: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings.to_dict(),
-            "systems": list(self.systems),
-            "analyses": [a.to_dict() for a in self.analyses],
-            "warnings": list(self.warnings),
-        }
+    to_dict = as_dict
 
     def to_pandas(self, items: bool = False):
         """One row per bucket and system and per bucket and pair (``row``: ``system`` or ``difference``); with

@@ -76,8 +76,8 @@ def _share_result(ctx, kind, metric_label, groups, cut, note, counts, tested, k,
         raw.append(bucket_pairs(ctx, res, f"{key}b{b}", b in tested, scores))
     buckets = batched_buckets(ctx, systems_of, raw, labels, [cut.bounds(b) for b in range(nb)], tested, k)
     n_res = ctx.batch.n_resamples if key is not None else None
-    return Analysis(kind, metric_label, buckets, note=note, decimals=1, direction="higher", n_resamples=n_res,
-                    members={n: g[0] for n, g in groups.items()})  # fmt: skip
+    return Analysis(kind, metric_label, buckets=tuple(buckets), note=note, decimals=1, direction="higher",
+                    n_resamples=n_res, members={n: g[0] for n, g in groups.items()})  # fmt: skip
 
 
 def _own_bucket_scores(table: StatsTable, name: str, mask: np.ndarray) -> dict[str, float | None]:

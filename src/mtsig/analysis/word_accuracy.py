@@ -99,7 +99,9 @@ def _word_result(ctx, kind, X, labels, bounds, note, n_ref, tested, k, key, pr) 
         raw.append(bucket_pairs(ctx, res, f"{key}b{b}", b in tested, scores))
     buckets = batched_buckets(ctx, systems_of, raw, labels, bounds, tested, k, n_ref)
     n_res = ctx.batch.n_resamples if key is not None else None
-    return Analysis(kind, "word F-measure", buckets, note=note, decimals=4, direction="higher", n_resamples=n_res)
+    return Analysis(
+        kind, "word F-measure", buckets=tuple(buckets), note=note, decimals=4, direction="higher", n_resamples=n_res
+    )
 
 
 def word_frequency(ctx: AnalysisContext, arg) -> Later:

@@ -3,8 +3,10 @@ pair the test; the clusters. ``to_dict()`` is the JSON the command line prints."
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from mtsig.serialize import as_dict, jfield
 
 #: the columns of :meth:`HumanResult.to_pandas`
 SYSTEM_COLUMNS = ("name", "score", "ci_low", "ci_high", "n_segments", "wins", "cluster", "rank_low", "rank_high")
@@ -26,10 +28,7 @@ class HumanSystem:
     #: (losses + 1, N - wins) under the WMT protocols
     rank_range: tuple[int, int]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "score": self.score, "ci": list(self.ci) if self.ci else None,
-                "n_segments": self.n_segments, "wins": self.wins, "cluster": self.cluster,
-                "rank_range": list(self.rank_range)}  # fmt: skip
+    to_dict = as_dict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,10 +49,11 @@ class HumanComparison:
     delta_common: float | None = None
     note: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "delta": self.delta, "p_value": self.p_value,
-                "p_adjusted": self.p_adjusted, "significant": self.significant, "n_common": self.n_common,
-                "delta_common": self.delta_common, "note": self.note}  # fmt: skip
+    to_dict = as_dict
+
+
+def _segment_rows(segments: tuple[tuple[str, str, float], ...], _result: Any) -> list[dict[str, Any]]:
+    return [{"system": s, "segment": g, "score": x} for s, g, x in segments]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,9 +65,9 @@ class HumanResult:
     settings: dict[str, Any]
     notes: tuple[str, ...] = ()
     #: per (system, segment) the scores used, when asked for
-    segments: tuple[tuple[str, str, float], ...] | None = field(default=None, repr=False)
+    segments: tuple[tuple[str, str, float], ...] | None = jfield(None, repr=False, omit="none", convert=_segment_rows)
     #: decimals shown in text, Markdown and LaTeX (``-w``; None: 3)
-    decimals: int | None = field(default=None, repr=False, compare=False)
+    decimals: int | None = jfield(None, repr=False, compare=False, skip=True)
 
     def get(self, a: str, b: str) -> HumanComparison:
         """The comparison of ``a`` and ``b`` (either order for the two-sided protocols)."""
@@ -89,18 +89,7 @@ class HumanResult:
 
         raise unknown_name("system", name, [s.name for s in self.systems])
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "protocol": self.protocol,
-            "systems": [s.to_dict() for s in self.systems],
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "clusters": [list(c) for c in self.clusters],
-            "settings": dict(self.settings),
-            "notes": list(self.notes),
-        }
-        if self.segments is not None:
-            d["segments"] = [{"system": s, "segment": g, "score": x} for s, g, x in self.segments]
-        return d
+    to_dict = as_dict
 
     def to_pandas(self, comparisons: bool = False):
         """One row per system (or per comparison, with ``comparisons=True``); needs pandas."""

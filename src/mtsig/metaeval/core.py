@@ -32,6 +32,7 @@ from mtsig.errors import InputError
 from mtsig.metaeval import stats as st
 from mtsig.registry import Registry
 from mtsig.resample import DEFAULT_SEED, Resampling
+from mtsig.serialize import as_dict, jfield, out
 from mtsig.stats.multiple import CORRECTIONS, adjust
 
 LEVELS = ("system", "segment")
@@ -309,15 +310,14 @@ def spa(human: np.ndarray, metric: np.ndarray, n_permutations: int = 1000, seed:
 @dataclass(frozen=True, kw_only=True)
 class MetricAgreement:
     name: str
-    values: dict[str, float | None]
-    ci: dict[str, list[float] | None]
+    #: each statistic's value, written under the statistic's name
+    values: dict[str, float | None] = field(metadata=out(flatten=True))
     epsilon: float | None
+    ci: dict[str, list[float] | None]
     cluster: int
     cluster_corrected: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, **self.values, "epsilon": self.epsilon, "ci": self.ci, "cluster": self.cluster,
-                "cluster_corrected": self.cluster_corrected}  # fmt: skip
+    to_dict = as_dict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -334,22 +334,9 @@ class MetricComparison:
     #: p_two_sided corrected over every pair of metrics
     p_adjusted: float | None
     significant: bool
-    note: str | None = None
+    note: str | None = jfield(None, omit="none")
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "a": self.a,
-            "b": self.b,
-            "statistic": self.statistic,
-            "delta": self.delta,
-            "p_value": self.p_value,
-            "p_two_sided": self.p_two_sided,
-            "p_adjusted": self.p_adjusted,
-            "significant": self.significant,
-        }
-        if self.note is not None:
-            d["note"] = self.note
-        return d
+    to_dict = as_dict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -363,7 +350,7 @@ class MetaResult:
     settings: dict[str, Any]
     notes: tuple[str, ...] = ()
     #: decimals shown in text, Markdown and LaTeX (``-w``; None: 3 for statistics, 4 for differences)
-    decimals: int | None = field(default=None, repr=False, compare=False)
+    decimals: int | None = jfield(None, repr=False, compare=False, skip=True)
 
     def get(self, a: str, b: str) -> MetricComparison:
         for c in self.comparisons:
@@ -377,11 +364,7 @@ class MetaResult:
                 return m
         raise InputError(f"no metric {name}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "statistic": self.statistic, "metrics": [m.to_dict() for m in self.metrics],
-                "comparisons": [c.to_dict() for c in self.comparisons], "clusters": [list(c) for c in self.clusters],
-                "clusters_corrected": [list(c) for c in self.clusters_corrected], "settings": dict(self.settings),
-                "notes": list(self.notes)}  # fmt: skip
+    to_dict = as_dict
 
     def metric_rows(self) -> list[dict[str, Any]]:
         """One row per metric: each statistic's value and interval, the clusters."""

@@ -47,6 +47,7 @@ from mtsig.errors import InputError
 from mtsig.metaeval import stats as st
 from mtsig.metaeval.core import permutation_pvalues, segment_level
 from mtsig.metaeval.mtme import EvalSet, Scored, read_evalset, task_data
+from mtsig.serialize import as_dict, jfield, out
 
 TASK_SETS = ("wmt23", "wmt24", "wmt25")
 DEFAULT_LPS = {
@@ -439,31 +440,37 @@ def assign_ranks(sig: np.ndarray, alpha: float = CLUSTER_ALPHA) -> list[int]:
 
 
 # ------------------------------------------------------------------------------------------------ results
+def _task_keys(task: TaskDef, _result: Any) -> dict[str, Any]:
+    return {"lp": task.lp, "level": task.level, "statistic": task.statistic}
+
+
+def _pairs(p_values: np.ndarray, result: Any) -> dict[str, float]:
+    names = list(result.values)
+    return {
+        f"{names[i]} > {names[j]}": float(p_values[i, j]) for i in range(len(names)) for j in range(i + 1, len(names))
+    }
+
+
 @dataclass
 class TaskResult:
-    task: TaskDef
+    #: written as its language pair, level and statistic
+    task: TaskDef = field(metadata=out(flatten=True, convert=_task_keys))
     weight: float
     #: metric -> value, in descending order (ties by name)
-    values: dict[str, float]
+    values: dict[str, float] = field(metadata=out(key="metrics"))
     ranks: dict[str, int]
-    #: (n, n) p-values of "row's metric is better than column's" (upper triangle, value order); None with k = 0
-    p_values: np.ndarray | None = None
+    #: (n, n) p-values of "row's metric is better than column's" (upper triangle, value order); None with k = 0;
+    #: written as ``{"A > B": p}``
+    p_values: np.ndarray | None = jfield(None, omit="none", convert=_pairs)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"lp": self.task.lp, "level": self.task.level, "statistic": self.task.statistic,
-                               "weight": self.weight, "metrics": self.values, "ranks": self.ranks}  # fmt: skip
-        if self.p_values is not None:
-            names = list(self.values)
-            out["p_values"] = {f"{names[i]} > {names[j]}": float(self.p_values[i, j])
-                               for i in range(len(names)) for j in range(i + 1, len(names))}  # fmt: skip
-        return out
+    to_dict = as_dict
 
 
 @dataclass
 class TaskSetResult:
     """A metrics task set: each task's values and ranks, the average correlation and rank, clusters across tasks."""
 
-    name: str
+    name: str = field(metadata=out(key="task_set"))
     test_set: str
     lps: list[str]
     k: int
@@ -473,19 +480,12 @@ class TaskSetResult:
     average_ranks: dict[str, float]
     #: clusters across tasks (k > 0), best first
     clusters: list[list[str]] | None = None
-    average_p_values: np.ndarray | None = None
-    notes: list[str] = field(default_factory=list)
+    average_p_values: np.ndarray | None = jfield(None, skip=True)
+    notes: list[str] = jfield(default_factory=list, omit="empty")
     #: decimals shown (``-w``; None: 3)
-    decimals: int | None = None
+    decimals: int | None = jfield(None, skip=True)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"task_set": self.name, "test_set": self.test_set, "lps": self.lps, "k": self.k,
-                               "seed": self.seed, "tasks": [t.to_dict() for t in self.tasks],
-                               "average": self.average, "average_ranks": self.average_ranks,
-                               "clusters": self.clusters}  # fmt: skip
-        if self.notes:
-            out["notes"] = self.notes
-        return out
+    to_dict = as_dict
 
     def __repr__(self) -> str:
         top = ", ".join(f"{m} {v:.4f}" for m, v in list(self.average.items())[:3])

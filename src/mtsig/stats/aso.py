@@ -26,6 +26,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from mtsig.errors import InputError
+from mtsig.serialize import as_dict
 
 #: the decision threshold the authors recommend
 TAU = 0.2
@@ -60,6 +61,8 @@ class ASOResult:
     violation_ratio: float
     sigma: float
     tau: float
+    #: eps_min < tau: A is better than B at this threshold
+    better: bool = field(init=False)
     confidence: float
     n_a: int
     n_b: int
@@ -67,15 +70,10 @@ class ASOResult:
     seed: int
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    @property
-    def better(self) -> bool:
-        return self.eps_min < self.tau
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "better", bool(self.eps_min < self.tau))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"eps_min": self.eps_min, "violation_ratio": self.violation_ratio, "sigma": self.sigma,
-                "tau": self.tau, "better": self.better, "confidence": self.confidence, "n_a": self.n_a,
-                "n_b": self.n_b, "n_bootstrap": self.n_bootstrap, "seed": self.seed,
-                "notes": list(self.notes)}  # fmt: skip
+    to_dict = as_dict
 
 
 def _check(scores, name: str) -> np.ndarray:

@@ -10,11 +10,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from mtsig.errors import unknown_name
+from mtsig.serialize import as_dict
 
 CI_METHODS = ("percentile", "t", "bca", "studentized")
 
@@ -40,8 +41,7 @@ class BootstrapSummary:
     rsd: float
     n: int
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    to_dict = as_dict
 
 
 def summarize(samples: np.ndarray) -> BootstrapSummary:

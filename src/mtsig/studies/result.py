@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mtsig.serialize import as_dict, jfield
+
 
 @dataclass(frozen=True)
 class StudyTable:
@@ -13,7 +15,7 @@ class StudyTable:
     header: list[str]
     rows: list[list[Any]]  # numbers stay numbers until rendered
     #: decimals per column (None: not a number)
-    decimals: list[int | None] = field(default_factory=list)
+    decimals: list[int | None] = jfield(default_factory=list, skip=True)
 
 
 @dataclass(frozen=True)
@@ -58,12 +60,4 @@ class StudyResult:
 
         return study_html(self)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "study": self.study,
-            "settings": self.settings,
-            "tables": [{"title": t.title, "header": t.header, "rows": t.rows} for t in self.tables],
-            "data": self.data,
-            "notes": list(self.notes),
-            "design": self.design,
-        }
+    to_dict = as_dict
