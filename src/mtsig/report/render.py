@@ -684,14 +684,25 @@ LAZY_FORMATS = {
 }
 
 
+def _study_decimals(t: StudyTable, d: int) -> list[int | None]:
+    """A study table's decimals under ``-w d``: d for each column with decimals of its own or holding a
+    fractional number; None (shown as it is) for names and counts."""
+    own = list(t.decimals) + [None] * (len(t.header) - len(t.decimals))
+    return [d if x is not None or any(isinstance(r[i], (float, np.floating)) for r in t.rows) else None
+            for i, x in enumerate(own)]  # fmt: skip
+
+
 def with_decimals(result: Any, decimals: int) -> Any:
     """The result shown with ``decimals`` decimals in every number it shows with its own (scores, differences,
     correlations); the numbers themselves unchanged. A result that shows no such numbers is returned as it is."""
     from dataclasses import replace
 
     from mtsig.checks import decimals as check_decimals
+    from mtsig.studies.result import StudyResult
 
     d = check_decimals(decimals, "decimals")
+    if isinstance(result, StudyResult):  # every column of fractional numbers shown with d decimals
+        return replace(result, tables=tuple(replace(t, decimals=_study_decimals(t, d)) for t in result.tables))
     if hasattr(result, "analyses"):
         return replace(result, analyses=tuple(replace(x, decimals=d) for x in result.analyses))
     shown_as = getattr(result, "decimals", None)

@@ -1,0 +1,83 @@
+"""``mtsig study NAME``: the literature's validation experiments on the user's outputs, one subcommand per
+registered study, its flags generated from its design."""
+
+from __future__ import annotations
+
+import argparse
+
+from mtsig.commands.common import EPILOG, Parser, input_flags, output_flags, plot_width, save_plot, unit_flag
+
+
+def add_args(p: Parser, only: str | None = None) -> None:
+    """``mtsig study NAME``: one subcommand per registered study, its flags generated from its design (with
+    ``only``, a registered study's name: just that one, as the metric flags of each take milliseconds)."""
+    from mtsig.studies.design import add_flags
+    from mtsig.studies.registry import STUDIES, get_study
+
+    sub = p.add_subparsers(dest="study", metavar="STUDY", parser_class=Parser)
+    sub.required = True
+    p.studies = {}
+    for name in list(STUDIES):
+        if only in STUDIES and name != only:
+            continue
+        study = get_study(name)
+        q = sub.add_parser(name, help=study.help, description=study.help, epilog=EPILOG)
+        q.prog = f"mtsig study {name}"
+        input_flags(q)
+        add_flags(q.add_argument_group(f"{name} options"), study.design_type)
+        if study.unit_option:
+            unit_flag(q.add_argument_group("resampling"))
+        if study.replicated:
+            q.add_argument("--dask", default=None, metavar="ADDRESS",
+                           help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
+                           "worker processes (pip install 'mtsig[dask]')")  # fmt: skip
+        output_flags(
+            q,
+            plot="also draw the study's figure (.png, .svg, .pdf)",
+            html="also write a self-contained HTML report (settings, design, tables, figure, command)",
+        )
+        p.studies[name] = q
+
+
+def other_studies_flag(flag: str, here: str) -> list[str]:
+    """The studies that have ``flag`` (for the error when another study is given it)."""
+    from dataclasses import fields
+
+    from mtsig.studies.design import flag_of
+    from mtsig.studies.registry import STUDIES, get_study
+
+    return [
+        n for n in list(STUDIES) if n != here and any(flag_of(f.name) == flag for f in fields(get_study(n).design_type))
+    ]
+
+
+def run(a: argparse.Namespace, table, prog):
+    from dataclasses import fields
+
+    from mtsig.studies.design import design_from
+    from mtsig.studies.registry import get_study, run_study
+    from mtsig.studies.replicates import Runner, runner
+
+    study = get_study(a.study)
+    design = design_from(study.design_type, {f.name: getattr(a, f.name, None) for f in fields(study.design_type)})
+    unit = getattr(a, "resample_unit", "segment")
+    if not study.replicated:
+        return run_study(a.study, table, design, Runner(progress=prog), unit)
+    replicates = runner(a.jobs, a.dask, prog)
+    try:
+        return run_study(a.study, table, design, replicates, unit)
+    finally:
+        if hasattr(replicates.executor, "close"):
+            replicates.executor.close()
+
+
+def figure(res, a: argparse.Namespace) -> None:
+    from mtsig.report.study_plots import plot_study
+
+    save_plot(plot_study(res, plot_width(a)), a)
+
+
+def report(res, command: str) -> str:
+    from mtsig.report.study_html import render_study_html
+
+    return render_study_html(res, command)
