@@ -51,8 +51,8 @@ def main() -> int:
     print("| test | rejected at 0.05 [95% CI] | rejected at 0.01 [95% CI] |\n|---|---|---|")
     for k, v in ps.items():
         r5, r1 = rejection_rate(v, 0.05), rejection_rate(v, 0.01)
-        print(f"| {k} | {r5.rate:.3f} [{r5.interval[0]:.3f}, {r5.interval[1]:.3f}] | "
-              f"{r1.rate:.3f} [{r1.interval[0]:.3f}, {r1.interval[1]:.3f}] |")  # fmt: skip
+        print(f"| {k} | {r5.rate:.3f} [{r5.ci[0]:.3f}, {r5.ci[1]:.3f}] | "
+              f"{r1.rate:.3f} [{r1.ci[0]:.3f}, {r1.ci[1]:.3f}] |")  # fmt: skip
     return 0
 
 

@@ -83,7 +83,7 @@ def test_calibration_of_stratified_randomization_under_the_null(me_table):
     A, B = me_table.stats["bleu"]["baseline"], me_table.stats["bleu"]["sys1"]
     reps = 500
     rate = rejection_rate([_strat_p(a, b, m, 500, i) for i, (a, b) in enumerate(permuted_runs(A, B, reps, seed=11))])
-    assert rate.interval[0] <= 0.05 <= rate.interval[1], f"stratified AR under its own null: {rate}"
+    assert rate.ci[0] <= 0.05 <= rate.ci[1], f"stratified AR under its own null: {rate}"
 
 
 def test_unequal_run_counts(me_table):
@@ -213,9 +213,9 @@ def test_default_runs_test_holds_its_level_under_every_null(me_table, null, runs
     A, B = me_table.stats["bleu"]["baseline"][:runs], me_table.stats["bleu"]["sys1"][:runs]
     rates = runs_calibration(m, (A, B), null, 300, Resampling(500, 17), tests=("ar", "pooled-ar"))
     for alpha in (0.05, 0.01):
-        assert rates[("ar", alpha)].interval[0] <= alpha, f"{null}, {runs} runs, α {alpha}: ar {rates[('ar', alpha)]}"
+        assert rates[("ar", alpha)].ci[0] <= alpha, f"{null}, {runs} runs, α {alpha}: ar {rates[('ar', alpha)]}"
     if null == "run-level":
-        assert rates[("pooled-ar", 0.05)].interval[0] > 0.1
+        assert rates[("pooled-ar", 0.05)].ci[0] > 0.1
 
 
 def test_runs_test_does_not_depend_on_the_order_of_the_runs(me_table):

@@ -33,7 +33,7 @@ def render_study_html(res: StudyResult, command: str | None = None) -> str:
     from mtsig.report.study_plots import plot_study
 
     items = [("mtsig", _e(__version__)), *((str(k), _e(v)) for k, v in res.settings.items())]
-    design = [(str(k), _e(v)) for k, v in res.design.items()]
+    design = [(str(k), _e("default" if v is None else v)) for k, v in res.design.items()]
     parts = [f"<h1>mtsig study {_e(res.study)}</h1>", "<h2>Settings</h2>", _settings(items)]
     if design:
         parts += ["<h2>Design</h2>", _settings(design)]
@@ -41,7 +41,9 @@ def render_study_html(res: StudyResult, command: str | None = None) -> str:
         parts += ["<h2>Command</h2>", f"<pre id=mtsig-command>{_e(command)}</pre>"]
     for i, t in enumerate(res.tables):
         parts += [f"<h2>{_e(t.title)}</h2>", _table_html(t, i)]
-    parts.append(figure_or_note(lambda: plot_study(res), f"study {res.study}"))
+    parts.append(
+        figure_or_note(lambda: plot_study(res), f"The figure of study {res.study} (mtsig study {res.study} --plot)")
+    )
     if res.notes:
         parts += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{_e(n)}</li>" for n in res.notes) + "</ul>"]
     return html_page(f"mtsig study {res.study}", parts, res.to_dict())

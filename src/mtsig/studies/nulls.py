@@ -68,14 +68,15 @@ class RejectionRate:
     rejected: int
     replicates: int
     alpha: float
-    interval: tuple[float, float]
+    #: the 95% Clopper-Pearson interval of the rate
+    ci: tuple[float, float]
 
     @property
     def rate(self) -> float:
         return self.rejected / self.replicates
 
     def __str__(self) -> str:
-        lo, hi = self.interval
+        lo, hi = self.ci
         return f"{self.rate:.3f} [{lo:.3f}, {hi:.3f}] ({self.rejected}/{self.replicates} at alpha={self.alpha})"
 
 
