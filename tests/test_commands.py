@@ -105,3 +105,23 @@ def test_a_command_imports_only_its_own_module():
             "print(sorted(m for m in sys.modules if m.startswith('mtsig.commands.')))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "['mtsig.commands.common', 'mtsig.commands.thresholds']"
+
+
+def test_thresholds_is_a_function_of_mtsig_and_a_result_like_the_others(tmp_path, capsys):
+    import mtsig
+    from mtsig.thresholds import FITS, ThresholdsResult  # the module stays importable
+
+    res = mtsig.thresholds(["bleu", "comet"], [70, 90])
+    assert isinstance(res, ThresholdsResult) and res.names == {"bleu": "bleu", "comet": "comet22"}
+    assert res.fits["bleu"] == list(FITS["bleu"])
+    assert res.delta("bleu", 90) is None and res.delta("comet", 70) == pytest.approx(0.3462, abs=1e-3)
+    page, fig = tmp_path / "t.html", tmp_path / "t.png"
+    argv = ["thresholds", "-m", "bleu", "comet", "--accuracy", "70", "90", "-f", "json"]
+    assert main([*argv, "--html", str(page), "--plot", str(fig)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(json.dumps(res.to_dict()))
+    text = page.read_text(encoding="utf-8")
+    embedded = re.search(r'<script type="application/json" id="mtsig-result">(.*?)</script>', text, re.S)
+    assert embedded is not None and json.loads(embedded.group(1)) == printed
+    assert 'id="mtsig-thresholds"' in text and "<svg" in text
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -29,6 +29,7 @@ _WHERE = {
     "human": "mtsig.humaneval",
     "meta": "mtsig.metaeval",
     "MetaResult": "mtsig.metaeval",
+    "ThresholdsResult": "mtsig.thresholds",
     "aso": "mtsig.stats.aso",
     "multi_aso": "mtsig.stats.aso",
     "HumanResult": "mtsig.humaneval",
@@ -65,6 +66,8 @@ __all__ = [
     "HumanResult",
     "meta",
     "MetaResult",
+    "thresholds",
+    "ThresholdsResult",
     "aso",
     "multi_aso",
     "plot",
@@ -90,6 +93,10 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name == "thresholds":  # a callable module: mtsig.thresholds(...) runs the command, mtsig.thresholds.FITS
+        import importlib
+
+        return importlib.import_module("mtsig.thresholds")
     if name in _WHERE:
         import importlib
 
@@ -123,3 +130,4 @@ if TYPE_CHECKING:  # for type checkers and editors
         wilcoxon_test,
     )
     from mtsig.table import StatsTable
+    from mtsig.thresholds import ThresholdsResult

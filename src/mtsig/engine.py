@@ -506,15 +506,27 @@ def _test_result(test: str, pair: tuple[str, str], ctx: MetricContext) -> TestRe
     )
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """What a comparison resamples or prepares once for every metric, each under its own field (so no test kind's
+    name can stand for the bootstrap or the segment table)."""
+
+    #: bootstrap scores by (metric, system, run or "pooled")
+    boot: dict
+    #: the table of segments the scores come from (the comparison's table when the units are segments)
+    segments: Any
+    #: per test kind, what its ``prepare_all`` returned
+    kinds: dict[str, Any]
+
+
 def _metric_context(
-    table, mname, plan: ComparisonPlan, opts: CompareOptions, resampling, shared: dict
+    table, mname, plan: ComparisonPlan, opts: CompareOptions, resampling, shared: _Shared
 ) -> MetricContext:
     """Everything the tests of one metric read: scores, bootstrap scores, intervals of differences, and what
-    each kind prepared. ``shared``: what is resampled for all metrics at once (``boot``: bootstrap scores;
-    ``kinds``: per kind, what its ``prepare_all`` returned). ``table`` holds the resampling units; the scores come
-    from the segments of ``shared["segments"]`` (the same table when the units are segments)."""
-    seg_table = shared.get("segments", table)
-    boot_all = shared["boot"]
+    each kind prepared (``shared``: what is resampled or prepared for all metrics at once). ``table`` holds the
+    resampling units; the scores come from the segments of ``shared.segments``."""
+    seg_table = shared.segments
+    boot_all = shared.boot
     names = table.system_names
     multi = {s.name for s in table.systems if s.n_runs > 1}
     boot = {n: boot_all[(mname, n, "pooled" if n in multi else 0)] for n in names}
@@ -539,7 +551,7 @@ def _metric_context(
         alternative=alternative_for(seg_table.metrics[mname], opts.alternative),
     )
     for kind, tests in _by_kind(opts.tests).items():
-        ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared["kinds"].get(kind))
+        ctx.prepared[kind] = KINDS[kind].prepare(ctx, tests, shared.kinds.get(kind))
     return ctx
 
 
@@ -611,11 +623,9 @@ def compare_table(
     comparisons: list[Comparison] = []
     cl: dict[str, list[list[str]] | None] = {}
     cluster = opts.baseline is None and opts.alternative == "two-sided"
-    # what each kind prepared for all metrics, under its own key (a kind named "boot" or "segments" cannot
-    # overwrite the bootstrap or the segment table)
-    shared: dict = {"boot": boot_all, "segments": seg_table, "kinds": {}}
-    for kind, tests in _by_kind(opts.tests).items():
-        shared["kinds"][kind] = KINDS[kind].prepare_all(table, plan, opts, resampling, tests)
+    kinds = {kind: KINDS[kind].prepare_all(table, plan, opts, resampling, tests)
+             for kind, tests in _by_kind(opts.tests).items()}  # fmt: skip
+    shared = _Shared(boot=boot_all, segments=seg_table, kinds=kinds)
     for mname, metric in table.metrics.items():
         ctx = _metric_context(table, mname, plan, opts, resampling, shared)
         rows = {t: [_test_result(t, p, ctx) for p in plan.pairs] for t in opts.tests}

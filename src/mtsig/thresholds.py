@@ -15,9 +15,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
+import types
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from mtsig.errors import InputError
+from mtsig.serialize import as_dict, jfield
 
 #: (a in %, b) per metric, as Kocmi et al. 2024 published them
 FITS: dict[str, tuple[float, float]] = {
@@ -113,6 +118,60 @@ def scale_of(fit: str) -> float:
     return 1.0 if fit in POINTS else 100.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class ThresholdsResult:
+    """The Δ each metric needs for each share of human judgments to agree with it (``mtsig thresholds``)."""
+
+    #: per fit, per accuracy in % (as printed: "50", "55", ...), the Δ on the paper's scale, None where no Δ gives it
+    thresholds: dict[str, dict[str, float | None]]
+    #: per fit, its (a in %, b)
+    fits: dict[str, list[float]]
+    #: each metric asked for -> the fit used
+    names: dict[str, str]
+    #: decimals shown (``-w``; None: 3)
+    decimals: int | None = jfield(None, repr=False, compare=False, skip=True)
+
+    to_dict = as_dict
+
+    def to_pandas(self):
+        """One row per fit: its name, a, b and the Δ of each accuracy (a column per accuracy); needs pandas."""
+        from mtsig.frames import frame
+
+        accs = list(next(iter(self.thresholds.values()), {}))
+        rows = [{"fit": f, "a": self.fits[f][0], "b": self.fits[f][1], **v} for f, v in self.thresholds.items()]
+        return frame(rows, ["fit", "a", "b", *accs])
+
+    def _repr_html_(self) -> str:
+        """A notebook's display: the table, Δ with its decimals (the report's modules import this one, so it is
+        written here)."""
+        import html
+
+        d = 3 if self.decimals is None else self.decimals
+        accs = list(next(iter(self.thresholds.values()), {}))
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in ["metric (fit)", *(f"{k}%" for k in accs)])
+        body = "".join(f"<tr><td>{html.escape(f)}</td>" + "".join(f"<td>{'-' if v[k] is None else f'{v[k]:.{d}f}'}</td>"
+                                                                  for k in accs) + "</tr>"
+                       for f, v in self.thresholds.items())  # fmt: skip
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def scales(self) -> dict[str, float]:
+        """Per fit, what mtsig's numbers of the metric are multiplied by to be on the fit's scale."""
+        return {f: scale_of(f) for f in self.thresholds}
+
+    def delta(self, metric: str, accuracy: float) -> float | None:
+        """The Δ ``metric`` (a name asked for, or a fit's) needs for ``accuracy`` % of humans to agree."""
+        fit = self.names.get(metric, metric)
+        return self.thresholds[fit][f"{accuracy:g}"]
+
+
+def thresholds(metrics: Sequence[str] | None = None, accuracy: Sequence[float] = ACCURACIES,
+               fits: str | None = None) -> ThresholdsResult:  # fmt: skip
+    """``mtsig thresholds``: for each metric (mtsig's names, score-file names or the paper's; None: every fit), the
+    Δ it needs before ``accuracy`` % of human judgments agree with it (Kocmi et al. 2024); ``fits``: a
+    thresholds.json of other fits (``{metric: [a, b]}``). Also ``mtsig.thresholds(...)``."""
+    return ThresholdsResult(**thresholds_table(metrics, accuracy, fits))
+
+
 def thresholds_table(metrics: Sequence[str] | None = None, accuracies: Sequence[float] = ACCURACIES,
                      fits_path: str | None = None) -> dict:  # fmt: skip
     """``{"thresholds": {FIT: {"50": Δ or None, ...}}, "fits": {FIT: [a, b]}, "names": {asked: FIT}}``."""
@@ -141,3 +200,15 @@ def human_agreement(metric: str, delta: float) -> dict | None:
         return None
     s = scale_of(f)
     return {"fit": f, "accuracy": accuracy(delta * s, f), "scale": s}
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable: ``mtsig.thresholds(...)`` is :func:`thresholds`, as every command is a function of
+    mtsig, while ``from mtsig.thresholds import ...`` keeps working (a function of the same name on the package
+    would be replaced by the module as soon as anything imported it)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ThresholdsResult:
+        return thresholds(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -681,6 +681,7 @@ LAZY_FORMATS = {
     "mtsig.humaneval.result.HumanResult": "mtsig.report.human",
     "mtsig.metaeval.core.MetaResult": "mtsig.report.meta",
     "mtsig.metaeval.tasks.TaskSetResult": "mtsig.report.tasks",
+    "mtsig.thresholds.ThresholdsResult": "mtsig.report.thresholds",
 }
 
 
