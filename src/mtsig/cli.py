@@ -20,7 +20,6 @@ import importlib
 import os
 import sys
 import warnings
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -32,16 +31,19 @@ from mtsig.errors import MtsigError
 _output_failed = False
 
 
-@dataclass(frozen=True)
 class Command:
     """A command of ``mtsig``: its one-line help and what the loop gives it (its flags and its work are its module,
-    ``mtsig.commands.<name>``)."""
+    ``mtsig.commands.<name>``). A plain class: a dataclass would compile its methods at every start-up."""
 
-    help: str
-    #: reads the statistics table (texts, --stats, a test set, scores) before it runs
-    table: bool = False
-    #: shows a progress bar on a terminal (unless -q)
-    progress: bool = True
+    __slots__ = ("help", "table", "progress")
+
+    def __init__(self, help: str, *, table: bool = False, progress: bool = True):  # noqa: A002 - argparse's name
+        #: the one line ``mtsig --help`` shows
+        self.help = help
+        #: reads the statistics table (texts, --stats, a test set, scores) before it runs
+        self.table = table
+        #: shows a progress bar on a terminal (unless -q)
+        self.progress = progress
 
 
 COMMANDS: dict[str, Command] = {

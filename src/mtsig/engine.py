@@ -506,17 +506,19 @@ def _test_result(test: str, pair: tuple[str, str], ctx: MetricContext) -> TestRe
     )
 
 
-@dataclass(frozen=True)
 class _Shared:
-    """What a comparison resamples or prepares once for every metric, each under its own field (so no test kind's
-    name can stand for the bootstrap or the segment table)."""
+    """What a comparison resamples or prepares once for every metric, each under its own attribute (so no test
+    kind's name can stand for the bootstrap or the segment table)."""
 
-    #: bootstrap scores by (metric, system, run or "pooled")
-    boot: dict
-    #: the table of segments the scores come from (the comparison's table when the units are segments)
-    segments: Any
-    #: per test kind, what its ``prepare_all`` returned
-    kinds: dict[str, Any]
+    __slots__ = ("boot", "segments", "kinds")
+
+    def __init__(self, *, boot: dict, segments: Any, kinds: dict[str, Any]):
+        #: bootstrap scores by (metric, system, run or "pooled")
+        self.boot = boot
+        #: the table of segments the scores come from (the comparison's table when the units are segments)
+        self.segments = segments
+        #: per test kind, what its ``prepare_all`` returned
+        self.kinds = kinds
 
 
 def _metric_context(
@@ -574,7 +576,7 @@ def _runs_interval(table, mname: str, pair: tuple[str, str], boot_delta: np.ndar
 
 
 def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContext) -> list[Comparison]:
-    from mtsig.thresholds import human_agreement
+    from mtsig.fits import human_agreement
 
     fit = ctx.table.metrics[ctx.metric].name
     if results and results[0].p_value is None:  # ASO: ε_min, corrected inside its bound; better when ε_min < τ

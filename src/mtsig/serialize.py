@@ -30,13 +30,8 @@ _KEY = "json"
 _SCALARS = (str, int, float, bool, type(None))
 
 
-@dataclasses.dataclass(frozen=True)
-class _Spec:
-    name: str
-    key: str
-    omit: Callable[[Any, Any], bool] | None
-    convert: Callable[[Any, Any], Any] | None
-    flatten: bool
+#: a field as written: (name, key, omit, convert, flatten) (a tuple: a dataclass would cost start-up time)
+_Spec = tuple[str, str, "Callable[[Any, Any], bool] | None", "Callable[[Any, Any], Any] | None", bool]
 
 
 def _none(value: Any, _obj: Any) -> bool:
@@ -83,8 +78,8 @@ def _specs(cls: type) -> tuple[_Spec, ...]:
             if m.get("skip"):
                 continue
             omit = m.get("omit")
-            built.append(_Spec(f.name, m.get("key") or f.name, _OMIT[omit] if isinstance(omit, str) else omit,
-                               m.get("convert"), bool(m.get("flatten"))))  # fmt: skip
+            built.append((f.name, m.get("key") or f.name, _OMIT[omit] if isinstance(omit, str) else omit,
+                          m.get("convert"), bool(m.get("flatten"))))  # fmt: skip
         specs = _SPECS[cls] = tuple(built)
     return specs
 
@@ -92,13 +87,13 @@ def _specs(cls: type) -> tuple[_Spec, ...]:
 def as_dict(obj: Any) -> dict[str, Any]:
     """``obj``'s JSON as its fields' metadata declares it (module docstring)."""
     d: dict[str, Any] = {}
-    for s in _specs(type(obj)):
-        value = getattr(obj, s.name)
-        if s.omit is not None and s.omit(value, obj):
+    for name, key, omit, convert, flatten in _specs(type(obj)):
+        value = getattr(obj, name)
+        if omit is not None and omit(value, obj):
             continue
-        value = s.convert(value, obj) if s.convert is not None else plain(value)
-        if not s.flatten:
-            d[s.key] = value
+        value = convert(value, obj) if convert is not None else plain(value)
+        if not flatten:
+            d[key] = value
             continue
         clash = {}
         for k, v in value.items():
@@ -107,7 +102,7 @@ def as_dict(obj: Any) -> dict[str, Any]:
             else:
                 d[k] = v
         if clash:
-            d[s.key] = clash
+            d[key] = clash
     return d
 
 

@@ -9,7 +9,7 @@ from mtsig.commands.common import output_flags, plot_width, save_plot
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
-    from mtsig.thresholds import ACCURACIES
+    from mtsig.fits import ACCURACIES
 
     p.add_argument("-m", "--metrics", nargs="+", default=None, metavar="METRIC",
                    help="metrics (mtsig's names, score-file names or the paper's; default: every fit)")  # fmt: skip

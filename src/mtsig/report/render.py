@@ -548,7 +548,7 @@ def _agreement_notes(res: CompareResult) -> list[str]:
         f"better, at this |Δ| (Kocmi et al. 2024's fit accuracy(Δ) = a / (1 + exp(-b Δ)); fits: {', '.join(fits)})."
     ]
     if any(c.human_agreement and c.human_agreement["accuracy"] < 0.5 for c in res.comparisons):
-        from mtsig.thresholds import FITS
+        from mtsig.fits import FITS
 
         halves = sorted({round(FITS[f][0] / 2) for f in fits if f in FITS})
         floor = f"{halves[0]}%" if len(halves) == 1 else f"{halves[0]}-{halves[-1]}%"
