@@ -22,7 +22,7 @@ from mtsig._version import __version__
 _WHERE = {
     "score": "mtsig.api",
     "compare": "mtsig.api",
-    "analyze": "mtsig.api",
+    "analyze": "mtsig.api_analyze",
     "study": "mtsig.api",
     "AnalyzeResult": "mtsig.analysis",
     "compute": "mtsig.api",
@@ -112,7 +112,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors
     from mtsig.analysis import AnalyzeResult
-    from mtsig.api import analyze, compare, compute, score, study
+    from mtsig.api import compare, compute, score, study
+    from mtsig.api_analyze import analyze
     from mtsig.errors import InputError, MtsigError
     from mtsig.humaneval import HumanResult, human
     from mtsig.io.segments import RefSet, Segments

@@ -17,11 +17,10 @@ import dataclasses
 import inspect
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import numpy as np
 
-from mtsig.analysis.options import AnalyzeOptions
 from mtsig.declare import Keywords
 from mtsig.docfields import document, field_docs
 from mtsig.engine import CompareOptions, ScoreOptions, compare_table, score_table
@@ -33,9 +32,6 @@ from mtsig.pipeline import attach_dev, compute_stats
 from mtsig.resample import ProgressFactory, Resampling
 from mtsig.results import CompareResult, ScoreResult
 from mtsig.table import StatsTable
-
-if TYPE_CHECKING:
-    from mtsig.analysis.options import AnalysisSpec
 
 DEFAULT_METRICS = ("bleu",)
 #: keywords of ``compute`` that are not metric options or side inputs
@@ -287,61 +283,6 @@ def compare(  # noqa: PLR0913 - the settings are keywords from the declarations,
     return compare_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling)
 
 
-_ANALYZE = Keywords(AnalyzeOptions, LoadOptions, skip=("dev_refs", "dev_systems"),
-                    api={"by": ((), "str | Sequence[str]"), "cutoffs": (None, "Mapping[str, Sequence[float]] | None"),
-                         "out_labels": (None, "Mapping[str, str] | None")})  # fmt: skip
-
-
-@_ANALYZE.signature(after="stats")
-def analyze(  # noqa: PLR0913 - the settings are keywords from the declarations, the rest written here
-    refs: Any = None,
-    systems: Any = None,
-    metrics: Sequence[str] = DEFAULT_METRICS,
-    *,
-    stats: StatsTable | str | None = None,
-    rng: int | None = None,
-    progress: ProgressFactory | None = None,
-    fork: bool = False,
-    **settings: Any,
-):
-    """Where systems differ: scores, differences and corrected p-values per bucket (compare-mt's analyses, with
-    significance).
-
-    {parameters}
-
-    Returns
-    -------
-    AnalyzeResult
-        ``to_dict()`` is the JSON of ``mtsig analyze``; ``get(kind)`` one analysis.
-
-    Examples
-    --------
-    >>> import mtsig
-    >>> ref = [f"sentence {i} about the cat on the mat" for i in range(50)]
-    >>> a = [f"sentence {i} about a cat on the mat" for i in range(50)]
-    >>> b = [f"sentence {i} about the cat on the mat" if i % 4 else f"sentence {i} on a mat" for i in range(50)]
-    >>> res = mtsig.analyze([ref], {"A": a, "B": b}, by=["ref-length"], seed=1)
-    >>> [x.kind for x in res.analyses]
-    ['corpus', 'ref-length']
-    """
-    from mtsig.analysis.core import analyze_table
-
-    given = _ANALYZE.take(settings, AnalyzeOptions)
-    load = LoadOptions(**_ANALYZE.take(settings, LoadOptions))
-    check_option_names(settings, _OWN["analyze"])  # what is left: metric options
-    if "by" in given:  # names or parsed specs: AnalyzeOptions parses the names (checking them first)
-        by = given["by"]
-        given["by"] = cast("tuple[AnalysisSpec, ...]", (by,) if isinstance(by, str) else tuple(by))
-    if "cutoffs" in given:
-        given["cutoffs"] = {k: tuple(v) for k, v in (given["cutoffs"] or {}).items()}
-    if "out_labels" in given:
-        given["out_labels"] = dict(given["out_labels"] or {})
-    given["seed"] = _seed(given.get("seed"), rng)
-    opts = AnalyzeOptions(**given)
-    resampling = _resampling(opts.n_resamples, opts.seed, progress, None)
-    return analyze_table(_table(refs, systems, metrics, stats, load, settings), opts, resampling, fork=fork)
-
-
 @_STUDY_LOAD.signature(after="progress")
 def study(  # noqa: PLR0913 - the loading settings are keywords, each documented
     name: str,
@@ -393,7 +334,6 @@ _OWN = {
     "compute": LoadOptions.names(),
     "score": (),
     "compare": (),
-    "analyze": (),
     "study": (),
 }
 
@@ -430,17 +370,13 @@ def _keywords(fn) -> tuple[str, ...]:
 
 _OWN["score"] = _keywords(score)
 _OWN["compare"] = _keywords(compare)
-_OWN["analyze"] = _keywords(analyze)
 _OWN["study"] = _keywords(study)
 
 
 def _document_entry_points() -> None:
-    from mtsig.analyze_docs import DOCS as ANALYZE  # the analyses themselves are imported by analyze() alone
-
     document(compute, _docs(LoadOptions))
     document(score, _docs(ScoreOptions, LoadOptions, n_bootstrap=_DOCS["n_bootstrap_score"]))
     document(compare, _docs(CompareOptions, LoadOptions))
-    document(analyze, {**_docs(AnalyzeOptions, LoadOptions), **ANALYZE})
     document(
         study,
         _docs(

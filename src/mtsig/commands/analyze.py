@@ -41,7 +41,7 @@ def _can_fork() -> bool:
 def run(a: argparse.Namespace, table, prog):
     from mtsig.analysis.buckets import parse_cutoffs
     from mtsig.analysis.options import AnalyzeOptions
-    from mtsig.api import analyze
+    from mtsig.api_analyze import analyze
     from mtsig.declare import given
 
     cutoffs = {k: parse_cutoffs(v, k) for k, v in keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}

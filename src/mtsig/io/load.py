@@ -18,7 +18,6 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from mtsig.errors import InputError
 from mtsig.io.segments import RefSet, Segments
@@ -36,6 +35,12 @@ class System:
     @property
     def n_runs(self) -> int:
         return len(self.runs)
+
+
+def file_name(path: str | os.PathLike) -> str:
+    """The last part of a path, as ``pathlib.Path(path).name`` gives it (without importing pathlib)."""
+    norm = os.path.normpath(os.fspath(path))
+    return "" if norm == "." else os.path.basename(norm)
 
 
 def _lines_or_parses(path: str, text: str):
@@ -177,7 +182,7 @@ def load_references(paths: list[str], allow_empty: bool = False, unescape: bool 
         assert text is not None  # only a WMT XML file is streamed rather than read whole
         lines, parses = _lines_or_parses(p, text)
         _check_text_lines(lines, p, "reference", allow_empty)
-        refs.append(Segments(lines, name=Path(p).name if p != "-" else "stdin", source=p, parses=parses))
+        refs.append(Segments(lines, name=file_name(p) if p != "-" else "stdin", source=p, parses=parses))
     if sgml_paths and refs:
         raise InputError(
             f"mixing SGML references ({sgml_paths[0]}) and plain-text references ({refs[0].source}) "
@@ -233,8 +238,8 @@ def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
 
 def _default_name(paths: list[str]) -> str:
     if len(paths) == 1:
-        return "stdin" if paths[0] == "-" else Path(paths[0]).name
-    return os.path.commonprefix([Path(p).name for p in paths]).rstrip("._-") or Path(paths[0]).name
+        return "stdin" if paths[0] == "-" else file_name(paths[0])
+    return os.path.commonprefix([file_name(p) for p in paths]).rstrip("._-") or file_name(paths[0])
 
 
 def _sgml_systems(p: str, ref0: Segments, unescape: bool) -> list[System]:

@@ -16,7 +16,6 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -26,13 +25,13 @@ from mtsig.errors import InputError
 def _read_bytes(path: str | os.PathLike) -> bytes:
     if str(path) == "-":
         return sys.stdin.buffer.read()
-    p = Path(path)
-    if not p.exists():
+    if not os.path.exists(path):  # os.path rather than pathlib: pathlib's import is a short command's 1-2%
         raise InputError(f"{path}: no such file")
-    if p.is_dir():
+    if os.path.isdir(path):
         raise InputError(f"{path}: is a directory, not a file")
     try:
-        return p.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
@@ -222,7 +221,7 @@ def looks_like_xml(text: str) -> bool:
     return True
 
 
-def sha256_file(path: str | Path) -> str:
+def sha256_file(path: str | os.PathLike) -> str:
     """The SHA-256 of a file's contents, read in blocks."""
     import hashlib
 
