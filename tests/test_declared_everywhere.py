@@ -18,7 +18,8 @@ import pytest
 
 import mtsig
 from mtsig.analysis import AnalyzeOptions
-from mtsig.api import _ANALYZE, _COMPARE, _SCORE
+from mtsig.api import _COMPARE, _SCORE
+from mtsig.api_analyze import _ANALYZE
 from mtsig.cli import build_parser
 from mtsig.declare import choices_of, declared, default_of
 from mtsig.engine import CompareOptions, ScoreOptions
