@@ -578,6 +578,7 @@ def commands(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
         *analyze_commands(r2, h, tmp),
         *human_meta_commands(r2, h),
         *width_commands(r2, h),
+        *thresholds_commands(),
     ]
 
 
@@ -622,6 +623,19 @@ def human_meta_commands(r2: list[str], h: list[str]) -> list:
     out.append(("human mtsig json", ["human", de, "--n-resamples", "500", "-f", "json"], []))
     for fmt in ("text", "json", "latex"):
         out.append((f"meta {fmt}", ["meta", "--human", de, "-r", r2[0], "-s", *h, "-m", "bleu", "chrf", "-f", fmt], []))
+    return out
+
+
+def thresholds_commands() -> list:
+    """thresholds in every format, with -w, other accuracies and names, and its two errors."""
+    out = [(f"thresholds {fmt}", ["thresholds", "-m", "bleu", "chrf", "comet", "-f", fmt], []) for fmt in STUDY_FORMATS]
+    out += [(f"thresholds -w {w} {fmt}", ["thresholds", "-w", w, "-f", fmt], [])
+            for w, fmt in (("2", "json"), ("1", "csv"), ("0", "text"), ("4", "latex"))]  # fmt: skip
+    out.append(
+        ("thresholds accuracies", ["thresholds", "--accuracy", "60", "70", "91", "-m", "metricx", "comet22"], [])
+    )
+    out += [("thresholds unknown metric", ["thresholds", "-m", "nosuch"], []),
+            ("thresholds accuracy 0.5", ["thresholds", "--accuracy", "0.5"], [])]  # fmt: skip
     return out
 
 
