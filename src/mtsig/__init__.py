@@ -93,13 +93,11 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    if name == "thresholds":  # a callable module: mtsig.thresholds(...) runs the command, mtsig.thresholds.FITS
-        import importlib
+    import importlib
 
+    if name == "thresholds":  # a callable module: mtsig.thresholds(...) runs the command, mtsig.thresholds.FITS
         return importlib.import_module("mtsig.thresholds")
     if name in _WHERE:
-        import importlib
-
         value = getattr(importlib.import_module(_WHERE[name]), name)
         globals()[name] = value
         return value

@@ -50,31 +50,31 @@ COMMANDS: dict[str, Command] = {
     "score": Command("corpus scores of systems (optionally with bootstrap intervals)", table=True),
     "stats": Command(
         "write per-segment statistics to an .npz file (score once, test many times)", table=True, progress=False
-    ),  # fmt: skip
+    ),
     "compare": Command("paired significance tests between systems", table=True),
     "analyze": Command(
         "where systems differ: scores, differences and corrected p-values per bucket (sentence "
         "length, word frequency, labels, documents, n-grams, examples)",
         table=True,
-    ),  # fmt: skip
+    ),
     "study": Command(
         "the literature's validation experiments (Koehn 2004, Riezler & Maxwell 2005, Clark et al. "
         "2011) on your outputs (mtsig study NAME --help)",
         table=True,
-    ),  # fmt: skip
+    ),
     "human": Command("rank systems from human judgments (WMT DA, MQM, ESA/TSV) with tests, clusters and rank ranges"),
     "meta": Command(
         "how well metrics agree with humans: correlations, pairwise accuracy, intervals, PERM-BOTH "
         "between metrics, clusters"
-    ),  # fmt: skip
+    ),
     "thresholds": Command(
         "the metric difference each metric needs for humans to agree at 50-95%% (Kocmi et al. 2024)", progress=False
-    ),  # fmt: skip
+    ),
     "serve": Command(
         "mtsig in a browser on this machine: upload outputs, compare, read and export the report (pip "
         "install 'mtsig[serve]')",
         progress=False,
-    ),  # fmt: skip
+    ),
     "metrics": Command("list the available metrics, their options and direction", progress=False),
 }
 

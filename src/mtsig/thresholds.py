@@ -41,25 +41,36 @@ class ThresholdsResult:
 
     to_dict = as_dict
 
+    @property
+    def accuracies(self) -> list[str]:
+        """The accuracies asked for, as printed ("50", "55", ...): the columns of every table."""
+        return list(next(iter(self.thresholds.values()), {}))
+
+    @property
+    def shown_decimals(self) -> int:
+        """The decimals each Δ is shown with (``-w``, else 3)."""
+        return 3 if self.decimals is None else self.decimals
+
+    def cells(self) -> tuple[list[str], list[list[str]]]:
+        """The table as shown (every format's and the notebook's): its header and rows, "-" where no Δ gives it."""
+        d, accs = self.shown_decimals, self.accuracies
+        rows = [[f, *("-" if v[k] is None else f"{v[k]:.{d}f}" for k in accs)] for f, v in self.thresholds.items()]
+        return ["metric (fit)", *(f"{k}%" for k in accs)], rows
+
     def to_pandas(self):
         """One row per fit: its name, a, b and the Δ of each accuracy (a column per accuracy); needs pandas."""
         from mtsig.frames import frame
 
-        accs = list(next(iter(self.thresholds.values()), {}))
         rows = [{"fit": f, "a": self.fits[f][0], "b": self.fits[f][1], **v} for f, v in self.thresholds.items()]
-        return frame(rows, ["fit", "a", "b", *accs])
+        return frame(rows, ["fit", "a", "b", *self.accuracies])
 
     def _repr_html_(self) -> str:
-        """A notebook's display: the table, Δ with its decimals (the report's modules import this one, so it is
-        written here)."""
+        """A notebook's display: the table as shown (the report's modules import this one, so it is written here)."""
         import html
 
-        d = 3 if self.decimals is None else self.decimals
-        accs = list(next(iter(self.thresholds.values()), {}))
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in ["metric (fit)", *(f"{k}%" for k in accs)])
-        body = "".join(f"<tr><td>{html.escape(f)}</td>" + "".join(f"<td>{'-' if v[k] is None else f'{v[k]:.{d}f}'}</td>"
-                                                                  for k in accs) + "</tr>"
-                       for f, v in self.thresholds.items())  # fmt: skip
+        header, rows = self.cells()
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
     def scales(self) -> dict[str, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mtsig.commands.common import input_flags, keyed, output_flags, plot_width
+from mtsig.commands.common import PLOT_HELP, input_flags, output_flags, plot_width
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
@@ -25,7 +25,21 @@ def add_args(p: argparse.ArgumentParser) -> None:
                    "for ref-length, length-diff, word-frequency and sentence-score)")  # fmt: skip
     g.add_argument("--out-labels", nargs="+", default=None, metavar="NAME=FILE",
                    help="word-labels: each system's file of output word labels")  # fmt: skip
-    output_flags(p)
+    output_flags(p, plot=f"{PLOT_HELP}: one figure per analysis, FILE's name with -ANALYSIS-METRIC added")
+
+
+def _keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
+    from mtsig.errors import InputError
+
+    out: dict[str, str] = {}
+    for v in values or []:
+        k, eq, x = v.partition(sep)
+        if not eq or not k or not x:
+            raise InputError(f"{what}: {v!r} is not NAME{sep}VALUE")
+        if k in out:  # the last one would silently win
+            raise InputError(f"{what}: {k} is given twice ({k}{sep}{out[k]} and {v}): give it once")
+        out[k] = x
+    return out
 
 
 def _can_fork() -> bool:
@@ -44,11 +58,11 @@ def run(a: argparse.Namespace, table, prog):
     from mtsig.api_analyze import analyze
     from mtsig.declare import given
 
-    cutoffs = {k: parse_cutoffs(v, k) for k, v in keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
+    cutoffs = {k: parse_cutoffs(v, k) for k, v in _keyed(a.bucket_cutoffs, "--bucket-cutoffs").items()}
     # the shared comparison in a second process where the command may use one (-j) and the platform forks
     fork = a.jobs > 1 and _can_fork()
     settings = given(AnalyzeOptions, a)
-    return analyze(stats=table, **settings, cutoffs=cutoffs, out_labels=keyed(a.out_labels, "--out-labels"),
+    return analyze(stats=table, **settings, cutoffs=cutoffs, out_labels=_keyed(a.out_labels, "--out-labels"),
                    progress=prog, fork=fork)  # fmt: skip
 
 

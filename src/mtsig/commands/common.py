@@ -150,7 +150,7 @@ def _metric_flags(p: argparse.ArgumentParser) -> None:
                 _add(g, [s.flag_for(k)], dest=k, nargs="+", metavar=s.metavar, default=None, help=s.help)
 
 
-def compute_options(a: argparse.Namespace) -> dict:
+def _compute_options(a: argparse.Namespace) -> dict:
     """The keywords of ``mtsig.compute``: the metric options and side inputs given, and loading options."""
     from mtsig.metrics import all_options, all_side_inputs
 
@@ -166,7 +166,7 @@ _PLOT_WIDTH_HELP = (
 )
 
 
-def plot_width_flags(o) -> None:
+def _plot_width_flags(o) -> None:
     o.add_argument("--plot-width", default=None, metavar="W", help=_PLOT_WIDTH_HELP)
     o.add_argument("--caption", default="figure", metavar="figure|none|FILE",
                    help="the figure's caption (what it shows, the test, the seed): drawn in the figure (figure, the "
@@ -185,8 +185,7 @@ def save_plot(fig, a: argparse.Namespace) -> None:
 
 
 #: what ``--plot`` draws, unless a command says it itself
-PLOT_HELP = ("also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]'); analyze writes one "
-             "figure per analysis, FILE's name with -ANALYSIS-METRIC added")  # fmt: skip
+PLOT_HELP = "also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]')"
 #: what ``--html`` writes, unless a command says it itself
 HTML_HELP = "also write a self-contained HTML report (tables, figures, settings, command)"
 
@@ -195,7 +194,7 @@ def output_flags(p: argparse.ArgumentParser, *, plot: str | None = PLOT_HELP, ht
     """The output block every command that prints a result shares: -f, -o, -q, -w and, with ``plot`` and ``html``
     (their help; None: the command has none), --plot, --plot-width, --caption and --html."""
     o = p.add_argument_group("output")
-    o.add_argument("--format", "-f", default="text", choices=format_names(), help="output format (text)")
+    o.add_argument("--format", "-f", default="text", choices=_format_names(), help="output format (text)")
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
     o.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     o.add_argument("--width", "-w", type=int, default=None, metavar="N",
@@ -203,20 +202,12 @@ def output_flags(p: argparse.ArgumentParser, *, plot: str | None = PLOT_HELP, ht
                    "sacreBLEU's -w)")  # fmt: skip
     if plot is not None:
         o.add_argument("--plot", default=None, metavar="FILE", help=plot)
-        plot_width_flags(o)
+        _plot_width_flags(o)
     if html is not None:
         o.add_argument("--html", default=None, metavar="FILE", help=html)
 
 
-def unit_flag(group) -> None:
-    from mtsig.units import UNITS
-
-    group.add_argument("--resample-unit", default="segment", choices=UNITS,
-                       help="what resampling draws or swaps: segment (default), document (whole documents: segments "
-                       "of a document are not independent) or domain")  # fmt: skip
-
-
-def format_names() -> tuple[str, ...]:
+def _format_names() -> tuple[str, ...]:
     from mtsig.report.render import FORMATS
 
     return tuple(FORMATS)
@@ -246,7 +237,7 @@ def progress_factory(enabled: bool):
         yield factory
 
 
-def inputs_of(a: argparse.Namespace) -> list[str]:
+def _inputs_of(a: argparse.Namespace) -> list[str]:
     """Every input file named on the command line (references, systems and their runs, side inputs)."""
     from mtsig.io.load import parse_system_spec
 
@@ -262,7 +253,7 @@ def inputs_of(a: argparse.Namespace) -> list[str]:
     return out
 
 
-def check_output(path: str, a: argparse.Namespace, what: str = "--output") -> None:
+def _check_output(path: str, a: argparse.Namespace, what: str = "--output") -> None:
     """Refuse an output that would overwrite an input or cannot be written, before any work is done."""
     from mtsig.errors import InputError
 
@@ -274,12 +265,12 @@ def check_output(path: str, a: argparse.Namespace, what: str = "--output") -> No
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise InputError(f"{what} {path}: not writable")
     if os.path.exists(path):
-        for inp in inputs_of(a):
+        for inp in _inputs_of(a):
             if inp != "-" and os.path.exists(inp) and os.path.samefile(inp, path):
                 raise InputError(f"{what} {path} is also an input ({inp}); refusing to overwrite it")
 
 
-def check_distinct(outputs: dict[str, str]) -> None:
+def _check_distinct(outputs: dict[str, str]) -> None:
     """Refuse two outputs written to one file (the second would overwrite the first)."""
     from mtsig.errors import InputError
 
@@ -300,7 +291,7 @@ _ASCII_FALLBACK = str.maketrans({
 })  # fmt: skip
 
 
-def encodable(text: str, encoding: str) -> str:
+def _encodable(text: str, encoding: str) -> str:
     """``text`` as the stream's encoding can write it: unchanged when it can (UTF-8 terminals, files), else the
     table characters in ASCII and anything else that remains escaped (``\\u4e2d``), never a traceback (a
     Windows console in cp1252, ``LC_ALL=C``, ``PYTHONIOENCODING=ascii``)."""
@@ -344,7 +335,7 @@ def write(text: str, path: str | None, what: str = "--output") -> None:
             raise InputError(f"{what} {path}: cannot write ({exc.strerror or exc})") from None
     else:
         try:
-            sys.stdout.write(encodable(text, getattr(sys.stdout, "encoding", None) or "utf-8"))
+            sys.stdout.write(_encodable(text, getattr(sys.stdout, "encoding", None) or "utf-8"))
             sys.stdout.flush()
         except BrokenPipeError:
             raise
@@ -362,9 +353,11 @@ def read_table(a: argparse.Namespace):
     if getattr(a, "stats", None):
         if a.refs or a.systems:
             raise InputError("give either --stats or -r/-s, not both")
-        no_text_options(a, "--stats")
+        _no_text_options(a, "--stats")
         return StatsTable.load(a.stats).select(a.metrics)
     takes_test = a.command in ("compare", "analyze")
+    from mtsig.stats.paired import test_names
+
     if a.test_set and takes_test and a.test_set in test_names():
         raise InputError(
             f"-t is --test-set (a test set by name, as in sacreBLEU); for the test give --test {a.test_set}"
@@ -375,22 +368,22 @@ def read_table(a: argparse.Namespace):
         if folder:
             if a.refs:
                 raise InputError(f"give -r or {flag} (a test set with its outputs), not both")
-            return compute(None, a.systems, a.metrics or list(DEFAULT_METRICS), **compute_options(a))
+            return compute(None, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
     if not a.refs and not a.test_set and getattr(a, "seg_scores", None):
-        return compute(None, a.systems, a.metrics or ["seg"], **compute_options(a))  # segment scores alone
+        return compute(None, a.systems, a.metrics or ["seg"], **_compute_options(a))  # segment scores alone
     if not a.refs and not a.test_set:
         raise InputError("no reference given: use -r REF [REF ...] (or -t TESTSET -l SRC-TGT)")
     if not a.systems:
         piped = "" if sys.stdin.isatty() else " (standard input is -s -)"
         raise InputError(f"no system given: use -s SYS [SYS ...]{piped}")
-    return compute(a.refs, a.systems, a.metrics or list(DEFAULT_METRICS), **compute_options(a))
+    return compute(a.refs, a.systems, a.metrics or list(DEFAULT_METRICS), **_compute_options(a))
 
 
-def no_text_options(a: argparse.Namespace, source: str, allowed: tuple[str, ...] = ()) -> None:
+def _no_text_options(a: argparse.Namespace, source: str, allowed: tuple[str, ...] = ()) -> None:
     """Options of the texts given with statistics that do not come from texts: refused, not silently ignored."""
     from mtsig.errors import InputError
 
-    given = {k: v for k, v in compute_options(a).items() if k not in ("jobs", "allow_empty_refs", *allowed)}
+    given = {k: v for k, v in _compute_options(a).items() if k not in ("jobs", "allow_empty_refs", *allowed)}
     textual = [k for k, v in given.items() if v] + (["allow_empty_refs"] if a.allow_empty_refs else [])
     if textual:  # the statistics were computed with the options the file records; these would be ignored
         flags = ", ".join("--" + k.replace("_", "-") for k in textual)
@@ -406,7 +399,7 @@ def _wmt25_table(a: argparse.Namespace):
                         ("--stats", a.stats)):  # fmt: skip
         if given:
             raise InputError(f"give {flag} or --wmt25-scores (scores without texts), not both")
-    no_text_options(a, "--wmt25-scores", allowed=("langpair",))
+    _no_text_options(a, "--wmt25-scores", allowed=("langpair",))
     specs = a.systems or []
     bad = next((s for s in specs if "=" in s or os.path.sep in s), None)
     if bad is not None:
@@ -416,12 +409,6 @@ def _wmt25_table(a: argparse.Namespace):
         for n in notes:
             sys.stderr.write(f"mtsig: note: {n}\n")
     return table
-
-
-def test_names() -> list[str]:
-    from mtsig.stats.paired import test_names
-
-    return list(test_names())
 
 
 def shown(res, a: argparse.Namespace):
@@ -461,23 +448,9 @@ def check_outputs(a: argparse.Namespace) -> None:
             raise InputError("--caption FILE writes the caption of the figure --plot draws: give --plot too")
         given["--caption"] = a.caption
     for flag, path in given.items():
-        check_output(path, a, flag)
-    check_distinct(given)
+        _check_output(path, a, flag)
+    _check_distinct(given)
     if getattr(a, "plot", None):
         from mtsig.report.plots import check_path
 
         check_path(a.plot)
-
-
-def keyed(values: list[str] | None, what: str, sep: str = "=") -> dict[str, str]:
-    from mtsig.errors import InputError
-
-    out: dict[str, str] = {}
-    for v in values or []:
-        k, eq, x = v.partition(sep)
-        if not eq or not k or not x:
-            raise InputError(f"{what}: {v!r} is not NAME{sep}VALUE")
-        if k in out:  # the last one would silently win
-            raise InputError(f"{what}: {k} is given twice ({k}{sep}{out[k]} and {v}): give it once")
-        out[k] = x
-    return out

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import argparse
 
-from mtsig.commands.common import EPILOG, Parser, input_flags, output_flags, plot_width, save_plot, unit_flag
+from mtsig.commands.common import EPILOG, Parser, input_flags, output_flags, plot_width, save_plot
+
+
+def _unit_flag(group) -> None:
+    from mtsig.units import UNITS
+
+    group.add_argument("--resample-unit", default="segment", choices=UNITS,
+                       help="what resampling draws or swaps: segment (default), document (whole documents: segments "
+                       "of a document are not independent) or domain")  # fmt: skip
 
 
 def add_args(p: Parser, only: str | None = None) -> None:
@@ -26,7 +34,7 @@ def add_args(p: Parser, only: str | None = None) -> None:
         input_flags(q)
         add_flags(q.add_argument_group(f"{name} options"), study.design_type)
         if study.unit_option:
-            unit_flag(q.add_argument_group("resampling"))
+            _unit_flag(q.add_argument_group("resampling"))
         if study.replicated:
             q.add_argument("--dask", default=None, metavar="ADDRESS",
                            help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "

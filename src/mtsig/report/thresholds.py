@@ -16,20 +16,6 @@ ThresholdsResult = Any
 TITLE = "metric deltas and human agreement"
 
 
-def _decimals(res: ThresholdsResult) -> int:
-    return 3 if res.decimals is None else res.decimals
-
-
-def _accuracies(res: ThresholdsResult) -> list[str]:
-    return list(next(iter(res.thresholds.values()), {}))
-
-
-def _rows(res: ThresholdsResult) -> tuple[list[str], list[list[str]]]:
-    d, accs = _decimals(res), _accuracies(res)
-    rows = [[f, *("-" if v[k] is None else f"{v[k]:.{d}f}" for k in accs)] for f, v in res.thresholds.items()]
-    return ["metric (fit)", *(f"{k}%" for k in accs)], rows
-
-
 def note(res: ThresholdsResult) -> str:
     """What the numbers are, and each fit's scale."""
     scales = "; ".join(f"{f} {'as printed' if s == 1 else 'x 100'}" for f, s in res.scales().items())
@@ -45,7 +31,7 @@ def render_thresholds(res: ThresholdsResult, fmt: str = "text", width: int | Non
             d["thresholds"] = {f: {k: None if x is None else round(x, res.decimals) for k, x in v.items()}
                                for f, v in d["thresholds"].items()}  # fmt: skip
         return json.dumps(d, indent=1) + "\n"
-    head, rows = _rows(res)
+    head, rows = res.cells()
     if fmt == "csv":
         return csv_text(head, rows)
     if fmt == "markdown":
@@ -96,7 +82,7 @@ def plot_thresholds(res: ThresholdsResult, width: float | None = None):
 def _panel(ax: Any, res: ThresholdsResult, fit: str, colour: str) -> None:
     a, b = res.fits[fit]
     marked = [(float(k), x) for k, x in res.thresholds[fit].items() if x is not None]
-    top = max([x for _, x in marked], default=4.0 / b) * 1.15 or 4.0 / b
+    top = 1.15 * max((x for _, x in marked), default=4.0 / b)
     xs = [top * i / 200 for i in range(201)]
     ax.plot(xs, [a / (1 + math.exp(-b * x)) for x in xs], color=colour, lw=1.2)
     ax.axhline(a, color="#777777", lw=0.6, ls=":")
@@ -110,9 +96,9 @@ def table_html(res: ThresholdsResult) -> str:
     """The table, sortable, each cell with its full-precision value."""
     from mtsig.report.html import _e, _num, _table
 
-    d, accs = _decimals(res), _accuracies(res)
+    d, accs = res.shown_decimals, res.accuracies
     rows = [f"<tr><td>{_e(f)}</td>" + "".join(_num(v[k], d) for k in accs) + "</tr>" for f, v in res.thresholds.items()]
-    return _table(["metric (fit)", *(f"{k}%" for k in accs)], rows, "sortable", "mtsig-thresholds")
+    return _table(res.cells()[0], rows, "sortable", "mtsig-thresholds")
 
 
 def render_thresholds_html(res: ThresholdsResult, command: str | None = None) -> str:
