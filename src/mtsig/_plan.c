@@ -1,5 +1,5 @@
 /*
- * mtsig._plan: three kernels of the resampling plans (mtsig.resample), each equal to the numpy steps it
+ * mtsig._plan: the kernels of the resampling plans (mtsig.resample), each equal to the numpy steps it
  * replaces, which stay as the reference and the fallback.
  *
  * counts(idx, out): bootstrap weights. idx is a C-contiguous int64 (R, N) array of draws in [0, N); out a
@@ -17,8 +17,15 @@
  * C-contiguous float32 or float64 (R, N) array. Flat entry i of out becomes bit i of src, the most significant
  * bit of each byte first (numpy: unpackbits of src, cut to R * N and reshaped). src must hold R * N bits.
  *
+ * random_bytes(state, out) and draws(state, bound, out): numpy's random streams (mtsig.pcg). state is the four
+ * 64-bit words of a seeded PCG64 (state high, state low, increment high, increment low), as mtsig.pcg.pcg64_state
+ * gives them. random_bytes fills the C-contiguous uint8 1-d array out with what Generator.bytes(len(out)) returns;
+ * draws fills the C-contiguous int64 (R, N) array out with what Generator.integers(0, bound, (R, N)) returns, for
+ * 1 <= bound <= 2**32 (numpy's 32-bit path: Lemire's multiply-and-reject on the buffered 32-bit halves of the
+ * 64-bit outputs, low half first).
+ *
  * All release the GIL while they run and check every index and size (an index out of range or a short src is
- * a ValueError).
+ * a ValueError; a state word that is not a whole number in [0, 2**64) is a TypeError or an OverflowError).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -215,6 +222,130 @@ static PyObject *bits(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* PCG64, continued from a state seeded in Python: numpy's next_uint64 (step the 128-bit LCG, then the XSL-RR
+   output of the new state) and its next_uint32 (the low half of a 64-bit output, its high half kept for the next
+   call). The 128-bit product uses 64-bit halves only, so every compiler builds the same numbers. */
+typedef struct {
+    uint64_t hi, lo, inc_hi, inc_lo;
+    int has32;
+    uint32_t buf32;
+} Pcg64;
+
+#define PCG_MULT_HI 0x2360ED051FC65DA4ULL
+#define PCG_MULT_LO 0x4385DF649FCCF645ULL
+
+static inline void mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+static inline uint64_t pcg_next64(Pcg64 *g) {
+    uint64_t hi, lo;
+    mul_64x64(g->lo, PCG_MULT_LO, &hi, &lo);
+    hi += g->hi * PCG_MULT_LO + g->lo * PCG_MULT_HI;
+    lo += g->inc_lo;
+    hi += g->inc_hi + (lo < g->inc_lo);
+    g->hi = hi;
+    g->lo = lo;
+    uint64_t x = hi ^ lo;
+    unsigned rot = (unsigned)(hi >> 58);
+    return (x >> rot) | (x << ((64u - rot) & 63u));
+}
+
+static inline uint32_t pcg_next32(Pcg64 *g) {
+    if (g->has32) {
+        g->has32 = 0;
+        return g->buf32;
+    }
+    uint64_t v = pcg_next64(g);
+    g->has32 = 1;
+    g->buf32 = (uint32_t)(v >> 32);
+    return (uint32_t)v;
+}
+
+/* the four state words (each a Python int in [0, 2**64)) */
+static int get_state(PyObject *words[4], Pcg64 *g) {
+    uint64_t w[4];
+    for (int i = 0; i < 4; i++) {
+        if (!PyLong_Check(words[i])) {
+            PyErr_SetString(PyExc_TypeError, "state: expected four whole numbers");
+            return -1;
+        }
+        unsigned long long v = PyLong_AsUnsignedLongLong(words[i]);
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+        w[i] = (uint64_t)v;
+    }
+    g->hi = w[0];
+    g->lo = w[1];
+    g->inc_hi = w[2];
+    g->inc_lo = w[3];
+    g->has32 = 0;
+    g->buf32 = 0;
+    return 0;
+}
+
+static PyObject *random_bytes(PyObject *self, PyObject *args) {
+    PyObject *words[4], *oo;
+    if (!PyArg_ParseTuple(args, "(OOOO)O", &words[0], &words[1], &words[2], &words[3], &oo)) return NULL;
+    Pcg64 g;
+    if (get_state(words, &g) < 0) return NULL;
+    View ov = {0};
+    if (get_view(oo, &ov, 1, "B", 1, "out") < 0) return NULL;
+    unsigned char *o = (unsigned char *)ov.b.buf;
+    Py_ssize_t n = ov.b.shape[0];
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < n; i += 8) {
+        uint64_t v = pcg_next64(&g);
+        Py_ssize_t m = n - i < 8 ? n - i : 8;
+        for (Py_ssize_t q = 0; q < m; q++) o[i + q] = (unsigned char)(v >> (8 * q));
+    }
+    Py_END_ALLOW_THREADS;
+    release(&ov);
+    Py_RETURN_NONE;
+}
+
+static PyObject *draws(PyObject *self, PyObject *args) {
+    PyObject *words[4], *oo;
+    long long bound;
+    if (!PyArg_ParseTuple(args, "(OOOO)LO", &words[0], &words[1], &words[2], &words[3], &bound, &oo)) return NULL;
+    if (bound < 1 || bound > 4294967296LL) {
+        PyErr_Format(PyExc_ValueError, "draws: bound must be in [1, 2**32], got %lld", bound);
+        return NULL;
+    }
+    Pcg64 g;
+    if (get_state(words, &g) < 0) return NULL;
+    View ov = {0};
+    if (get_view(oo, &ov, 2, "ql", 1, "out") < 0) return NULL;
+    int64_t *o = (int64_t *)ov.b.buf;
+    Py_ssize_t n = ov.b.shape[0] * ov.b.shape[1];
+    Py_BEGIN_ALLOW_THREADS;
+    if (bound == 1) {
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = 0;
+    } else if (bound == 4294967296LL) {
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (int64_t)pcg_next32(&g);
+    } else {
+        const uint32_t excl = (uint32_t)bound;
+        const uint32_t threshold = (uint32_t)(0xFFFFFFFFu - (excl - 1u)) % excl;  /* 2**32 mod bound */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t m = (uint64_t)pcg_next32(&g) * excl;
+            uint32_t left = (uint32_t)m;
+            if (left < excl) {
+                while (left < threshold) {
+                    m = (uint64_t)pcg_next32(&g) * excl;
+                    left = (uint32_t)m;
+                }
+            }
+            o[i] = (int64_t)(m >> 32);
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    release(&ov);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"counts", counts, METH_VARARGS,
      "counts(idx, out): out[r] = how often each column was drawn in idx[r] (int64 (R, N) -> float (R, N))."},
@@ -222,6 +353,10 @@ static PyMethodDef methods[] = {
      "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float32 (N, T, c) -> (R, c))."},
     {"bits", bits, METH_VARARGS,
      "bits(src, out): flat out[i] = bit i of src, most significant first (uint8 (B,) -> float (R, N))."},
+    {"random_bytes", random_bytes, METH_VARARGS,
+     "random_bytes(state, out): out = Generator.bytes(len(out)) of the PCG64 state (4 words) -> uint8 (B,)."},
+    {"draws", draws, METH_VARARGS,
+     "draws(state, bound, out): out = Generator.integers(0, bound, out.shape) of the PCG64 state -> int64 (R, N)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -154,8 +154,6 @@ def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
 
     if start_method() != "fork":
         return None
-    import numpy.random  # noqa: F401 - imported once, before the fork, rather than in both processes
-
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)

@@ -347,6 +347,66 @@ def test_forked_comparison_equals_the_thread_and_fails_cleanly(small, monkeypatc
     assert len(started) == 3 and _reaped(started)
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="the platform cannot fork")
+def test_forked_child_takes_the_leading_corpus_with_the_same_notes_and_errors(small, monkeypatch):
+    """With a fork, the child runs the leading corpus analysis beside the shared comparison: the result, the notes
+    (in the order of a run one after another, repeated notes once) and which error is raised (the corpus' before a
+    later analysis', a later analysis' before the shared comparison's) are those of the threaded run."""
+    import mtsig.analysis.context as context
+    import mtsig.analysis.core as core
+    from mtsig.analysis import AnalysisSpec, AnalyzeOptions, analyze_table
+    from mtsig.resample import Resampling
+
+    ref, systems = small
+    table = mtsig.compute([ref], systems, ["bleu"])
+    opts = AnalyzeOptions(by=tuple(AnalysisSpec.parse(x) for x in ("ref-length", "word-frequency")))
+
+    def noting(kind, *notes):
+        def run(ctx, arg, f=core.ANALYSES[kind].run):
+            ctx.warnings.extend(n for n in notes if n not in ctx.warnings)
+            return f(ctx, arg)
+
+        return core.ANALYSES[kind]._replace(run=run)
+
+    started = []
+    monkeypatch.setattr(core, "fork_call", lambda fn, f=core.fork_call: started.append(f(fn)) or started[-1])
+    monkeypatch.setitem(core.ANALYSES, "corpus", noting("corpus", "corpus note", "shared note"))
+    monkeypatch.setitem(core.ANALYSES, "ref-length", noting("ref-length", "shared note", "length note"))
+    thread = analyze_table(table, opts, Resampling(n_resamples=200), fork=False)
+    forked = analyze_table(table, opts, Resampling(n_resamples=200), fork=True)
+    assert len(started) == 1 and forked.to_dict() == thread.to_dict()
+    notes = list(forked.warnings)
+    assert notes.index("corpus note") < notes.index("shared note") < notes.index("length note")
+    assert notes.count("shared note") == 1
+    assert _reaped(started)
+
+    def failing(kind, message):
+        def run(ctx, arg):
+            raise InputError(message)
+
+        return core.ANALYSES[kind]._replace(run=run)
+
+    def batch_fails(self, ctx):
+        raise InputError("the comparison failed")
+
+    cases = [  # (what fails, the error a run one after another raises)
+        ({"corpus": "corpus failed", "ref-length": "length failed"}, False, "corpus failed"),
+        ({"ref-length": "length failed"}, True, "length failed"),
+        ({"corpus": "corpus failed"}, True, "corpus failed"),
+        ({}, True, "the comparison failed"),
+    ]
+    for fails, batch, message in cases:
+        with monkeypatch.context() as m:
+            for kind, text in fails.items():
+                m.setitem(core.ANALYSES, kind, failing(kind, text))
+            if batch:
+                m.setattr(context.Batch, "run", batch_fails)
+            for fork in (False, True):
+                with pytest.raises(InputError, match=message):
+                    analyze_table(table, opts, Resampling(n_resamples=200), fork=fork)
+    assert len(started) == 1 + len(cases) and _reaped(started)
+
+
 def test_cli_output_is_the_same_with_one_process_or_two(tmp_path, small, capsys):
     from mtsig.cli import main
 

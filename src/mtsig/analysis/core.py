@@ -36,19 +36,55 @@ from mtsig.resample import Resampling
 from mtsig.table import StatsTable
 
 
-def _batch_in_child(ctx: AnalysisContext):
-    """The shared comparison as run in a forked child: what it sets on the batch, the notes it adds and the Python
-    warnings it meets (raised again in the parent, as the thread would raise them)."""
-    before = len(ctx.warnings)
-    with warnings.catch_warnings(record=True) as raised:
-        warnings.simplefilter("always")
-        ctx.batch.run(ctx)
-    caught = [(str(w.message), w.category) for w in raised]
-    return ctx.batch.n_resamples, ctx.batch.result, ctx.warnings[before:], caught
+def _portable(exc: Exception) -> Exception:
+    """``exc`` if it survives the pipe from a forked child, else a RuntimeError naming it."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - any failure to round-trip
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
-def _adopt_batch(ctx: AnalysisContext, got) -> None:
-    n_resamples, result, notes, raised = got
+def _in_child(ctx: AnalysisContext, lead: AnalysisSpec | None):
+    """What the forked child runs: the analysis ``lead`` (the corpus, first in the list), then the shared comparison.
+    Returns, for each, what it made, the notes it added and the Python warnings it met (raised again in the parent,
+    as the thread would raise them); an error of ``lead`` is returned, not raised (the parent decides which error
+    comes first), and the shared comparison is then not run."""
+
+    def noted(step):
+        before = len(ctx.warnings)
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            got = step()
+        return got, ctx.warnings[before:], [(str(w.message), w.category) for w in raised]
+
+    if lead is not None:
+        try:
+            first = noted(lambda: ANALYSES[lead.kind].run(ctx, lead.arg))
+        except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it in the sequential order
+            return _portable(exc), None
+    else:
+        first = None
+    _, notes, raised = noted(lambda: ctx.batch.run(ctx))
+    return first, (ctx.batch.n_resamples, ctx.batch.result, notes, raised)
+
+
+def _adopt(ctx: AnalysisContext, parts: dict, lead: int | None, at: int, got) -> None:
+    """Take the child's results: the lead analysis' part and notes (at ``at``, where the parent would have added
+    them: the notes are then those of a run one after another) and the shared comparison's."""
+    first, batch = got
+    if isinstance(first, Exception):
+        raise first
+    if first is not None:
+        part, notes, raised = first
+        parts[lead] = part
+        merged = [*ctx.warnings[:at], *notes, *ctx.warnings[at:]]
+        ctx.warnings[:] = list(dict.fromkeys(merged))
+        for message, category in raised:
+            warnings.warn(message, category, stacklevel=3)
+    n_resamples, result, notes, raised = batch
     ctx.batch.n_resamples, ctx.batch.result = n_resamples, result
     ctx.warnings.extend(w for w in notes if w not in ctx.warnings)
     for message, category in raised:
@@ -82,11 +118,39 @@ def _run_one_by_one(ctx: AnalysisContext, specs, parts: dict) -> dict:
     return parts
 
 
+def _lead(specs, own: list[int]) -> int | None:
+    """The analysis a forked child runs beside the shared comparison: the corpus when it comes first and the parent
+    keeps other work of its own (the two processes then carry about the same work)."""
+    return own[0] if len(own) > 1 and own[0] == 0 and specs[0].kind == "corpus" else None
+
+
+def _run_own(ctx: AnalysisContext, specs, which: list[int], parts: dict) -> None:
+    """The analyses ``which`` (not batched), in order, then the work of the batched ones that needs no shared
+    comparison."""
+    for i in which:
+        parts[i] = ANALYSES[specs[i].kind].run(ctx, specs[i].arg)
+    for p in parts.values():
+        if isinstance(p, Later) and p.work is not None:
+            p.work()
+
+
+def _raise_lead_error(child) -> None:
+    """Wait for the child and raise the lead analysis' error, if it had one (the shared comparison's error comes
+    after the caller's)."""
+    try:
+        first, _ = child.result()
+    except Exception:  # noqa: BLE001 - the shared comparison failed: the caller's own error stands
+        return
+    if isinstance(first, Exception):
+        raise first from None
+
+
 def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Analysis] | Later]:
     """Each spec's analyses, or its :class:`Later` once the shared comparison has run. The analyses that put their
     metrics into the shared comparison are prepared first; the comparison then runs beside the others (each
     bucket's own comparison, n-grams, examples), on a second thread (NumPy releases the GIL in its heavy loops) or
-    in a forked process (``fork``); every number is the same in either order."""
+    in a forked process (``fork``), which also takes the corpus analysis when it comes first (the two processes then
+    carry about the same work); every number, note and error is the same in any of these orders."""
     from concurrent.futures import ThreadPoolExecutor
 
     from threadpoolctl import threadpool_limits
@@ -97,18 +161,23 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
     for i, spec in enumerate(specs):
         if ANALYSES[spec.kind].batched:
             parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+    own = [i for i, spec in enumerate(specs) if not ANALYSES[spec.kind].batched]
+    lead = _lead(specs, own) if fork else None
+    at = len(ctx.warnings)
     # one BLAS thread per Python thread: BLAS's own threads would take the cores the two threads use (on two
     # cores, 0.9-1.3 s became 0.9 s for the benchmark's run)
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
-        child = fork_call(lambda: _batch_in_child(ctx)) if fork and ctx.batch.metrics else None
+        forked = fork and (ctx.batch.metrics or lead is not None)
+        child = fork_call(lambda: _in_child(ctx, None if lead is None else specs[lead])) if forked else None
         done = pool.submit(ctx.batch.run, ctx) if child is None else None
         try:
-            for i, spec in enumerate(specs):
-                if not ANALYSES[spec.kind].batched:
-                    parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
-            for p in parts.values():
-                if isinstance(p, Later) and p.work is not None:
-                    p.work()
+            _run_own(ctx, specs, [i for i in own if i != lead or child is None], parts)
+        except Exception:
+            if child is not None and lead is not None:  # the lead analysis' error comes first, as it runs first
+                _raise_lead_error(child)
+            elif child is not None:
+                child.cancel()
+            raise
         except BaseException:
             if child is not None:
                 child.cancel()
@@ -116,7 +185,7 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
         if done is not None:
             done.result()
         elif child is not None:
-            _adopt_batch(ctx, child.result())
+            _adopt(ctx, parts, lead, at, child.result())
     return parts
 
 
