@@ -1,7 +1,7 @@
-"""numpy's seeded streams drawn without numpy.random (mtsig.pcg and the kernels random_bytes and draws of
-mtsig._plan): the same state as SeedSequence + PCG64, the same bytes as Generator.bytes and the same integers as
-Generator.integers, over many seeds, keys, sizes and bounds; hostile arguments are errors; every plan gives the same
-weights with and without the kernels; and a comparison no longer imports numpy.random."""
+"""numpy's seeded streams drawn without numpy.random (mtsig.pcg and the kernels seed_pcg64, random_bytes and
+draws of mtsig._plan): the same state as SeedSequence + PCG64, the same bytes as Generator.bytes and the same
+integers as Generator.integers, over many seeds, keys, sizes and bounds; hostile arguments are errors; every plan
+gives the same weights with and without the kernels; and a comparison no longer imports numpy.random."""
 
 from __future__ import annotations
 
@@ -45,6 +45,27 @@ def test_seeded_state_equals_numpy_seedsequence_and_pcg64():
         assert pcg.generate_state(pcg.pool(pcg.entropy(seed, key)), 4) == [int(w) for w in words]
     with pytest.raises(ValueError, match="at least 0"):
         pcg.pcg64_state(-1)
+
+
+def test_compiled_seeding_fuzz_equals_the_python_reference_and_numpy():
+    """seed_pcg64 (the plans' seeding) against mtsig.pcg.pcg64_state and numpy, entropy of every length (the pool's
+    four words and beyond), and against the Python reference on raw words (empty, 32-bit extremes)."""
+    rng = np.random.default_rng(8)
+    for seed, key in _cases(1500, rng):
+        words = pcg.entropy(seed, key)
+        got = r._plan.seed_pcg64(words)
+        assert got == pcg.pcg64_state(seed, key), (seed, key)
+        assert r._plan.seed_pcg64(tuple(words)) == got
+    for words in ([], [0], [2**32 - 1] * 3, [2**32 - 1] * 11, [int(x) for x in rng.integers(0, 2**32, 40)]):
+        v = pcg.generate_state(pcg.pool(words), 4)
+        hi, lo, inc_hi, inc_lo = r._plan.seed_pcg64(words)
+        inc = ((v[2] << 64 | v[3]) << 1 | 1) % 2**128
+        assert inc == inc_hi << 64 | inc_lo
+        assert ((inc + (v[0] << 64 | v[1])) * pcg.PCG_MULT + inc) % 2**128 == hi << 64 | lo
+    for bad, error in [(5, TypeError), ([1.0], TypeError), (["1"], TypeError), ([2**32], ValueError),
+                       ([0, 2**40], ValueError), ([-1], OverflowError)]:  # fmt: skip
+        with pytest.raises(error):
+            r._plan.seed_pcg64(bad)
 
 
 def test_compiled_streams_fuzz_equal_numpy_bytes_and_integers():

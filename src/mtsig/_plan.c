@@ -17,15 +17,17 @@
  * C-contiguous float32 or float64 (R, N) array. Flat entry i of out becomes bit i of src, the most significant
  * bit of each byte first (numpy: unpackbits of src, cut to R * N and reshaped). src must hold R * N bits.
  *
- * random_bytes(state, out) and draws(state, bound, out): numpy's random streams (mtsig.pcg). state is the four
- * 64-bit words of a seeded PCG64 (state high, state low, increment high, increment low), as mtsig.pcg.pcg64_state
- * gives them. random_bytes fills the C-contiguous uint8 1-d array out with what Generator.bytes(len(out)) returns;
- * draws fills the C-contiguous int64 (R, N) array out with what Generator.integers(0, bound, (R, N)) returns, for
- * 1 <= bound <= 2**32 (numpy's 32-bit path: Lemire's multiply-and-reject on the buffered 32-bit halves of the
- * 64-bit outputs, low half first).
+ * seed_pcg64(words), random_bytes(state, out) and draws(state, bound, out): numpy's random streams (mtsig.pcg).
+ * seed_pcg64 returns the state of PCG64(SeedSequence(...)) from the SeedSequence's entropy words (32-bit words, as
+ * mtsig.pcg.entropy assembles them): the four 64-bit words (state high, state low, increment high, increment low)
+ * that mtsig.pcg.pcg64_state, its Python reference, computes. random_bytes fills the C-contiguous uint8 1-d array
+ * out with what Generator.bytes(len(out)) returns; draws fills the C-contiguous int64 (R, N) array out with what
+ * Generator.integers(0, bound, (R, N)) returns, for 1 <= bound <= 2**32 (numpy's 32-bit path: Lemire's
+ * multiply-and-reject on the buffered 32-bit halves of the 64-bit outputs, low half first).
  *
- * All release the GIL while they run and check every index and size (an index out of range or a short src is
- * a ValueError; a state word that is not a whole number in [0, 2**64) is a TypeError or an OverflowError).
+ * The array kernels release the GIL while they run. All check every index, size and word (an index out of range, a
+ * short src or an entropy word of more than 32 bits is a ValueError; a state word that is not a whole number in
+ * [0, 2**64) is a TypeError or an OverflowError).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -287,6 +289,82 @@ static int get_state(PyObject *words[4], Pcg64 *g) {
     return 0;
 }
 
+/* SeedSequence (numpy): the pool of four 32-bit words hashed from the entropy words, and the state drawn from it */
+#define SS_INIT_A 0x43B0D7E5u
+#define SS_MULT_A 0x931E8875u
+#define SS_INIT_B 0x8B51F9DDu
+#define SS_MULT_B 0x58F38DEDu
+#define SS_MIX_L 0xCA01F9DDu
+#define SS_MIX_R 0x4973F715u
+
+static inline uint32_t ss_hash(uint32_t value, uint32_t *c) {
+    value ^= *c;
+    *c *= SS_MULT_A;
+    value *= *c;
+    return value ^ (value >> 16);
+}
+
+static inline uint32_t ss_mix(uint32_t x, uint32_t y) {
+    uint32_t r = SS_MIX_L * x - SS_MIX_R * y;
+    return r ^ (r >> 16);
+}
+
+static PyObject *seed_pcg64(PyObject *self, PyObject *arg) {
+    PyObject *seq = PySequence_Fast(arg, "seed_pcg64: expected a sequence of 32-bit words");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    uint32_t pool[4], c = SS_INIT_A;
+    uint32_t first[4] = {0, 0, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyLong_Check(items[i])) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "seed_pcg64: expected whole numbers");
+            return NULL;
+        }
+        unsigned long long v = PyLong_AsUnsignedLongLong(items[i]);
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (v > 0xFFFFFFFFull) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "seed_pcg64: word %zd is not a 32-bit word", i);
+            return NULL;
+        }
+        if (i < 4) first[i] = (uint32_t)v;
+    }
+    for (int i = 0; i < 4; i++) pool[i] = ss_hash(first[i], &c);
+    for (int src = 0; src < 4; src++)
+        for (int dst = 0; dst < 4; dst++)
+            if (src != dst) pool[dst] = ss_mix(pool[dst], ss_hash(pool[src], &c));
+    for (Py_ssize_t src = 4; src < n; src++) {
+        uint32_t w = (uint32_t)PyLong_AsUnsignedLongLong(items[src]);
+        for (int dst = 0; dst < 4; dst++) pool[dst] = ss_mix(pool[dst], ss_hash(w, &c));
+    }
+    Py_DECREF(seq);
+    uint32_t half[8], b = SS_INIT_B;
+    for (int i = 0; i < 8; i++) {
+        uint32_t v = pool[i % 4] ^ b;
+        b *= SS_MULT_B;
+        v *= b;
+        half[i] = v ^ (v >> 16);
+    }
+    uint64_t v[4];
+    for (int i = 0; i < 4; i++) v[i] = (uint64_t)half[2 * i] | ((uint64_t)half[2 * i + 1] << 32);
+    /* PCG64's seeding: increment = 2 * sequence + 1; from state 0, one step, add the start, one step */
+    Pcg64 g;
+    g.inc_hi = (v[2] << 1) | (v[3] >> 63);
+    g.inc_lo = (v[3] << 1) | 1u;
+    g.lo = g.inc_lo + v[1];
+    g.hi = g.inc_hi + v[0] + (g.lo < v[1]);
+    g.has32 = 0;
+    g.buf32 = 0;
+    (void)pcg_next64(&g);
+    return Py_BuildValue("(KKKK)", (unsigned long long)g.hi, (unsigned long long)g.lo,
+                         (unsigned long long)g.inc_hi, (unsigned long long)g.inc_lo);
+}
+
 static PyObject *random_bytes(PyObject *self, PyObject *args) {
     PyObject *words[4], *oo;
     if (!PyArg_ParseTuple(args, "(OOOO)O", &words[0], &words[1], &words[2], &words[3], &oo)) return NULL;
@@ -353,6 +431,8 @@ static PyMethodDef methods[] = {
      "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float32 (N, T, c) -> (R, c))."},
     {"bits", bits, METH_VARARGS,
      "bits(src, out): flat out[i] = bit i of src, most significant first (uint8 (B,) -> float (R, N))."},
+    {"seed_pcg64", seed_pcg64, METH_O,
+     "seed_pcg64(words): the PCG64 state (4 words) SeedSequence seeds from these entropy words (mtsig.pcg)."},
     {"random_bytes", random_bytes, METH_VARARGS,
      "random_bytes(state, out): out = Generator.bytes(len(out)) of the PCG64 state (4 words) -> uint8 (B,)."},
     {"draws", draws, METH_VARARGS,

@@ -3,10 +3,11 @@
 Every resample of mtsig is drawn from ``Generator(PCG64(SeedSequence(seed, spawn_key=key)))``. Importing
 numpy.random costs a one-pair comparison about a sixth of its run time (it imports secrets, hmac, hashlib and
 random as well), and the plans only ever ask it for two things: ``Generator.bytes(n)`` (randomization) and
-``Generator.integers(0, n, size)`` (bootstrap, stratified runs). So :func:`pcg64_state` seeds the same PCG64 here,
-in Python integers, and the compiled kernels ``mtsig._plan.random_bytes`` and ``mtsig._plan.draws`` continue the
-stream: the same bytes and the same integers, which ``tests/test_resample.py`` checks against numpy itself over
-many seeds, keys and sizes. Without the compiled part the plans use numpy.random.
+``Generator.integers(0, n, size)`` (bootstrap, stratified runs). So the plans seed the same PCG64 themselves
+(``mtsig._plan.seed_pcg64`` from the words :func:`entropy` assembles; :func:`pcg64_state` is its Python reference)
+and the compiled kernels ``mtsig._plan.random_bytes`` and ``mtsig._plan.draws`` continue the stream: the same
+bytes and the same integers, which ``tests/test_pcg.py`` checks against numpy itself over many seeds, keys and
+sizes. Without the compiled part the plans use numpy.random.
 
 The algorithms are public: SeedSequence hashes its entropy words into a pool of four 32-bit words and draws the
 state from the pool (numpy's ``bit_generator.pyx``, after M. O'Neill's ``seed_seq_fe``); PCG64 is the 128-bit

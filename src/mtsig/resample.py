@@ -36,7 +36,7 @@ import numpy as np
 
 from mtsig._compiled import load
 from mtsig.errors import InputError
-from mtsig.pcg import pcg64_state
+from mtsig.pcg import entropy
 
 # compiled kernels of the plans (same weights and totals; numpy below is the reference and the fallback)
 _plan = load("_plan")
@@ -354,7 +354,7 @@ def draw_integers(seed: int, key: tuple[int, ...], bound: int, shape: tuple[int,
     state (:mod:`mtsig.pcg`, without importing numpy.random) where it applies, else by numpy."""
     if _plan is not None and 1 <= bound <= 2**32:
         out = np.empty(shape, dtype=np.int64)
-        _plan.draws(pcg64_state(seed, key), bound, out)
+        _plan.draws(_plan.seed_pcg64(entropy(seed, key)), bound, out)
         return out
     return stream_rng(seed, *key).integers(0, bound, size=shape)
 
@@ -363,7 +363,7 @@ def draw_bytes(seed: int, key: tuple[int, ...], n: int) -> np.ndarray:
     """``stream_rng(seed, *key).bytes(n)`` as a uint8 array, the same way as :func:`draw_integers`."""
     if _plan is not None:
         out = np.empty(n, dtype=np.uint8)
-        _plan.random_bytes(pcg64_state(seed, key), out)
+        _plan.random_bytes(_plan.seed_pcg64(entropy(seed, key)), out)
         return out
     return np.frombuffer(stream_rng(seed, *key).bytes(n), dtype=np.uint8)
 

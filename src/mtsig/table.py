@@ -16,7 +16,6 @@ Statistics file (``mtsig stats -o FILE.npz``): a NumPy ``.npz`` archive with
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +35,7 @@ FORMAT_VERSION = 2
 def _checksum(meta: dict, arrays: dict[str, np.ndarray]) -> str:
     """SHA-256 of the meta data (without its checksum) and of every array's name, type, shape and bytes."""
     import hashlib
+    import json
 
     h = hashlib.sha256(json.dumps({k: v for k, v in meta.items() if k != "checksum"}, sort_keys=True).encode())
     for name in sorted(arrays):
@@ -47,6 +47,8 @@ def _checksum(meta: dict, arrays: dict[str, np.ndarray]) -> str:
 
 def _read_archive(path: str) -> tuple[dict, dict[str, np.ndarray]]:
     """The meta data and arrays of a statistics file, its format and checksum checked."""
+    import json
+
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
@@ -221,6 +223,8 @@ class StatsTable:
             f"{name}::{i}": self.stats[name][s.name] for name in self.metrics for i, s in enumerate(self.systems)
         }
         meta["checksum"] = _checksum(meta, arrays)
+        import json
+
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
 

@@ -15,7 +15,6 @@ by (docid, segid); a plain-text system is aligned by position in the references'
 
 from __future__ import annotations
 
-import glob
 import os
 from dataclasses import dataclass, field
 
@@ -35,6 +34,11 @@ class System:
     @property
     def n_runs(self) -> int:
         return len(self.runs)
+
+
+def _has_magic(path: str) -> bool:
+    """Whether ``path`` is a glob pattern (glob's own test, without importing glob for plain file names)."""
+    return any(c in path for c in "*?[")
 
 
 def file_name(path: str | os.PathLike) -> str:
@@ -226,7 +230,9 @@ def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
             raise InputError(f"system {spec!r}: empty file name in the list")
         if os.path.exists(part) or part == "-" or split_selector(part)[1] is not None:
             out.append(part)
-        elif glob.has_magic(part):
+        elif _has_magic(part):
+            import glob
+
             hits = sorted(glob.glob(part))
             if not hits:
                 raise InputError(f"system {spec!r}: the pattern {part!r} matches no file")

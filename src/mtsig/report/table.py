@@ -6,7 +6,6 @@ already formatted (and, for LaTeX, already escaped) by the caller.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 import re
@@ -362,6 +361,8 @@ def csv_text(header: list[str], rows: list[list]) -> str:
             if len(row) == len(header) else row
             for row in rows
         ]  # fmt: skip
+    import csv  # here: only CSV output needs it
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
