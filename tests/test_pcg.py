@@ -86,6 +86,29 @@ def test_compiled_streams_fuzz_equal_numpy_bytes_and_integers():
         assert np.array_equal(got, _numpy_generator(seed, key).integers(0, bound, size=shape)), (seed, key, bound)
 
 
+def test_compiled_bootstrap_counts_fuzz_equal_the_counted_draws():
+    """draw_counts (bootstrap weights straight from the stream) equals draws then counts, and numpy's integers
+    counted row by row, in both float types and for every width (one column included)."""
+    rng = np.random.default_rng(9)
+    for i, (seed, key) in enumerate(_cases(300, rng)):
+        state = pcg.pcg64_state(seed, key)
+        R, N = int(rng.integers(0, 20)), int(rng.integers(1, 400)) if i % 7 else 1
+        idx = _numpy_generator(seed, key).integers(0, N, size=(R, N))
+        want = np.zeros((R, N))
+        for row in range(R):
+            want[row] = np.bincount(idx[row], minlength=N)
+        for dtype in (np.float32, np.float64):
+            got = np.full((R, N), 9.0, dtype=dtype)
+            r._plan.draw_counts(state, got)
+            assert np.array_equal(got, want), (seed, key, R, N, dtype)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        r._plan.draw_counts(state, np.zeros((2, 3), np.int64))
+    with pytest.raises((TypeError, ValueError), match="contiguous"):
+        r._plan.draw_counts(state, np.zeros((4, 6))[:, ::2])
+    with pytest.raises(TypeError):
+        r._plan.draw_counts((1, 2), np.zeros((2, 3)))
+
+
 def test_compiled_streams_refuse_hostile_arguments():
     state = pcg.pcg64_state(1, (2,))
     out8, out64 = np.zeros(16, np.uint8), np.zeros((2, 3), np.int64)

@@ -66,15 +66,20 @@ def test_streams_are_independent_and_the_default_stream_is_unchanged():
     assert Resampling(10, 9).with_stream(3).plan("bootstrap", 5, 10).stream == (3,)
 
 
-def test_float32_products_equal_float64_products():
+def test_float32_products_equal_float64_products(monkeypatch):
+    """Exact float32 totals equal float64 ones, in chunks of any size (the exact path's small chunks included)."""
+    import mtsig.resample as r
+
     rng = np.random.default_rng(0)
     S = rng.integers(0, 60, size=(2000, 6)).astype(np.float64)  # BLEU-like counts
     for kind in ("bootstrap", "randomization"):
-        plan = Plan(kind, 2000, 300, 4)
+        plan = Plan(kind, 2000, 1300, 4)
         assert float32_is_exact(plan, S)
-        got = np.concatenate([p[0] for p in resampled_totals(plan, [S])])
         want = np.concatenate([W @ S for W in plan.chunks(np.float64)])
-        np.testing.assert_array_equal(got, want)
+        for exact_chunk in (1, 2**20, 2**40):
+            monkeypatch.setattr(r, "_EXACT_CHUNK_BYTES", exact_chunk)
+            got = np.concatenate([p[0] for p in resampled_totals(plan, [S])])
+            np.testing.assert_array_equal(got, want)
     assert not float32_is_exact(Plan("bootstrap", 2000, 10), S + 0.5)  # fractional: float64
     assert not float32_is_exact(Plan("randomization", 2000, 10), S * 2**20)  # sums past 2**24: float64
 

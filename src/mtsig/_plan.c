@@ -23,7 +23,9 @@
  * that mtsig.pcg.pcg64_state, its Python reference, computes. random_bytes fills the C-contiguous uint8 1-d array
  * out with what Generator.bytes(len(out)) returns; draws fills the C-contiguous int64 (R, N) array out with what
  * Generator.integers(0, bound, (R, N)) returns, for 1 <= bound <= 2**32 (numpy's 32-bit path: Lemire's
- * multiply-and-reject on the buffered 32-bit halves of the 64-bit outputs, low half first).
+ * multiply-and-reject on the buffered 32-bit halves of the 64-bit outputs, low half first). draw_counts(state, out)
+ * is draws(state, N, idx) followed by counts(idx, out) for the C-contiguous float32 or float64 (R, N) array out,
+ * in one pass without idx: bootstrap weights straight from the stream.
  *
  * The array kernels release the GIL while they run. All check every index, size and word (an index out of range, a
  * short src or an entropy word of more than 32 bits is a ValueError; a state word that is not a whole number in
@@ -385,6 +387,20 @@ static PyObject *random_bytes(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* numpy's bounded 32-bit draw in [0, excl) for 2 <= excl < 2**32 (threshold = 2**32 mod excl): Lemire's
+   multiply, rejecting the low products below the threshold */
+static inline uint32_t lemire32(Pcg64 *g, uint32_t excl, uint32_t threshold) {
+    uint64_t m = (uint64_t)pcg_next32(g) * excl;
+    uint32_t left = (uint32_t)m;
+    if (left < excl) {
+        while (left < threshold) {
+            m = (uint64_t)pcg_next32(g) * excl;
+            left = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
 static PyObject *draws(PyObject *self, PyObject *args) {
     PyObject *words[4], *oo;
     long long bound;
@@ -406,17 +422,48 @@ static PyObject *draws(PyObject *self, PyObject *args) {
         for (Py_ssize_t i = 0; i < n; i++) o[i] = (int64_t)pcg_next32(&g);
     } else {
         const uint32_t excl = (uint32_t)bound;
-        const uint32_t threshold = (uint32_t)(0xFFFFFFFFu - (excl - 1u)) % excl;  /* 2**32 mod bound */
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint64_t m = (uint64_t)pcg_next32(&g) * excl;
-            uint32_t left = (uint32_t)m;
-            if (left < excl) {
-                while (left < threshold) {
-                    m = (uint64_t)pcg_next32(&g) * excl;
-                    left = (uint32_t)m;
-                }
+        const uint32_t threshold = (uint32_t)(0xFFFFFFFFu - (excl - 1u)) % excl; /* 2**32 mod bound */
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (int64_t)lemire32(&g, excl, threshold);
+    }
+    Py_END_ALLOW_THREADS;
+    release(&ov);
+    Py_RETURN_NONE;
+}
+
+static PyObject *draw_counts(PyObject *self, PyObject *args) {
+    PyObject *words[4], *oo;
+    if (!PyArg_ParseTuple(args, "(OOOO)O", &words[0], &words[1], &words[2], &words[3], &oo)) return NULL;
+    Pcg64 g;
+    if (get_state(words, &g) < 0) return NULL;
+    View ov = {0};
+    if (get_view(oo, &ov, 2, "fd", 1, "out") < 0) return NULL;
+    Py_ssize_t R = ov.b.shape[0], N = ov.b.shape[1];
+    if (N > 4294967295LL) {
+        PyErr_SetString(PyExc_ValueError, "draw_counts: at most 2**32 - 1 columns");
+        release(&ov);
+        return NULL;
+    }
+    int is_f32 = ov.b.itemsize == 4;
+    Py_BEGIN_ALLOW_THREADS;
+    memset(ov.b.buf, 0, (size_t)ov.b.len);
+    if (N == 1) { /* numpy draws nothing for a bound of 1: every draw is 0 */
+        for (Py_ssize_t r = 0; r < R; r++) {
+            if (is_f32)
+                ((float *)ov.b.buf)[r] = 1.0f;
+            else
+                ((double *)ov.b.buf)[r] = 1.0;
+        }
+    } else if (N > 1) {
+        const uint32_t excl = (uint32_t)N;
+        const uint32_t threshold = (uint32_t)(0xFFFFFFFFu - (excl - 1u)) % excl;
+        for (Py_ssize_t r = 0; r < R; r++) {
+            if (is_f32) {
+                float *o = (float *)ov.b.buf + r * N;
+                for (Py_ssize_t j = 0; j < N; j++) o[lemire32(&g, excl, threshold)] += 1.0f;
+            } else {
+                double *o = (double *)ov.b.buf + r * N;
+                for (Py_ssize_t j = 0; j < N; j++) o[lemire32(&g, excl, threshold)] += 1.0;
             }
-            o[i] = (int64_t)(m >> 32);
         }
     }
     Py_END_ALLOW_THREADS;
@@ -429,6 +476,8 @@ static PyMethodDef methods[] = {
      "counts(idx, out): out[r] = how often each column was drawn in idx[r] (int64 (R, N) -> float (R, N))."},
     {"group_sums", group_sums, METH_VARARGS,
      "group_sums(pick, G, out): out[r] = sum_i G[i, pick[r, i]] (int64 (R, N), float32 (N, T, c) -> (R, c))."},
+    {"draw_counts", draw_counts, METH_VARARGS,
+     "draw_counts(state, out): counts(draws(state, N, idx), out) in one pass, without idx (float (R, N))."},
     {"bits", bits, METH_VARARGS,
      "bits(src, out): flat out[i] = bit i of src, most significant first (uint8 (B,) -> float (R, N))."},
     {"seed_pcg64", seed_pcg64, METH_O,

@@ -69,6 +69,10 @@ KINDS = {k: STREAM_KEYS[k] for k in ("bootstrap", "randomization", "stratified",
 DEFAULT_CHUNK_BYTES = 16 * 2**20
 #: the first spawn-key element of a non-default stream (keeps stream keys apart from the default keys)
 _STREAM_TAG = STREAM_KEYS["stream tag"]
+#: bytes of one chunk of weights when the products are exact float32 integers (the same numbers for any chunks):
+#: written and multiplied while still in the second-level cache (10,000 shuffles of 2,489 segments and 8 columns
+#: took 45 ms in chunks of 16 MB, 18 ms in chunks of one block, 2.5 MB)
+_EXACT_CHUNK_BYTES = 2**20
 #: subsets of m outputs tabulated up to this many (beyond: a random permutation per segment)
 _MAX_SUBSETS = 50_000
 #: bytes of the per-segment subset sums that stratified totals may use instead of weight matrices
@@ -255,6 +259,9 @@ class Plan:
         key = self.spawn_key(b)
         kernel = _plan if out.flags.c_contiguous and out.dtype in (np.float32, np.float64) else None
         if self.kind == "bootstrap":
+            if kernel is not None and width < 2**32:  # the draws counted as they are made
+                kernel.draw_counts(kernel.seed_pcg64(entropy(self.seed, key)), out)
+                return
             idx = draw_integers(self.seed, key, width, (size, width))
             if kernel is not None:
                 kernel.counts(idx, out)
@@ -335,9 +342,12 @@ class Plan:
             self._fill(b, out[got : got + size])
         return out
 
-    def _reused_chunks(self, dtype) -> Iterator[np.ndarray]:
-        """As :meth:`chunks`, filling one buffer again and again (private: only the totals loop reads it)."""
+    def _reused_chunks(self, dtype, at_most: int | None = None) -> Iterator[np.ndarray]:
+        """As :meth:`chunks`, filling one buffer again and again (private: only the totals loop reads it); with
+        ``at_most``, chunks of at most that many bytes (or one block)."""
         per_chunk = self.rows_per_chunk(np.dtype(dtype).itemsize)
+        if at_most is not None and at_most < self.chunk_bytes:
+            per_chunk = replace(self, chunk_bytes=at_most).rows_per_chunk(np.dtype(dtype).itemsize)
         buf = np.empty((min(per_chunk, self.n_resamples), self.width), dtype=dtype)
         for start in range(0, self.n_resamples, per_chunk):
             rows = min(per_chunk, self.n_resamples - start)
@@ -573,7 +583,11 @@ def resampled_columns(
         dtype = np.float32 if integral and exact.all() else np.float64
         S = _gathered(arrays, keep, dtype)
         grouped = plan.group_totals(S)
-        products = grouped if grouped is not None else (W @ S for W in plan._reused_chunks(dtype))
+        if grouped is not None:
+            products = grouped
+        else:  # exact float32 products do not depend on the chunks: small ones stay in the cache
+            small = _EXACT_CHUNK_BYTES if dtype == np.float32 else None
+            products = (W @ S for W in plan._reused_chunks(dtype, small))
     for P in products:
         if progress is not None:
             progress(P.shape[0])
