@@ -69,9 +69,9 @@ KINDS = {k: STREAM_KEYS[k] for k in ("bootstrap", "randomization", "stratified",
 DEFAULT_CHUNK_BYTES = 16 * 2**20
 #: the first spawn-key element of a non-default stream (keeps stream keys apart from the default keys)
 _STREAM_TAG = STREAM_KEYS["stream tag"]
-#: bytes of one chunk of weights when the products are exact float32 integers (the same numbers for any chunks):
-#: written and multiplied while still in the second-level cache (10,000 shuffles of 2,489 segments and 8 columns
-#: took 45 ms in chunks of 16 MB, 18 ms in chunks of one block, 2.5 MB)
+#: bytes of the pieces of weights that exact float32 products are made from, a chunk at a time (the same integers
+#: for any pieces): each written and multiplied while still in the second-level cache (10,000 shuffles of 2,489
+#: segments and 8 columns took 45 ms from weights of 16 MB at a time, 18 ms from pieces of one block, 2.5 MB)
 _EXACT_CHUNK_BYTES = 2**20
 #: subsets of m outputs tabulated up to this many (beyond: a random permutation per segment)
 _MAX_SUBSETS = 50_000
@@ -342,12 +342,9 @@ class Plan:
             self._fill(b, out[got : got + size])
         return out
 
-    def _reused_chunks(self, dtype, at_most: int | None = None) -> Iterator[np.ndarray]:
-        """As :meth:`chunks`, filling one buffer again and again (private: only the totals loop reads it); with
-        ``at_most``, chunks of at most that many bytes (or one block)."""
+    def _reused_chunks(self, dtype) -> Iterator[np.ndarray]:
+        """As :meth:`chunks`, filling one buffer again and again (private: only the totals loop reads it)."""
         per_chunk = self.rows_per_chunk(np.dtype(dtype).itemsize)
-        if at_most is not None and at_most < self.chunk_bytes:
-            per_chunk = replace(self, chunk_bytes=at_most).rows_per_chunk(np.dtype(dtype).itemsize)
         buf = np.empty((min(per_chunk, self.n_resamples), self.width), dtype=dtype)
         for start in range(0, self.n_resamples, per_chunk):
             rows = min(per_chunk, self.n_resamples - start)
@@ -545,6 +542,22 @@ def _split_products(plan: Plan, arrays: list[np.ndarray], keep: list[tuple[int, 
         yield P
 
 
+def _exact_products(plan: Plan, S: np.ndarray) -> Iterator[np.ndarray]:
+    """``W @ S`` for exact float32 statistics, in the chunks of :meth:`Plan._reused_chunks`, each made from pieces
+    of weights small enough to be multiplied while still in the cache (exact integers: the same numbers for any
+    pieces; the callers' work per chunk stays as it was)."""
+    per_chunk = plan.rows_per_chunk(4)
+    piece = min(per_chunk, replace(plan, chunk_bytes=min(_EXACT_CHUNK_BYTES, plan.chunk_bytes)).rows_per_chunk(4))
+    buf = np.empty((min(piece, plan.n_resamples), plan.width), dtype=np.float32)
+    for start in range(0, plan.n_resamples, per_chunk):
+        rows = min(per_chunk, plan.n_resamples - start)
+        out = np.empty((rows, S.shape[1]), dtype=np.float32)
+        for at in range(0, rows, piece):
+            size = min(piece, rows - at)
+            np.matmul(plan._chunk_into(start + at, buf[:size]), S, out=out[at : at + size])
+        yield out
+
+
 def resampled_columns(
     plan: Plan, arrays: list[np.ndarray], progress: Callable[[int], None] | None = None
 ) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
@@ -585,9 +598,10 @@ def resampled_columns(
         grouped = plan.group_totals(S)
         if grouped is not None:
             products = grouped
-        else:  # exact float32 products do not depend on the chunks: small ones stay in the cache
-            small = _EXACT_CHUNK_BYTES if dtype == np.float32 else None
-            products = (W @ S for W in plan._reused_chunks(dtype, small))
+        elif dtype == np.float32:
+            products = _exact_products(plan, S)
+        else:
+            products = (W @ S for W in plan._reused_chunks(dtype))
     for P in products:
         if progress is not None:
             progress(P.shape[0])
