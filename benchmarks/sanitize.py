@@ -38,6 +38,7 @@ TESTS = [
     "tests/meteor/test_meteor_compiled.py",
     "tests/meteor/test_meteor_units.py",
     "tests/test_resample.py",
+    "tests/test_pcg.py",
     "tests/test_hostile.py",
 ]
 
