@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx  # the test extra's HTTP client (httpx's successor, the same API)
 
 EX = Path(__file__).resolve().parents[1] / "examples"
 

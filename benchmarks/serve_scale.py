@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx  # the test extra's HTTP client (httpx's successor, the same API)
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
