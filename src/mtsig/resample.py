@@ -260,7 +260,7 @@ class Plan:
         kernel = _plan if out.flags.c_contiguous and out.dtype in (np.float32, np.float64) else None
         if self.kind == "bootstrap":
             if kernel is not None and width < 2**32:  # the draws counted as they are made
-                kernel.draw_counts(kernel.seed_pcg64(entropy(self.seed, key)), out)
+                kernel.draw_counts(_seeded(kernel, self.seed, key), out)
                 return
             idx = draw_integers(self.seed, key, width, (size, width))
             if kernel is not None:
@@ -315,9 +315,11 @@ class Plan:
                 _plan.group_sums(self._picks(b, size), G, out[got : got + size])
             yield out
 
-    def rows_per_chunk(self, itemsize: int = 8) -> int:
+    def rows_per_chunk(self, itemsize: int = 8, chunk_bytes: int | None = None) -> int:
+        """Rows of weights per chunk: whole blocks within ``chunk_bytes`` (default: the plan's), at least one."""
         B = self.block
-        return max(1, self.chunk_bytes // (itemsize * self.width * B)) * B
+        budget = self.chunk_bytes if chunk_bytes is None else chunk_bytes
+        return max(1, budget // (itemsize * self.width * B)) * B
 
     def chunks(self, dtype=np.float64) -> Iterator[np.ndarray]:
         """Weight matrices, in order, ``n_resamples`` rows in all; each chunk is a new array."""
@@ -356,12 +358,17 @@ def stream_rng(seed: int, *key: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
 
 
+def _seeded(kernel, seed: int, key: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """The PCG64 state of stream ``key`` of ``seed``, seeded by the compiled kernel (see :mod:`mtsig.pcg`)."""
+    return kernel.seed_pcg64(entropy(seed, key))
+
+
 def draw_integers(seed: int, key: tuple[int, ...], bound: int, shape: tuple[int, int]) -> np.ndarray:
     """``stream_rng(seed, *key).integers(0, bound, shape)`` (int64): by the compiled kernel from the stream's
     state (:mod:`mtsig.pcg`, without importing numpy.random) where it applies, else by numpy."""
     if _plan is not None and 1 <= bound <= 2**32:
         out = np.empty(shape, dtype=np.int64)
-        _plan.draws(_plan.seed_pcg64(entropy(seed, key)), bound, out)
+        _plan.draws(_seeded(_plan, seed, key), bound, out)
         return out
     return stream_rng(seed, *key).integers(0, bound, size=shape)
 
@@ -370,7 +377,7 @@ def draw_bytes(seed: int, key: tuple[int, ...], n: int) -> np.ndarray:
     """``stream_rng(seed, *key).bytes(n)`` as a uint8 array, the same way as :func:`draw_integers`."""
     if _plan is not None:
         out = np.empty(n, dtype=np.uint8)
-        _plan.random_bytes(_plan.seed_pcg64(entropy(seed, key)), out)
+        _plan.random_bytes(_seeded(_plan, seed, key), out)
         return out
     return np.frombuffer(stream_rng(seed, *key).bytes(n), dtype=np.uint8)
 
@@ -547,7 +554,7 @@ def _exact_products(plan: Plan, S: np.ndarray) -> Iterator[np.ndarray]:
     of weights small enough to be multiplied while still in the cache (exact integers: the same numbers for any
     pieces; the callers' work per chunk stays as it was)."""
     per_chunk = plan.rows_per_chunk(4)
-    piece = min(per_chunk, replace(plan, chunk_bytes=min(_EXACT_CHUNK_BYTES, plan.chunk_bytes)).rows_per_chunk(4))
+    piece = plan.rows_per_chunk(4, min(_EXACT_CHUNK_BYTES, plan.chunk_bytes))
     buf = np.empty((min(piece, plan.n_resamples), plan.width), dtype=np.float32)
     for start in range(0, plan.n_resamples, per_chunk):
         rows = min(per_chunk, plan.n_resamples - start)

@@ -342,9 +342,7 @@ def layout_width(a: argparse.Namespace) -> int | None:
         return max(int(cols), 20)
     try:
         if sys.stdout.isatty():
-            import shutil  # here: a piped run never needs it
-
-            return max(shutil.get_terminal_size().columns, 20)
+            return max(_terminal_columns(), 20)
     except (AttributeError, OSError, ValueError):
         pass
     return None

@@ -36,11 +36,6 @@ class System:
         return len(self.runs)
 
 
-def _has_magic(path: str) -> bool:
-    """Whether ``path`` is a glob pattern (glob's own test, without importing glob for plain file names)."""
-    return any(c in path for c in "*?[")
-
-
 def file_name(path: str | os.PathLike) -> str:
     """The last part of a path, as ``pathlib.Path(path).name`` gives it (without importing pathlib)."""
     norm = os.path.normpath(os.fspath(path))
@@ -230,15 +225,15 @@ def parse_system_spec(spec: str) -> tuple[str | None, list[str]]:
             raise InputError(f"system {spec!r}: empty file name in the list")
         if os.path.exists(part) or part == "-" or split_selector(part)[1] is not None:
             out.append(part)
-        elif _has_magic(part):
-            import glob
+        else:
+            import glob  # here: only a name that is no file may be a pattern
 
+            if not glob.has_magic(part):
+                raise InputError(f"{part}: no such file (system {spec!r})")
             hits = sorted(glob.glob(part))
             if not hits:
                 raise InputError(f"system {spec!r}: the pattern {part!r} matches no file")
             out.extend(hits)
-        else:
-            raise InputError(f"{part}: no such file (system {spec!r})")
     return name, out
 
 
