@@ -122,6 +122,24 @@ def compute(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, *
     return _compute(refs, systems, metrics, load, settings)
 
 
+def read_inputs(refs: Any, systems: Any, metrics: Sequence[str] = DEFAULT_METRICS, **settings: Any) -> None:
+    """:func:`compute`'s reading and checking of every input (files, line counts, documents, side inputs, the
+    metrics' names and options), without computing any statistic: an error here is the error ``compute`` would
+    raise first. The web app checks a run with it before queueing it."""
+    load = LoadOptions(**_LOAD.take(settings, LoadOptions))
+    check_option_names(settings, _OWN["compute"])
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if refs is None and settings.get("seg_scores") and not (load.test_set or load.mtme or load.wmt25):
+        _scores_only(systems, metrics, load, settings)
+        return
+    resolve(refs, systems, list(metrics), load, settings)
+    if load.dev_refs is not None:
+        side = set(all_side_inputs())
+        dev_opts = {k: v for k, v in settings.items() if k not in side}
+        resolve(load.dev_refs, load.dev_systems, list(metrics), load.for_dev(), dev_opts)
+
+
 def _compute(refs, systems, metrics, load: LoadOptions, metric_options: dict[str, Any]) -> StatsTable:
     if isinstance(metrics, str):
         metrics = [metrics]

@@ -107,10 +107,11 @@ def build_parser(only: str | None = None, study: str | None = None) -> Parser:
     return ap
 
 
-def _run(a: argparse.Namespace) -> int:
-    """Every command the same way: the shared checks, its own checks, the table it reads, its work with a progress
-    bar, then what it returns written (:func:`_emit`)."""
-    from mtsig.commands.common import check_outputs, progress_factory, read_table
+def prepare(a: argparse.Namespace, *, check_only: bool = False) -> tuple[ModuleType, Any]:
+    """What every command does before its work: the shared checks, its own checks, and the statistics table it
+    reads (``check_only``: the inputs read and checked, no statistics computed; the table is then None). Returns the
+    command's module and the table. The web app checks a run with it before queueing it, and runs it with it."""
+    from mtsig.commands.common import check_outputs, read_table
 
     command, module = COMMANDS[a.command], command_module(a.command)
     if getattr(a, "jobs", 1) < 1:
@@ -125,8 +126,17 @@ def _run(a: argparse.Namespace) -> int:
     check = getattr(module, "check", None)
     if check is not None:
         check(a)
-    table = read_table(a) if command.table else None
-    with progress_factory(command.progress and not getattr(a, "quiet", False)) as prog:
+    table = read_table(a, check_only=check_only) if command.table else None
+    return module, table
+
+
+def _run(a: argparse.Namespace) -> int:
+    """Every command the same way: :func:`prepare`, its work with a progress bar, then what it returns written
+    (:func:`_emit`)."""
+    from mtsig.commands.common import progress_factory
+
+    module, table = prepare(a)
+    with progress_factory(COMMANDS[a.command].progress and not getattr(a, "quiet", False)) as prog:
         out = module.run(a, table, prog)
     if isinstance(out, int):  # an exit status (serve)
         return out
@@ -229,6 +239,31 @@ def _parse_with_plugins(argv: list[str]) -> tuple[Parser, argparse.Namespace]:
                 sub.error(f"{flag} is not an option of study {a.study} (it is one of {', '.join(owners)})")
         sub.error(sub.unknown_flags(extras))
     return ap, a
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """``argv`` (after ``mtsig``) parsed as the command line parses it, an error raised as an
+    :class:`~mtsig.errors.InputError` (the command line's one line) instead of ending the process: how the web app
+    reads the command line a form stands for."""
+    from mtsig.errors import InputError
+    from mtsig.plugins import load_plugins
+
+    if any(x in ("-h", "--help", "--version") for x in argv):
+        raise InputError("-h, --help and --version print help, not a result")
+    load_plugins()
+    try:
+        Parser.strict = False
+        ap, a, extras = _parse(list(argv))
+        if a.command is not None and extras:
+            raise InputError(ap.commands[a.command].unknown_flags(extras))
+    except ParseFailed as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        Parser.strict = True
+    if a.command is None:
+        raise InputError("no command given")
+    a.argv = list(argv)
+    return a
 
 
 def _sacrebleu_habits(argv: list[str]) -> list[str] | int:

@@ -65,6 +65,17 @@ class Opt:
     #: whether a result records it in its settings when given (False for what changes no number of the result:
     #: kept distributions, the per-segment scores shown beside it)
     record: bool = True
+    #: what the value names on disk (:data:`mtsig.marks.PATH_KINDS`: ``file``, ``files``, ``named``, ``dir``):
+    #: a surface other than the command line takes it as an upload or a pick, never as typed text
+    path: str | None = None
+    #: the name of the setting in a web form, where it is not the field's own (``test`` for ``tests``)
+    form: str | None = None
+    #: why a surface other than the command line does not offer it (None: offered)
+    web: str | None = None
+    #: the names a surface offers where ``lookup`` checks them (a registry's ``keys``): choices that plugins extend
+    names: Callable[[], Any] | None = None
+    #: one of the inputs most runs give (a form shows it first)
+    main: bool = False
 
 
 def option(default: Any = MISSING, help: str = "", kind: str = "any", *, factory: Callable[[], Any] | None = None,
@@ -212,7 +223,9 @@ def add_flags(parser: argparse._ActionsContainer, cls: type, *, groups: dict[str
         default = defaults[f.name] if defaults.get(f.name) is not None else default_of(f)
         flags = [flag_of(f.name, o), *([o.short] if o.short else [])]
         if o.kind == "bool":
-            g.add_argument(*flags, dest=f.name, action="store_true", default=defaults.get(f.name, False), help=o.help)
+            action = g.add_argument(*flags, dest=f.name, action="store_true", default=defaults.get(f.name, False),
+                                    help=o.help)  # fmt: skip
+            _declared_on(action, o, default_of(f))
             continue
         kw: dict[str, Any] = {"dest": f.name, "default": defaults.get(f.name),
                               "help": o.help + (_shown(default) if o.shown else "")}  # fmt: skip
@@ -225,8 +238,18 @@ def add_flags(parser: argparse._ActionsContainer, cls: type, *, groups: dict[str
         choices = choices_of(o)
         if choices is not None:
             kw.update(choices=choices, metavar=o.metavar)
-        g.add_argument(*flags, **kw)
+        _declared_on(g.add_argument(*flags, **kw), o, default)
     return groups
+
+
+def _declared_on(action: argparse.Action, o: Opt, default: Any) -> None:
+    """The declaration a flag was made from, kept on it: the other surfaces (:mod:`mtsig.surface`) read the flag's
+    kind, range, choices and default from there."""
+    from mtsig.marks import Web
+
+    action.mtsig_web = Web(kind=o.path, form=o.form, off=o.web, low=o.low, high=o.high, open=o.open,  # type: ignore[attr-defined]
+                           names=o.names or (o.choices if callable(o.choices) else None), default=default,
+                           value=o.kind, main=o.main)  # fmt: skip
 
 
 def given(cls: type, values: Any, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -294,7 +294,7 @@ class CompareOptions(Decisions):
     from here; :mod:`mtsig.declare`). The resampling counts and seed also make the :class:`Resampling`."""
 
     tests: tuple[str, ...] = option(("ar",), "one or more of the registered tests", "strs",
-                                    flag="--test", metavar="TEST", choices=test_names, lookup=get_test,
+                                    flag="--test", metavar="TEST", choices=test_names, lookup=get_test, form="test",
                                     group="tests", doc="The registered tests to run (``ar`` default).")  # fmt: skip
     keep_distributions: bool = _kept("the null and bootstrap distributions")
     system_ci: bool = option(

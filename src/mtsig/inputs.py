@@ -61,6 +61,7 @@ class LoadOptions:
         metavar="DIR",
         group="inputs",
         shown=False,
+        path="dir",
         doc="An mt-metrics-eval test-set folder (``.../mt-metrics-eval-v2/wmt23``) instead of ``refs``: the "
         "references of ``langpair`` (the year's standard one, or ``ref_translator``'s) with its documents and "
         "domains, and its system outputs (all but the references and the year's outliers, or those ``systems`` "
@@ -75,6 +76,7 @@ class LoadOptions:
         metavar="DIR",
         group="inputs",
         shown=False,
+        path="dir",
         doc="WMT25's general-MT data (``wmt25-general-mt/data``, or the repository) instead of ``refs``: the test "
         "set's reference of ``langpair`` (``refA``, or ``ref_translator``'s) and the outputs in ``systems/`` (all "
         "that translated the pair, or those ``systems`` names), one segment per paragraph, documents and domains as "
@@ -99,6 +101,8 @@ class LoadOptions:
         metavar="FILE",
         group="inputs",
         shown=False,
+        path="file",
+        main=True,
         doc="The document of each segment (a file of one id per line, or a list), for plain-text input: what "
         '``resample_unit="document"`` resamples. SGML and WMT XML input bring their documents along.',
     )
@@ -111,6 +115,7 @@ class LoadOptions:
         metavar="REF",
         group="inputs",
         shown=False,
+        path="files",
         doc="Development-set references and outputs (``dev_systems``: one per optimizer run, same names and order): "
         "add s_dev.",
     )
@@ -122,6 +127,7 @@ class LoadOptions:
         metavar="SYS",
         group="inputs",
         shown=False,
+        path="named",
         doc="See ``dev_refs``.",
     )
     jobs: int = option(
@@ -132,6 +138,8 @@ class LoadOptions:
         short="-j",
         group="inputs",
         shown=False,
+        web="processes: a run of the web app takes the command line's default (the machine's CPUs, at most 4); "
+        "mtsig serve --jobs sets how many runs go at once",
         doc="Processes to score systems in (1: in this process).",
     )
 

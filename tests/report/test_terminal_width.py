@@ -127,6 +127,6 @@ def test_human_tests_stay_a_table_at_80_columns(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("COLUMNS", "80")
     narrow = _run(capsys, args)
     tests = narrow[narrow.index("tests (") :]
-    assert "• A:" not in tests and "┃ Δ (A − B)" in tests and "→ JDExploreAcademy.8" in tests
+    assert "• A:" not in tests and "┃ Δ (B − A)" in tests and "→ JDExploreAcademy.8" in tests
     assert max(len(x.rstrip()) for x in narrow.splitlines()) <= 80
     assert sorted(_numbers(narrow)) == sorted(_numbers(wide))

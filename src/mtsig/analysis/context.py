@@ -74,6 +74,13 @@ class AnalysisContext:
     warnings: list[str] = field(default_factory=list)
     _memo: dict = field(default_factory=dict)
     batch: Batch = field(default_factory=Batch)
+    #: counts the analyses done (a progress bar's ``advance``), or None
+    done: Callable[[int], None] | None = None
+
+    def finished(self, n: int = 1) -> None:
+        """``n`` analyses are done (the progress of the whole run, beside each test's own)."""
+        if self.done is not None:
+            self.done(n)
 
     @property
     def names(self) -> list[str]:

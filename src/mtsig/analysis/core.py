@@ -104,6 +104,7 @@ def _run_one_by_one(ctx: AnalysisContext, specs, parts: dict) -> dict:
     for i, spec in enumerate(specs):
         if not ANALYSES[spec.kind].batched:
             parts[i] = ANALYSES[spec.kind].run(ctx, spec.arg)
+            ctx.finished()
     later = ctx.warnings[start:]
     del ctx.warnings[start:]
     for i, spec in enumerate(specs):
@@ -115,6 +116,7 @@ def _run_one_by_one(ctx: AnalysisContext, specs, parts: dict) -> dict:
             p.work()
     ctx.forget_words()
     ctx.batch.run(ctx)
+    ctx.finished(sum(ANALYSES[s.kind].batched for s in specs))
     return parts
 
 
@@ -129,6 +131,7 @@ def _run_own(ctx: AnalysisContext, specs, which: list[int], parts: dict) -> None
     comparison."""
     for i in which:
         parts[i] = ANALYSES[specs[i].kind].run(ctx, specs[i].arg)
+        ctx.finished()
     for p in parts.values():
         if isinstance(p, Later) and p.work is not None:
             p.work()
@@ -186,6 +189,7 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
             done.result()
         elif child is not None:
             _adopt(ctx, parts, lead, at, child.result())
+    ctx.finished(sum(ANALYSES[s.kind].batched for s in specs) + (lead is not None and child is not None))
     return parts
 
 
@@ -214,6 +218,7 @@ def analyze_table(
     specs = opts.by or default_specs(table)
     if not any(s.kind == "corpus" for s in specs):  # the corpus scores and tests come first, always
         specs = (AnalysisSpec("corpus"), *specs)
+    ctx.done = resampling.advance("analyses", len(specs))
     ctx.warnings.extend(unused_settings(opts, specs))
     parts = _run_analyses(ctx, specs, fork and resampling.progress is None)
     analyses: list[Analysis] = []

@@ -38,6 +38,11 @@ class AnalysisSpec(NamedTuple):
         return self.kind if self.arg is None else f"{self.kind}={self.arg}"
 
 
+def _analyses_without_files() -> list[str]:
+    """The analyses a form offers as choices: those that need no file of their own."""
+    return [n for n, e in ANALYSES.items() if not e.needs_arg]
+
+
 def _p_correction(name: str) -> None:
     if CORRECTIONS.get(name).joint_bootstrap:
         raise InputError(f"correction {name} is not offered by analyze (use holm, bonferroni, sidak or bh)",
@@ -50,7 +55,8 @@ class AnalyzeOptions(Decisions):
     and the analyses' own, each declared once; the API's descriptions are in :data:`mtsig.analyze_docs.DOCS`."""
 
     by: tuple[AnalysisSpec, ...] = option((), "analyses to run (default: every one that needs no extra file)",
-                                          "strs", metavar="ANALYSIS", group="analyses", doc=DOCS["by"])  # fmt: skip
+                                          "strs", metavar="ANALYSIS", group="analyses", doc=DOCS["by"],
+                                          names=_analyses_without_files)  # fmt: skip
     test: str = option("ar", "the paired test of every bucket", "str", choices=test_names, lookup=get_test,
                        group="tests", metavar="TEST", doc=DOCS["test"])  # fmt: skip
     correction: str = option("holm", "p-value adjustment over every bucket and pair of an analysis", "str",
@@ -65,11 +71,11 @@ class AnalyzeOptions(Decisions):
     ngram_order: int = option(4, "highest n-gram order", "int", low=1, high=9, metavar="N", group="analyses",
                               doc=DOCS["ngram_order"])  # fmt: skip
     freq_corpus: str | None = option(None, "word-frequency: count word frequencies in FILE (default: in the "
-                                     "reference)", "str", metavar="FILE", group="analyses",
+                                     "reference)", "str", metavar="FILE", group="analyses", path="file",
                                      doc=DOCS["freq_corpus"])  # fmt: skip
     out_labels: Mapping[str, str] = option(doc=DOCS["out_labels"], factory=dict)
     source: str | None = option(None, "source segments shown with the examples", "str", metavar="FILE",
-                                group="analyses", doc=DOCS["source"])  # fmt: skip
+                                group="analyses", path="file", doc=DOCS["source"])  # fmt: skip
 
     def __post_init__(self):
         texts = tuple(b if isinstance(b, str) else b.text for b in self.by)

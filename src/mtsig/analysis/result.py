@@ -76,7 +76,8 @@ class Analysis:
     buckets: tuple[Bucket, ...] = jfield((), omit="empty")
     #: what the numbers are, in a sentence (shown under the table)
     note: str = ""
-    decimals: int = jfield(2, skip=True)
+    #: the decimals its numbers are shown with (the metric's; what every surface reads them at)
+    decimals: int = 2
     #: each segment's bucket (segment-level buckets): one index array for every system, or ``{system: array}``
     #: where a system's own output decides (its first run); not in the JSON (what an interactive view opens)
     members: Any = jfield(None, repr=False, compare=False, skip=True)

@@ -23,8 +23,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--bucket-cutoffs", nargs="+", default=None, metavar="KIND=C1:C2:...",
                    help="bucket boundaries, e.g. ref-length=10:20:40 (compare-mt's syntax; default: compare-mt's "
                    "for ref-length, length-diff, word-frequency and sentence-score)")  # fmt: skip
-    g.add_argument("--out-labels", nargs="+", default=None, metavar="NAME=FILE",
-                   help="word-labels: each system's file of output word labels")  # fmt: skip
+    from mtsig.marks import web
+
+    web(g.add_argument("--out-labels", nargs="+", default=None, metavar="NAME=FILE",
+                       help="word-labels: each system's file of output word labels"), "named")  # fmt: skip
     output_flags(p, plot=f"{PLOT_HELP}: one figure per analysis, FILE's name with -ANALYSIS-METRIC added")
 
 

@@ -103,46 +103,62 @@ def input_flags(p: argparse.ArgumentParser, stats_input: bool = True) -> None:
     statistics read instead of text, and the metrics."""
     from mtsig.declare import add_flags
     from mtsig.inputs import LoadOptions
+    from mtsig.marks import web
 
     g = p.add_argument_group("inputs")
-    g.add_argument("-r", "--refs", nargs="+", metavar="REF",
-                   help="reference files (plain text, NIST SGML/XML, or a WMT XML test set)")  # fmt: skip
-    g.add_argument(
+    web(g.add_argument("-r", "--refs", nargs="+", metavar="REF",
+                       help="reference files (plain text, NIST SGML/XML, or a WMT XML test set)"),
+        "files", form="ref", main=True)  # fmt: skip
+    web(g.add_argument(
         "-s",
         "--systems",
         nargs="+",
         metavar="SYS",
         help="system outputs: FILE, NAME=FILE, NAME=run1,run2,... or a quoted glob 'NAME=out.*'; a WMT XML file "
         "gives each of its systems (FILE.xml:SYSTEM one of them)",
-    )
+    ), "named", naming="systems", main=True)  # fmt: skip
     groups = {"inputs": g}
     test_set = ("test_set", "langpair", "mtme", "wmt25", "ref_translator", "docids")  # first: what names a test set
     add_flags(p, LoadOptions, groups=groups, skip=tuple(n for n in LoadOptions.names() if n not in test_set))
     if stats_input:
-        g.add_argument("--stats", metavar="FILE.npz", help="read statistics written by `mtsig stats` instead of text")
-        g.add_argument("--wmt25-scores", nargs="+", metavar="PATH", default=None,
-                       help="WMT25's automatic scores (data/automatic_scores, or some of its <SYSTEM>.jsonl files) "
-                       "instead of text: each paragraph of -l's documents a segment, each WMT25 metric a metric (-m "
-                       "picks, as WMT25 names them), the documents and domains as units; -s NAME ... picks "
-                       "systems")  # fmt: skip
+        web(g.add_argument("--stats", metavar="FILE.npz",
+                           help="read statistics written by `mtsig stats` instead of text"), "file")  # fmt: skip
+        web(g.add_argument("--wmt25-scores", nargs="+", metavar="PATH", default=None,
+                           help="WMT25's automatic scores (data/automatic_scores, or some of its <SYSTEM>.jsonl "
+                           "files) instead of text: each paragraph of -l's documents a segment, each WMT25 metric a "
+                           "metric (-m picks, as WMT25 names them), the documents and domains as units; -s NAME ... "
+                           "picks systems"), "files")  # fmt: skip
     add_flags(p, LoadOptions, groups=groups, skip=test_set, defaults={"jobs": min(os.cpu_count() or 1, 4)})
     m = p.add_argument_group("metrics")
-    m.add_argument(
-        "-m",
-        "--metrics",
-        nargs="+",
-        default=None,
-        metavar="METRIC",
-        help="metrics (default: bleu); see `mtsig metrics`",
-    )
+    metrics_flag(m, "metrics (default: bleu); see `mtsig metrics`")
     _metric_flags(p)
 
 
-def _add(group, flags: list[str], **kw) -> None:
+def _metric_names() -> list[str]:
+    from mtsig.metrics import REGISTRY
+
+    return list(REGISTRY)
+
+
+def metrics_flag(g, help: str, default=None) -> None:  # noqa: A002 - argparse's word
+    """``-m``: metrics by name (the registry's, plugins included)."""
+    from mtsig.api import DEFAULT_METRICS
+    from mtsig.marks import web
+
+    web(g.add_argument("-m", "--metrics", nargs="+", default=default, metavar="METRIC", help=help),
+        names=_metric_names, default=tuple(DEFAULT_METRICS) if default is None else tuple(default))  # fmt: skip
+
+
+def _add(group, flags: list[str], web: dict | None = None, **kw) -> None:
     try:
-        group.add_argument(*flags, **kw)
+        action = group.add_argument(*flags, **kw)
     except argparse.ArgumentError as exc:  # a plugin option whose flag mtsig already uses
         warnings.warn(f"mtsig: metric option {kw.get('dest')!r} not offered on the command line: {exc}", stacklevel=2)
+        return
+    if web:
+        from mtsig.marks import web as mark
+
+        mark(action, web.pop("kind", None), **web)
 
 
 def _metric_flags(p: argparse.ArgumentParser) -> None:
@@ -167,13 +183,14 @@ def _metric_flags(p: argparse.ArgumentParser) -> None:
             if o.is_bool:
                 _add(g, flags, dest=k, action="store_const", const=not o.default, default=None, help=o.help)
             else:
-                _add(g, flags, dest=k, type=o.value_type(), choices=o.choices, default=None, metavar=o.metavar,
-                     help=o.help)  # fmt: skip
+                _add(g, flags, {"kind": o.path, "default": o.default}, dest=k, type=o.value_type(), choices=o.choices,
+                     default=None, metavar=o.metavar, help=o.help)  # fmt: skip
         for k, s in cls.side_inputs.items():
             if k not in done:
                 done.add(k)
                 g = groups.setdefault(f"{name} inputs", p.add_argument_group(f"{name} inputs"))
-                _add(g, [s.flag_for(k)], dest=k, nargs="+", metavar=s.metavar, default=None, help=s.help)
+                _add(g, [s.flag_for(k)], {"kind": s.path, "naming": s.naming}, dest=k, nargs="+", metavar=s.metavar,
+                     default=None, help=s.help)  # fmt: skip
 
 
 def _compute_options(a: argparse.Namespace) -> dict:
@@ -210,6 +227,9 @@ def save_plot(fig, a: argparse.Namespace) -> None:
         write_caption(a.caption, text)
 
 
+#: why the web app offers none of the output flags
+OUTPUT_OFF = ("output: a run of the web app writes every format (JSON, text, CSV, LaTeX), the HTML report and its "
+              "view at each metric's own decimals; figures are in the report")
 #: what ``--plot`` draws, unless a command says it itself
 PLOT_HELP = "also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]')"
 #: what ``--html`` writes, unless a command says it itself
@@ -219,6 +239,8 @@ HTML_HELP = "also write a self-contained HTML report (tables, figures, settings,
 def output_flags(p: argparse.ArgumentParser, *, plot: str | None = PLOT_HELP, html: str | None = HTML_HELP) -> None:
     """The output block every command that prints a result shares: -f, -o, -q, -w and, with ``plot`` and ``html``
     (their help; None: the command has none), --plot, --plot-width, --caption and --html."""
+    from mtsig.marks import off
+
     o = p.add_argument_group("output")
     o.add_argument("--format", "-f", default="text", choices=_format_names(), help="output format (text)")
     o.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE instead of stdout")
@@ -231,6 +253,8 @@ def output_flags(p: argparse.ArgumentParser, *, plot: str | None = PLOT_HELP, ht
         _plot_width_flags(o)
     if html is not None:
         o.add_argument("--html", default=None, metavar="FILE", help=html)
+    for action in o._group_actions:  # a run of the web app writes every format, its report and its view
+        off(action, OUTPUT_OFF)
 
 
 def _format_names() -> tuple[str, ...]:
@@ -367,11 +391,15 @@ def write(text: str, path: str | None, what: str = "--output") -> None:
             raise OutputFailed(f"cannot write to standard output ({exc.strerror or exc})") from None
 
 
-def read_table(a: argparse.Namespace):
-    from mtsig.api import DEFAULT_METRICS, compute
+def read_table(a: argparse.Namespace, *, check_only: bool = False):
+    """The statistics table of the inputs the command line names (``check_only``: every input read and checked as
+    for the table, the statistics not computed; None is returned)."""
+    from mtsig.api import DEFAULT_METRICS, compute, read_inputs
     from mtsig.errors import InputError
     from mtsig.table import StatsTable
 
+    if check_only:
+        compute = read_inputs  # noqa: F811 - the same reading, without the statistics
     if getattr(a, "wmt25_scores", None):
         return _wmt25_table(a)
     if getattr(a, "stats", None):

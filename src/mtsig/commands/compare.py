@@ -15,9 +15,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
 
     input_flags(p)
     groups = add_flags(p, CompareOptions)
-    groups["tests"].add_argument("--rank-dir", metavar="DIR", default=None,
-                                 help="with --baseline: write, per system and metric, the segments ranked by "
-                                 "improvement of its median run over the baseline's median run (TSV)")  # fmt: skip
+    from mtsig.marks import off
+
+    off(groups["tests"].add_argument("--rank-dir", metavar="DIR", default=None,
+                                     help="with --baseline: write, per system and metric, the segments ranked by "
+                                     "improvement of its median run over the baseline's median run (TSV)"),
+        "it writes a folder of files on the machine that runs it; its rankings are the command line's")  # fmt: skip
     output_flags(p)
 
 

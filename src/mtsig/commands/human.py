@@ -12,12 +12,14 @@ def add_args(p: argparse.ArgumentParser) -> None:
     from mtsig.declare import add_flags
     from mtsig.humaneval.protocols import PROTOCOLS, HumanOptions
     from mtsig.io.human import INPUT_FORMATS
+    from mtsig.marks import web
 
-    p.add_argument("files", nargs="*", metavar="FILE", help="files of human judgments, all of one format")
+    web(p.add_argument("files", nargs="*", metavar="FILE", help="files of human judgments, all of one format"),
+        "files", form="judgments", main=True)  # fmt: skip
     g = p.add_argument_group("judgments")
-    g.add_argument("--mtme", default=None, metavar="DIR",
-                   help="an mt-metrics-eval test-set folder instead of FILE: the gold segment scores of --lp with "
-                   "its documents")  # fmt: skip
+    web(g.add_argument("--mtme", default=None, metavar="DIR",
+                       help="an mt-metrics-eval test-set folder instead of FILE: the gold segment scores of --lp "
+                       "with its documents"), "dir")  # fmt: skip
     g.add_argument("--gold", default=None, metavar="NAME",
                    help="--mtme: the human scores to rank by (default: the year's standard, e.g. mqm)")  # fmt: skip
     g.add_argument("--include-outliers", action="store_true", help="--mtme: keep the systems the year calls outliers")
@@ -27,9 +29,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
                    "(system, segment, [annotator,] score); default: recognised from the first line")  # fmt: skip
     g.add_argument("--standardize", default=None, choices=("none", "annotator"),
                    help="annotator: z-standardize each annotator's scores first (raw DA, ESA)")  # fmt: skip
-    g.add_argument("--mqm-weights", default=None, metavar="FILE",
-                   help="MQM weights: severity<TAB>weight or severity<TAB>category<TAB>weight per line (default: "
-                   "Major 5, Minor 1, Neutral 0, Non-translation 25, Minor Fluency/Punctuation 0.1)")  # fmt: skip
+    web(g.add_argument("--mqm-weights", default=None, metavar="FILE",
+                       help="MQM weights: severity<TAB>weight or severity<TAB>category<TAB>weight per line (default: "
+                       "Major 5, Minor 1, Neutral 0, Non-translation 25, Minor Fluency/Punctuation 0.1)"),
+        "file")  # fmt: skip
     g.add_argument("--da-score", default="z", choices=("z", "raw"), help="wmt-da-seg: the z (default) or raw score")
     g.add_argument(
         "--lp",
@@ -37,10 +40,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
         metavar="SRC-TGT",
         help="the language pair to rank, of a file that holds several (Appraise's ESA exports)",
     )
-    g.add_argument("--docs", default=None, metavar="FILE",
-                   help="the test set's documents (.docs: DOMAIN DOCID per line, as mt-metrics-eval and WMT24/25 "
-                   "ship them, or the WMT XML test set): documents and domains of the judged segments (WMT DA "
-                   "judgment files bring their documents themselves, from their HITs)")  # fmt: skip
+    web(g.add_argument("--docs", default=None, metavar="FILE",
+                       help="the test set's documents (.docs: DOMAIN DOCID per line, as mt-metrics-eval and WMT24/25 "
+                       "ship them, or the WMT XML test set): documents and domains of the judged segments (WMT DA "
+                       "judgment files bring their documents themselves, from their HITs)"), "file")  # fmt: skip
     groups = add_flags(p, HumanOptions, groups={"judgments": g})
     listing = "; ".join(f"{n}: {e.help}" for n, e in PROTOCOLS.items())
     protocol = next(x for x in groups["ranking"]._group_actions if x.dest == "protocol")

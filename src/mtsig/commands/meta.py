@@ -9,11 +9,15 @@ from mtsig.commands.common import output_flags, plot_width, save_plot
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--human", nargs="+", default=None, metavar="FILE",
-                   help="human scores: WMT DA, MQM, TSV (as mtsig human reads them) or SYSTEM score lines")  # fmt: skip
-    p.add_argument("--metric", nargs="+", default=[], metavar="NAME=FILE",
-                   help="metric scores in mt-metrics-eval's layout: SYSTEM score per line (once per system: system "
-                   "level; once per segment in test-set order: segment level)")  # fmt: skip
+    from mtsig.marks import web
+
+    web(p.add_argument("--human", nargs="+", default=None, metavar="FILE",
+                       help="human scores: WMT DA, MQM, TSV (as mtsig human reads them) or SYSTEM score lines"),
+        "files", form="judgments", main=True)  # fmt: skip
+    web(p.add_argument("--metric", nargs="+", default=[], metavar="NAME=FILE",
+                       help="metric scores in mt-metrics-eval's layout: SYSTEM score per line (once per system: "
+                       "system level; once per segment in test-set order: segment level)"), "named",
+        main=True)  # fmt: skip
     p.add_argument("--lower-is-better", nargs="+", default=[], metavar="NAME",
                    help="metric files whose lower scores are better (TER, MetricX as their tools print it): negated "
                    "first")  # fmt: skip
@@ -25,12 +29,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
         choices=INPUT_FORMATS,
         help="how to read the human file (default: recognised from its first line; see mtsig human)",
     )
-    p.add_argument("--docs", default=None, metavar="FILE",
-                   help="the test set's documents (.docs: DOMAIN DOCID per line, or the WMT XML test set): places "
-                   "WMT DA segment ids in the test set (segment level needs it)")  # fmt: skip
-    p.add_argument("--wmt25-scores", nargs="+", default=None, metavar="PATH",
-                   help="WMT25's automatic scores (data/automatic_scores, or <SYSTEM>.jsonl files): each metric placed "
-                   "on the judged items of WMT25's humeval file")  # fmt: skip
+    web(p.add_argument("--docs", default=None, metavar="FILE",
+                       help="the test set's documents (.docs: DOMAIN DOCID per line, or the WMT XML test set): places "
+                       "WMT DA segment ids in the test set (segment level needs it)"), "file")  # fmt: skip
+    web(p.add_argument("--wmt25-scores", nargs="+", default=None, metavar="PATH",
+                       help="WMT25's automatic scores (data/automatic_scores, or <SYSTEM>.jsonl files): each metric "
+                       "placed on the judged items of WMT25's humeval file"), "files")  # fmt: skip
     p.add_argument("--wmt25-metrics", nargs="+", default=None, metavar="NAME",
                    help="only these metrics of --wmt25-scores (e.g. XCOMET-XL MetricX-24-Hybrid-XL)")  # fmt: skip
     _mtme_args(p)
@@ -38,13 +42,16 @@ def add_args(p: argparse.ArgumentParser) -> None:
 
 
 def _meta_eval_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.commands.common import metrics_flag
     from mtsig.declare import add_flags
+    from mtsig.marks import web
     from mtsig.metaeval.core import MetaOptions
 
     own = p.add_argument_group("mtsig's own metrics (computed from the texts)")
-    own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references")
-    own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)")
-    own.add_argument("-m", "--metrics", nargs="+", default=[], metavar="METRIC", help="e.g. bleu chrf ter meteor")
+    web(own.add_argument("-r", "--refs", nargs="+", metavar="REF", help="references"), "files", form="ref")
+    web(own.add_argument("-s", "--systems", nargs="+", metavar="SYS", help="system outputs, as in compare (NAME=FILE)"),
+        "named", naming="systems")  # fmt: skip
+    metrics_flag(own, "e.g. bleu chrf ter meteor", default=[])
     add_flags(p, MetaOptions)
     output_flags(p, plot="also draw each metric's agreement and interval, one column (.png, .svg, .pdf)",
                  html="also write a self-contained HTML report (sortable tables, the figure, settings, "
@@ -52,31 +59,35 @@ def _meta_eval_args(p: argparse.ArgumentParser) -> None:
 
 
 def _mtme_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.marks import off, web
+
     g = p.add_argument_group("mt-metrics-eval directories (instead of --human and --metric)")
-    g.add_argument("--mtme", default=None, metavar="DIR",
-                   help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23): its human and metric "
-                   "scores of --lp, or with --task the WMT metrics task")  # fmt: skip
+    web(g.add_argument("--mtme", default=None, metavar="DIR",
+                       help="an mt-metrics-eval test-set folder (.../mt-metrics-eval-v2/wmt23): its human and metric "
+                       "scores of --lp, or with --task the WMT metrics task"), "dir")  # fmt: skip
     g.add_argument("--lp", default=None, metavar="PAIR",
                    help="the language pair of --mtme (e.g. en-de, en-de_DE), or of a --human file holding "
                    "several")  # fmt: skip
-    g.add_argument("--task", default=None, choices=("wmt23", "wmt24", "wmt25"),
-                   help="the WMT metrics task set as mt-metrics-eval's tasks.py defines it, over --lps")  # fmt: skip
-    g.add_argument("--lps", nargs="+", default=None, metavar="PAIR",
-                   help="language pairs of --task (default: the year's official ones)")  # fmt: skip
-    g.add_argument(
+    task = "the WMT metrics task set prints its tables (no report or view of its own yet): run it on the command line"
+    off(g.add_argument("--task", default=None, choices=("wmt23", "wmt24", "wmt25"),
+                       help="the WMT metrics task set as mt-metrics-eval's tasks.py defines it, over --lps"),
+        task)  # fmt: skip
+    off(g.add_argument("--lps", nargs="+", default=None, metavar="PAIR",
+                       help="language pairs of --task (default: the year's official ones)"), task)  # fmt: skip
+    off(g.add_argument(
         "--k",
         type=int,
         default=None,
         help="--task: permutations per task (0: statistics and ranks by value only; default 1000)",
-    )
+    ), task)
     g.add_argument("--gold", default=None, metavar="NAME", help="human scores to use (default: the year's standard)")
-    g.add_argument(
+    web(g.add_argument(
         "--ref",
         nargs="+",
         default=None,
         metavar="REF",
         help="the main reference(s) (default: the year's standard one); metrics using others are left out",
-    )
+    ), form="mtme_ref")
     g.add_argument(
         "--all-metrics",
         action="store_true",
@@ -84,20 +95,20 @@ def _mtme_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--include-outliers", action="store_true", help="keep the systems the year calls outliers")
     g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="systems to leave out")
-    g.add_argument(
+    off(g.add_argument(
         "--only",
         nargs="+",
         default=None,
         metavar="METRIC",
         help="--task: these metrics only (names as shown, e.g. 'GEMBA-MQM[noref]')",
-    )
-    g.add_argument("-j", "--jobs", type=int, default=1, help="--task: worker processes for the permutations")
-    g.add_argument(
+    ), task)
+    off(g.add_argument("-j", "--jobs", type=int, default=1, help="--task: worker processes for the permutations"), task)
+    off(g.add_argument(
         "--dask",
         default=None,
         metavar="ADDRESS",
         help="--task: run the permutations on a Dask scheduler (or local:N workers); same results",
-    )
+    ), task)
 
 
 def _meta_tasks(a: argparse.Namespace, prog):

@@ -14,12 +14,14 @@ def add_args(p: argparse.ArgumentParser) -> None:
     input_flags(p)
     # --confidence alone asks for the intervals (as sacreBLEU's): not given is None here, 0.95 in the API
     groups = add_flags(p, ScoreOptions)
-    groups["what to print"].add_argument(
+    from mtsig.marks import off
+
+    off(groups["what to print"].add_argument(
         "--score-only",
         "-b",
         action="store_true",
         help="print the scores alone, one per line (each system, each metric), as sacreBLEU's -b",
-    )
+    ), "output: the bare numbers on standard output; a run of the web app shows the table in every format")  # fmt: skip
     output_flags(p)
 
 

@@ -65,12 +65,17 @@ def _protocol(name: str) -> None:
     PROTOCOLS.get(name)
 
 
+def _protocol_names() -> list[str]:
+    return list(PROTOCOLS)
+
+
 @dataclass(frozen=True, kw_only=True)
 class HumanOptions(Checked):
     """What ``mtsig human`` does: each setting declared once (flag, check, description; :mod:`mtsig.declare`),
     the levels, counts, seed and unit from the declarations every command shares."""
 
     protocol: str = option("mtsig", "how systems are ranked", "str", metavar="P", lookup=_protocol, group="ranking",
+                           names=_protocol_names,
                            doc="``mtsig`` (default: paired tests on the segments both systems were judged on, every "
                            "pair, ``correction``, simultaneous rank sets), ``wmt22``, ``wmt24``, ``wmt25`` (WMT's "
                            "procedures; see :mod:`mtsig.humaneval.protocols`), or a registered one.")  # fmt: skip
@@ -310,10 +315,10 @@ def _mtsig_comparisons(h: HumanScores, opts: HumanOptions, means, pairs, pt, tes
         ok = bool(testable[j])
         n = int(pt.n_common[j])
         note = None if ok else f"not tested: {n} segments judged for both (fewer than {opts.min_common})"
-        out.append(HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[a] - means[b]),
+        out.append(HumanComparison(a=h.systems[a], b=h.systems[b], delta=float(means[b] - means[a]),
                                    p_value=float(p[j]) if ok else None, p_adjusted=float(padj[j]) if ok else None,
                                    significant=bool(sig[j]), n_common=n,
-                                   delta_common=float(pt.observed[j]) if n else None, note=note))  # fmt: skip
+                                   delta_common=-float(pt.observed[j]) if n else None, note=note))  # fmt: skip
     return out
 
 
@@ -357,7 +362,7 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     S[ii, jj] = sig
     cl = _boundaries(names, S | S.T)
     at = _cluster_index(cl)
-    win = np.where(np.asarray([c.delta for c in comps]) > 0, ii, jj)  # the better-scoring system of each pair
+    win = np.where(np.asarray([c.delta for c in comps]) < 0, ii, jj)  # the better-scoring system (Δ = B − A)
     wins = np.bincount(win[sig], minlength=K)
     systems = tuple(HumanSystem(name=h.systems[kx], score=float(means[kx]), ci=cis[kx], n_segments=h.n_segments(kx),
                                 wins=int(wins[i]), cluster=at[h.systems[kx]], rank_range=ranks[i])
@@ -455,9 +460,9 @@ def run_wmt22(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
                 beats.add((A, B))
             xa, xb, both = _paired(h, a, b)
             n = int(both.sum())
-            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]), p_value=p, p_adjusted=p,
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[b] - means[a]), p_value=p, p_adjusted=p,
                                              significant=p < opts.alpha, n_common=n,
-                                             delta_common=float(np.mean(xa - xb)) if n else None)  # fmt: skip
+                                             delta_common=float(np.mean(xb - xa)) if n else None)  # fmt: skip
     note = "one-sided Mann-Whitney U tests of every ordered pair (a better than b), unpaired, uncorrected"
     return _wmt_result(h, opts, rs, "wmt22", (tested, beats, [note]))
 
@@ -511,9 +516,9 @@ def run_wmt24_signed(h: HumanScores, opts: HumanOptions, rs: Resampling) -> Huma
             if sig:
                 beats.add((A, B) if means[a] > means[b] else (B, A))
             x, y, _ = _paired(h, a, b)
-            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]), p_value=p, p_adjusted=p,
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[b] - means[a]), p_value=p, p_adjusted=p,
                                              significant=sig, n_common=n,
-                                             delta_common=float(np.mean(x - y)) if n else None, note=note)  # fmt: skip
+                                             delta_common=float(np.mean(y - x)) if n else None, note=note)  # fmt: skip
     doms = len(set(h.domains)) if h.domains else 1
     note = (f"two-sided Wilcoxon signed-rank tests per domain ({doms} domain(s)) on the segments both systems were "
             "judged on, combined by Stouffer's method on signed z (domains that disagree cancel); "
@@ -593,10 +598,10 @@ def run_wmt24(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
             sig = bool(p < opts.alpha)
             if sig:
                 beats.add((A, B) if macro[a] > macro[b] else (B, A))
-            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(macro[a] - macro[b]),
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(macro[b] - macro[a]),
                                              p_value=None if np.isnan(p) else p, p_adjusted=None if np.isnan(p) else p,
                                              significant=sig, n_common=int(both.sum()),
-                                             delta_common=float(np.mean(x - y)) if both.any() else None,
+                                             delta_common=float(np.mean(y - x)) if both.any() else None,
                                              note=None if both.any() else "not tested: no segment judged for "
                                              "both")  # fmt: skip
     clusters = wmt24_clusters(names, pvals, opts.alpha)
@@ -705,10 +710,10 @@ def run_wmt25(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
             x, y = _wave_pairs(h, a, b, index)
             p = _wmt25_greater(x, y) if x.size else float("nan")
             better[(A, B)] = bool(p < level)
-            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[a] - means[b]),
+            tested[(a, b)] = HumanComparison(a=A, b=B, delta=float(means[b] - means[a]),
                                              p_value=None if np.isnan(p) else p, p_adjusted=None if np.isnan(p) else p,
                                              significant=better[(A, B)], n_common=int(x.size),
-                                             delta_common=float(np.mean(x - y)) if x.size else None,
+                                             delta_common=float(np.mean(y - x)) if x.size else None,
                                              note=None if x.size else "not tested: no judgment of both")  # fmt: skip
     ranges = wmt25_ranges(names, better)
     cl = wmt25_clusters(names, ranges)

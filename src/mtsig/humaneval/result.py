@@ -33,19 +33,20 @@ class HumanSystem:
 
 @dataclass(frozen=True, kw_only=True)
 class HumanComparison:
-    """One test. For the two-sided protocols, ``a`` is the system with the higher score and ``delta = score_a -
-    score_b``; for the one-sided ones, the test that ``a`` is better than ``b`` (as WMT prints its tables)."""
+    """One test. For the two-sided protocols, ``a`` is the system with the higher score; for the one-sided ones,
+    the test that ``a`` is better than ``b`` (as WMT prints its tables). ``delta`` is ``score_b - score_a`` (B − A),
+    the difference every mtsig table, figure and format shows."""
 
     a: str
     b: str
-    #: score_a - score_b (the systems' scores, each over its own segments)
+    #: score_b - score_a (B − A; the systems' scores, each over its own segments)
     delta: float
     p_value: float | None
     p_adjusted: float | None
     significant: bool
     #: segments both systems were judged on (what a paired test uses)
     n_common: int
-    #: the mean of score_a - score_b over the common segments (what a paired test tests)
+    #: the mean of score_b - score_a over the common segments (B − A; what a paired test tests)
     delta_common: float | None = None
     note: str | None = None
 

@@ -114,6 +114,10 @@ def _statistic(name: str) -> None:
     STATISTICS.get(name)
 
 
+def _statistic_names() -> list[str]:
+    return list(STATISTICS)
+
+
 def _meta_correction(name: str) -> None:
     if CORRECTIONS.get(name).joint_bootstrap:
         raise InputError(f"correction {name} is not offered by meta", param="correction")
@@ -133,7 +137,8 @@ class MetaOptions(Checked):
     level: str = option("system", "system or segment", "str", choices=LEVELS, group="meta-evaluation")
     statistic: str | None = option(None, "what metrics are compared on (pearson at system level, acc23 at segment "
                                    "level; also spearman, kendall, kendall_c, tau23, pairwise_accuracy)", "str",
-                                   metavar="S", lookup=_statistic, group="meta-evaluation")  # fmt: skip
+                                   metavar="S", lookup=_statistic, group="meta-evaluation",
+                                   names=_statistic_names)  # fmt: skip
     average_by: str = option("item", "segment level: one correlation over all, per system or per item", "str",
                              choices=AVERAGING, what="averaging", group="meta-evaluation")  # fmt: skip
     #: PERM-BOTH, "pairwise" (the pairwise permutation test; acc23/tau23 with each metric's epsilon) or "bootstrap"
@@ -325,7 +330,8 @@ class MetricComparison:
     a: str
     b: str
     statistic: str
-    #: None where either metric's statistic is undefined (a constant metric): then nothing is tested
+    #: the statistic of b minus a's (B − A, as every mtsig table shows a difference); None where either metric's
+    #: statistic is undefined (a constant metric): then nothing is tested
     delta: float | None
     #: one-sided: a agrees with humans better than b (a is the better of the two on these data)
     p_value: float | None

@@ -123,6 +123,7 @@ class DepF(Metric):
             "CoNLL-U parses of the systems: NAME=FILE[,FILE...] or one file per system in -s order",
             attach_hyp_parses,
             "CONLLU",
+            path="named",
         ),
     }
 

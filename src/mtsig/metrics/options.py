@@ -26,6 +26,8 @@ class Option(NamedTuple):
     flag: str | None = None
     short: str | None = None
     metavar: str | None = None
+    #: ``file`` where the value names a file (other surfaces take it as an upload, never as typed text)
+    path: str | None = None
 
     def flag_for(self, name: str) -> str:
         return self.flag or "--" + name.replace("_", "-")
@@ -49,6 +51,10 @@ class SideInput(NamedTuple):
     attach: Callable[..., None]
     metavar: str = "FILE"
     flag: str | None = None
+    #: how other surfaces take it: ``files``, or ``named`` (each file as ``NAME=FILE``; ``naming`` as
+    #: :data:`mtsig.surface.NAMINGS`)
+    path: str = "files"
+    naming: str = "stem"
 
     def flag_for(self, name: str) -> str:
         return self.flag or "--" + name.replace("_", "-")

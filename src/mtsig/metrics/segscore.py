@@ -46,6 +46,8 @@ class SegmentScores(Metric):
             "the scores alone (systems picked by name with -s)",
             _attach,
             "SPEC",
+            path="named",
+            naming="scores",
         )
     }
     signature_has_refs = False  # references play no part in user scores

@@ -26,7 +26,7 @@ code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f5f5f7;padding:.6em .8em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;margin:.4em 0;font-size:13px}th,td{padding:.25em .6em;border-bottom:1px solid #e5e5e5}
 th{text-align:left;background:#fafafa;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}
-table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=ascending]::after{content:" ▲"}
+table.sortable th{cursor:pointer;user-select:none}th:focus-visible{outline:3px solid #1a4fa0;outline-offset:-3px}table.sortable th[aria-sort=ascending]::after{content:" ▲"}
 table.sortable th[aria-sort=descending]::after{content:" ▼"}tr.sig td{background:#eef6ee}
 .wrap{overflow-x:auto}dl{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em}dt{color:#555}dd{margin:0}
 .warn{color:#8a4b00}figure{margin:.6em 0}figure svg{max-width:100%;height:auto}
@@ -41,6 +41,11 @@ table{break-inside:auto}tr{break-inside:avoid}h3{break-after:avoid}}
 _JS = """
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("th").forEach(function (th, col) {
+    th.tabIndex = 0;  // sortable by keyboard too: Tab to a header, Enter or Space
+    th.title = "sort by this column";
+    th.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); th.click(); }
+    });
     th.addEventListener("click", function () {
       var asc = th.getAttribute("aria-sort") !== "ascending";
       table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
@@ -142,6 +147,7 @@ def _p_pair(r, c) -> tuple[str, str]:
 def _comparison_rows(res: CompareResult, metric: str) -> list[str]:
     rows = []
     direction = res.directions.get(metric, "higher")
+    agree = _agrees(res, metric)
     for c in res.comparisons:
         if c.metric != metric:
             continue
@@ -149,9 +155,14 @@ def _comparison_rows(res: CompareResult, metric: str) -> list[str]:
         ci = r.delta_ci
         low, high = (ci.low, ci.high) if ci else (None, None)
         verdict = f"{_e(_better(direction, r))} better" if c.significant else "no significant difference"
+        mark = " *" if c.significant else ""
         cells = [f"<td>{_e(r.a)}</td>", f"<td>{_e(r.b)}</td>", _num(r.score_a, d), _num(r.score_b, d),
                  _num(r.delta, d), _num(low, d), _num(high, d), f"<td>{_e(r.test)}</td>", *_p_pair(r, c),
-                 f'<td data-value="{int(c.significant)}">{verdict}</td>']  # fmt: skip
+                 f'<td data-value="{int(c.significant)}">{verdict}{mark}</td>']  # fmt: skip
+        if agree:
+            acc = c.human_agreement["accuracy"] if c.human_agreement else None
+            cells.append(f'<td class="n" data-value="{"" if acc is None else repr(acc)}">'
+                         f"{'–' if acc is None else f'{acc:.0%}'}</td>")  # fmt: skip
         rows.append(f"<tr{' class=sig' if c.significant else ''}>{''.join(cells)}</tr>")
     return rows
 
@@ -164,8 +175,14 @@ def _comparison_tables(res: CompareResult) -> list[str]:
     for m in dict.fromkeys(c.metric for c in res.comparisons):
         direction = res.directions.get(m, "higher")
         title = f"<h3>{_e(m.upper())} <span class=dir>{_e(_direction_text(direction))}</span></h3>"
-        out += [title, _table(header, _comparison_rows(res, m), "sortable comparisons", f"mtsig-comparisons-{_e(m)}")]
+        head = header + (["humans agree"] if _agrees(res, m) else [])
+        out += [title, _table(head, _comparison_rows(res, m), "sortable comparisons", f"mtsig-comparisons-{_e(m)}")]
     return out
+
+
+def _agrees(res: CompareResult, metric: str) -> bool:
+    """Whether the metric's comparisons carry Kocmi et al.'s human agreement (the text's "humans agree" column)."""
+    return any(c.human_agreement for c in res.comparisons if c.metric == metric)
 
 
 def have_matplotlib() -> bool:
@@ -275,8 +292,9 @@ def _compare_settings(res: CompareResult) -> list[tuple[str, str]]:
 
 def _compare_sections(res: CompareResult) -> list[str]:
     st = res.settings
-    parts = ["<h2>Comparisons</h2>", f"<p>Per metric; a difference is significant at α = {_e(st.alpha)} after "
-             f"{_e(st.correction)} correction. Click a header to sort.</p>", *_comparison_tables(res)]  # fmt: skip
+    parts = ["<h2>Comparisons</h2>", f"<p>Per metric; a difference is significant (*) at α = {_e(st.alpha)} after "
+             f"{_e(st.correction)} correction. Click a header (or Enter on it) to sort.</p>",
+             *_comparison_tables(res)]  # fmt: skip
     clusters = [(m, cl) for m, cl in res.clusters.items() if cl]
     if clusters:
         parts += ["<h2>Clusters</h2>", "<p>Best first; a boundary only where every system above is significantly "
@@ -285,4 +303,9 @@ def _compare_sections(res: CompareResult) -> list[str]:
                   for m, cl in clusters]  # fmt: skip
         parts.append("</ul>")
     parts.append(figure_or_note(lambda: plot_compare(res), "Comparisons"))
+    from mtsig.report.render import compare_notes
+
+    notes = compare_notes(res)
+    if notes:
+        parts += ["<h2>Notes</h2>", "<ul class=notes>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>"]
     return parts

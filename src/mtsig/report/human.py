@@ -62,7 +62,7 @@ def tests_table(res: HumanResult, d: int | None = None) -> Table:
         common = "-" if c.delta_common is None else f"{c.delta_common:+.{d}f}"
         rows.append([c.a, c.b, f"{c.delta:+.{d}f}", common, str(c.n_common), _p(c.p_value),
                      _p(c.p_adjusted) + mark, c.note or ""])  # fmt: skip
-    head = ["A", "B", "Δ (A − B)", "Δ common", "common", "p" + (" (A better)" if one else ""), "p adjusted", "note"]
+    head = ["A", "B", "Δ (B − A)", "Δ common", "common", "p" + (" (A better)" if one else ""), "p adjusted", "note"]
     if not any(r[-1] for r in rows):
         head, rows = head[:-1], [r[:-1] for r in rows]
     corr = res.settings.get("correction", "none")
@@ -242,7 +242,7 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
         tests.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
                      f"{_num(c.n_common, 0)}{p_cell(c.p_value)}{p_cell(c.p_adjusted)}"
                      f"<td>{'yes' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
-    table = _table(["A", "B", "Δ (A − B)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
+    table = _table(["A", "B", "Δ (B − A)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
                    tests, "sortable", "mtsig-tests")  # fmt: skip
     notes = "".join(f"<li>{_e(n)}</li>" for n in res.notes)
     parts = [f"<h1>Human judgments: {_e(res.protocol)}</h1>", "<h2>Settings</h2>", _settings(items)]

@@ -43,7 +43,7 @@ def tests_table(res: MetaResult) -> Table:
     rows = [[c.a, c.b, "-" if c.delta is None else f"{c.delta:+.{d}f}", format_p(c.p_value), format_p(c.p_two_sided),
              format_p(c.p_adjusted) + ("*" if c.significant else "")] for c in res.comparisons]  # fmt: skip
     st = res.settings
-    head = ["A", "B", f"Δ {res.statistic} (A − B)", "p (A better)", "p (differ)", f"p ({st['correction']})"]
+    head = ["A", "B", f"Δ {res.statistic} (B − A)", "p (A better)", "p (differ)", f"p ({st['correction']})"]
     return Table(head, rows,
                  title=f"{st['test']} ({st['n_resamples']} resamples, seed {st['seed']}; * significant at "
                  f"{st['alpha']} after {st['correction']})")  # fmt: skip
@@ -188,5 +188,5 @@ def _pair_table(res: MetaResult) -> str:
                          f"{_p(c.p_two_sided)}{_p(c.p_adjusted)}<td>{'yes' if c.significant else 'no'}</td>"
                          "</tr>")  # fmt: skip
     st = res.settings
-    return _table(["A", "B", f"Δ {label} (A − B)", "p (A better)", "p (differ)", f"p ({st['correction']})",
+    return _table(["A", "B", f"Δ {label} (B − A)", "p (A better)", "p (differ)", f"p ({st['correction']})",
                    "significant"], test_rows, "sortable", "mtsig-pairs")  # fmt: skip

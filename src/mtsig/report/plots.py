@@ -194,7 +194,7 @@ def _compare_note(res: CompareResult, test: str, kind: str, null: bool = True) -
             else "paired-bootstrap interval"
         )
         + "; filled: significant",  # fmt: skip
-        "matrix": "adjusted p-values; sign: Δ of the column system minus the row system; *: significant; "
+        "matrix": "adjusted p-values; sign: Δ = B − A, B the column system, A the row system; *: significant; "
         "lines: cluster boundaries",
     }[kind]
     return f"{what} ({test}, {st.correction}, α = {st.alpha}, seed {st.seed})"

@@ -414,7 +414,7 @@ def render_compare(res: CompareResult, fmt: str = "text", width: int | None = No
         return to_json(res)
     if fmt == "csv":
         return _compare_csv(res)
-    notes = _compare_notes(res)
+    notes = compare_notes(res)
     runs = _runs_table(res) or _systems_table(res)  # MultEval's runs table, or the systems' intervals (--ci)
     if fmt == "markdown":
         return _compare_markdown(res, runs, notes)
@@ -486,7 +486,7 @@ _RUNS_P = {
 }
 
 
-def _compare_notes(res: CompareResult) -> list[str]:
+def compare_notes(res: CompareResult) -> list[str]:
     """The lines under a comparison's tables: what * means, the interval and resamples, then each note that
     applies (resolution of the p-values, sentence-level tests, the human-agreement column, optimizer runs, ASO,
     metrics best at a target) and the warnings."""
