@@ -173,7 +173,7 @@ def _emit(module: ModuleType, out: Any, a: argparse.Namespace, table) -> None:
 _FLAGS = {"refs": "-r/--refs", "systems": "-s/--systems", "dev_systems": "-d/--dev-systems"}
 
 
-def _message(exc: MtsigError) -> str:
+def message_of(exc: MtsigError) -> str:
     """The error in the command line's words: the API arguments the core names become their flags."""
     import re
 
@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(a)
     except MtsigError as exc:
-        print(f"mtsig: error: {_message(exc)}", file=sys.stderr)
+        print(f"mtsig: error: {message_of(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -171,6 +171,18 @@ def check_value(name: str, x: Any, o: Opt) -> None:
             raise unknown_name(o.what or name.replace("_", " "), v, tuple(str(c) for c in choices))
 
 
+def check_given(parser: argparse.ArgumentParser, values: Any) -> None:
+    """Each value given on the command line (``values``: its namespace) against the declaration its flag was made
+    from (:func:`add_flags` keeps it on the flag): the checks the settings classes make, made before any input is
+    read (the web app's check of a run before it is queued)."""
+    for action in parser._actions:
+        o = getattr(action, "mtsig_opt", None)
+        x = getattr(values, action.dest, None)
+        if o is None or x is None or (o.kind == "bool" and x is False):
+            continue
+        check_value(action.dest, tuple(x) if isinstance(x, list) else x, o)
+
+
 def check_fields(obj: Any) -> None:
     """Validate every declared field of ``obj`` against its kind, range and choices. None is accepted where it is
     the default (it means "not given": the command's own choice applies) or where ``none_ok`` says so."""
@@ -247,6 +259,7 @@ def _declared_on(action: argparse.Action, o: Opt, default: Any) -> None:
     kind, range, choices and default from there."""
     from mtsig.marks import Web
 
+    action.mtsig_opt = o  # type: ignore[attr-defined]
     action.mtsig_web = Web(kind=o.path, form=o.form, off=o.web, low=o.low, high=o.high, open=o.open,  # type: ignore[attr-defined]
                            names=o.names or (o.choices if callable(o.choices) else None), default=default,
                            value=o.kind, main=o.main)  # fmt: skip

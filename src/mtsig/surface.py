@@ -294,19 +294,20 @@ def path_argv(f: Field, paths: list[str]) -> list[str]:
 def argv_of(sch: Schema, values: Mapping[str, Any], paths: Mapping[str, list[str]]) -> list[str]:
     """The command line (after ``mtsig``) that a form's ``values`` (field name -> text or texts) and ``paths``
     (field name -> the files given, as the command will read them) stand for: the command, its positional inputs,
-    then every field given in the order of its flags; a field at its default is left out."""
+    the files, then every other field given, each part in the order of the flags; a field at its default is left
+    out."""
     unknown = sorted(set(paths) - {f.name for f in sch.paths})
     if unknown:
         raise InputError(f"no input {', '.join(unknown)} in {sch.command}'s form", param=unknown[0])
     head: list[str] = []
+    files: list[str] = []
     rest: list[str] = []
     for f in sch.fields:
         if f.is_path:
-            words = path_argv(f, list(paths.get(f.name, [])))
+            (head if f.flag is None else files).extend(path_argv(f, list(paths.get(f.name, []))))
         else:
-            words = values_argv(f, _given(values, f.name))
-        (head if f.flag is None else rest).extend(words)
-    return [sch.command, *head, *rest]
+            rest.extend(values_argv(f, _given(values, f.name)))
+    return [sch.command, *head, *files, *rest]
 
 
 def command_line(argv: Sequence[str]) -> str:

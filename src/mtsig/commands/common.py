@@ -228,8 +228,10 @@ def save_plot(fig, a: argparse.Namespace) -> None:
 
 
 #: why the web app offers none of the output flags
-OUTPUT_OFF = ("output: a run of the web app writes every format (JSON, text, CSV, LaTeX), the HTML report and its "
-              "view at each metric's own decimals; figures are in the report")
+OUTPUT_OFF = (
+    "output: a run of the web app writes every format (JSON, text, CSV, LaTeX), the HTML report and its "
+    "view at each metric's own decimals; figures are in the report"
+)
 #: what ``--plot`` draws, unless a command says it itself
 PLOT_HELP = "also draw the result to FILE (.png, .svg or .pdf; needs pip install 'mtsig[plot]')"
 #: what ``--html`` writes, unless a command says it itself
@@ -398,8 +400,7 @@ def read_table(a: argparse.Namespace, *, check_only: bool = False):
     from mtsig.errors import InputError
     from mtsig.table import StatsTable
 
-    if check_only:
-        compute = read_inputs  # noqa: F811 - the same reading, without the statistics
+    compute = read_inputs if check_only else compute  # noqa: F811 - the same reading, without the statistics
     if getattr(a, "wmt25_scores", None):
         return _wmt25_table(a)
     if getattr(a, "stats", None):

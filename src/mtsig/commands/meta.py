@@ -74,20 +74,26 @@ def _mtme_args(p: argparse.ArgumentParser) -> None:
         task)  # fmt: skip
     off(g.add_argument("--lps", nargs="+", default=None, metavar="PAIR",
                        help="language pairs of --task (default: the year's official ones)"), task)  # fmt: skip
-    off(g.add_argument(
-        "--k",
-        type=int,
-        default=None,
-        help="--task: permutations per task (0: statistics and ranks by value only; default 1000)",
-    ), task)
+    off(
+        g.add_argument(
+            "--k",
+            type=int,
+            default=None,
+            help="--task: permutations per task (0: statistics and ranks by value only; default 1000)",
+        ),
+        task,
+    )
     g.add_argument("--gold", default=None, metavar="NAME", help="human scores to use (default: the year's standard)")
-    web(g.add_argument(
-        "--ref",
-        nargs="+",
-        default=None,
-        metavar="REF",
-        help="the main reference(s) (default: the year's standard one); metrics using others are left out",
-    ), form="mtme_ref")
+    web(
+        g.add_argument(
+            "--ref",
+            nargs="+",
+            default=None,
+            metavar="REF",
+            help="the main reference(s) (default: the year's standard one); metrics using others are left out",
+        ),
+        form="mtme_ref",
+    )
     g.add_argument(
         "--all-metrics",
         action="store_true",
@@ -95,20 +101,26 @@ def _mtme_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--include-outliers", action="store_true", help="keep the systems the year calls outliers")
     g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="systems to leave out")
-    off(g.add_argument(
-        "--only",
-        nargs="+",
-        default=None,
-        metavar="METRIC",
-        help="--task: these metrics only (names as shown, e.g. 'GEMBA-MQM[noref]')",
-    ), task)
+    off(
+        g.add_argument(
+            "--only",
+            nargs="+",
+            default=None,
+            metavar="METRIC",
+            help="--task: these metrics only (names as shown, e.g. 'GEMBA-MQM[noref]')",
+        ),
+        task,
+    )
     off(g.add_argument("-j", "--jobs", type=int, default=1, help="--task: worker processes for the permutations"), task)
-    off(g.add_argument(
-        "--dask",
-        default=None,
-        metavar="ADDRESS",
-        help="--task: run the permutations on a Dask scheduler (or local:N workers); same results",
-    ), task)
+    off(
+        g.add_argument(
+            "--dask",
+            default=None,
+            metavar="ADDRESS",
+            help="--task: run the permutations on a Dask scheduler (or local:N workers); same results",
+        ),
+        task,
+    )
 
 
 def _meta_tasks(a: argparse.Namespace, prog):
@@ -135,11 +147,10 @@ def _meta_tasks(a: argparse.Namespace, prog):
             close()
 
 
-def run(a: argparse.Namespace, table, prog):
-    """One meta-evaluation (--human and --metric, -m, or --mtme --lp), or a metrics task set (--mtme --task)."""
-    from mtsig.declare import given as settings_given
+def check(a: argparse.Namespace) -> None:
+    """What can be refused before any file is read: flags that belong to another way of giving the scores, and
+    lower-is-better names that are none of the metric files'."""
     from mtsig.errors import InputError
-    from mtsig.metaeval import MetaOptions, meta
 
     if a.mtme is None:
         for flag, given in (("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
@@ -151,26 +162,43 @@ def run(a: argparse.Namespace, table, prog):
         if not a.human:
             raise InputError("give --human FILE (with --metric NAME=FILE or -m), or --mtme DIR (an mt-metrics-eval "
                              "folder) with --lp or --task")  # fmt: skip
-    else:
-        if a.human or a.metric or a.metrics or a.wmt25_scores:
-            raise InputError("--mtme DIR brings the human and metric scores: leave out --human, --metric, "
-                             "--wmt25-scores and -m")  # fmt: skip
+        if a.metrics and not (a.refs and a.systems):
+            raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
+        named = [spec.partition("=")[0] for spec in a.metric or []]
+        if named and not a.metrics and not a.wmt25_scores:  # every metric is a file named here
+            for name in a.lower_is_better or []:
+                if name not in named:
+                    raise InputError(f"--lower-is-better names {name!r}, which is not a metric file given ("
+                                     f"{', '.join(named)})", param="lower_is_better")  # fmt: skip
+        return
+    if a.human or a.metric or a.metrics or a.wmt25_scores:
+        raise InputError("--mtme DIR brings the human and metric scores: leave out --human, --metric, "
+                         "--wmt25-scores and -m")  # fmt: skip
+    if a.task:
+        return
+    for flag, given in (("--lps", a.lps), ("--k", a.k is not None), ("--only", a.only), ("--dask", a.dask),
+                        ("-j", a.jobs != 1)):  # fmt: skip
+        if given:
+            raise InputError(f"{flag} belongs to --task")
+    if not a.lp:
+        from mtsig.metaeval.mtme import language_pairs
+
+        raise InputError(f"--mtme {a.mtme}: give --lp (one of {', '.join(language_pairs(a.mtme)) or 'none'}) "
+                         "or --task")  # fmt: skip
+
+
+def run(a: argparse.Namespace, table, prog):
+    """One meta-evaluation (--human and --metric, -m, or --mtme --lp), or a metrics task set (--mtme --task); the
+    flags were checked (:func:`check`)."""
+    from mtsig.declare import given as settings_given
+    from mtsig.metaeval import MetaOptions, meta
+
+    if a.mtme is not None:
         if a.task:
             return _meta_tasks(a, prog)
-        for flag, given in (("--lps", a.lps), ("--k", a.k is not None), ("--only", a.only), ("--dask", a.dask),
-                            ("-j", a.jobs != 1)):  # fmt: skip
-            if given:
-                raise InputError(f"{flag} belongs to --task")
-        if not a.lp:
-            from mtsig.metaeval.mtme import language_pairs
-
-            raise InputError(f"--mtme {a.mtme}: give --lp (one of {', '.join(language_pairs(a.mtme)) or 'none'}) "
-                             "or --task")  # fmt: skip
         return meta(mtme=a.mtme, lp=a.lp, gold=a.gold, ref=a.ref, all_metrics=a.all_metrics,
                     include_outliers=a.include_outliers, exclude=a.exclude, **settings_given(MetaOptions, a),
                     progress=prog)  # fmt: skip
-    if a.metrics and not (a.refs and a.systems):
-        raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
     return meta(a.human, a.metric, refs=a.refs, systems=a.systems, compute=a.metrics,
                 **settings_given(MetaOptions, a),
                 lower_is_better=a.lower_is_better, docs=a.docs, input_format=a.input_format, lp=a.lp,

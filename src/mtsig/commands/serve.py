@@ -13,7 +13,8 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     p.add_argument("--data", default=None, metavar="DIR", help="a folder whose files the page offers as inputs")
     p.add_argument("--results", default="mtsig-results", metavar="DIR",
-                   help="where runs are kept, one bundle each, and the list of runs (default: ./mtsig-results)")  # fmt: skip
+                   help="where runs are kept, one bundle each, and the list of runs (default: "
+                   "./mtsig-results)")  # fmt: skip
     p.add_argument("--token", default=os.environ.get("MTSIG_TOKEN"), metavar="T", help="required of every "
                    "request (default: $MTSIG_TOKEN); needed for a non-loopback --host")  # fmt: skip
     p.add_argument("--allow-host", nargs="+", default=[], metavar="NAME",

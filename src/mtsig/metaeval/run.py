@@ -773,7 +773,8 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progres
             if p is not None
             else f"not tested: {stat} is undefined for {na if values[na].get(stat) is None else nb}"
         )
-        out.append(MetricComparison(a=na, b=nb, statistic=stat, delta=None if d is None else -d, p_value=p, p_two_sided=t, p_adjusted=q,
+        delta = None if d is None else -d  # B − A (the pair's test is of a against b)
+        out.append(MetricComparison(a=na, b=nb, statistic=stat, delta=delta, p_value=p, p_two_sided=t, p_adjusted=q,
                                     significant=bool(q is not None and q <= opts.alpha), note=note))  # fmt: skip
     return out, R, notes
 

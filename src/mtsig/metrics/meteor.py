@@ -51,16 +51,13 @@ class METEOR(Metric):
             "command line)",
         ),
         "meteor_jar": Option(
-            None, "METEOR: meteor-1.5.jar to read resources from (default: pycocoevalcap's)", type=str,
-            path="file"
+            None, "METEOR: meteor-1.5.jar to read resources from (default: pycocoevalcap's)", type=str, path="file"
         ),
         "meteor_paraphrase": Option(
-            None, "METEOR: paraphrase table (default: data/paraphrase-LANG.gz by the jar)", type=str,
-            path="file"
+            None, "METEOR: paraphrase table (default: data/paraphrase-LANG.gz by the jar)", type=str, path="file"
         ),
         "meteor_words": Option(
-            None, "METEOR: function-word list (default: the jar's English list, as the jar)", type=str,
-            path="file"
+            None, "METEOR: function-word list (default: the jar's English list, as the jar)", type=str, path="file"
         ),
     }
 

@@ -107,7 +107,7 @@ def with_explorer(report: str, view: dict[str, Any], command: str) -> str:
             "cli": view.get("cli") or {"by_metric": {}, "tail": []}, "members": view.get("members"),
             "version": __version__}  # fmt: skip
     explorer = (
-        '<section id=explore aria-labelledby=explore-title><h2 id=explore-title>Explore</h2><p class=muted>'
+        "<section id=explore aria-labelledby=explore-title><h2 id=explore-title>Explore</h2><p class=muted>"
         "Every pair's test as a matrix; a cell, a row of a table or a bucket opens its segments (click, or Enter "
         "with the keyboard). Δ is always B − A.</p><div id=filters></div><div id=main></div>"
         "<section id=segments hidden></section></section>\n"

@@ -26,7 +26,8 @@ code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f5f5f7;padding:.6em .8em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;margin:.4em 0;font-size:13px}th,td{padding:.25em .6em;border-bottom:1px solid #e5e5e5}
 th{text-align:left;background:#fafafa;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}
-table.sortable th{cursor:pointer;user-select:none}th:focus-visible{outline:3px solid #1a4fa0;outline-offset:-3px}table.sortable th[aria-sort=ascending]::after{content:" ▲"}
+table.sortable th{cursor:pointer;user-select:none}th:focus-visible{outline:3px solid #1a4fa0;outline-offset:-3px}
+table.sortable th[aria-sort=ascending]::after{content:" ▲"}
 table.sortable th[aria-sort=descending]::after{content:" ▼"}tr.sig td{background:#eef6ee}
 .wrap{overflow-x:auto}dl{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em}dt{color:#555}dd{margin:0}
 .warn{color:#8a4b00}figure{margin:.6em 0}figure svg{max-width:100%;height:auto}

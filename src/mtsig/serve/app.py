@@ -451,7 +451,7 @@ def _new_id() -> str:
 
 
 async def _submit(request: Request, state: _State) -> Response:
-    config, jobs = state.config, state.jobs
+    jobs = state.jobs
     cookie = request.cookies.get(CSRF_COOKIE, "")
     if not cookie:
         raise HTTPException(403, "missing or wrong CSRF token: reload the page and submit again")
@@ -466,9 +466,9 @@ async def _submit(request: Request, state: _State) -> Response:
     except OSError as exc:
         import errno
 
-        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
-        return _message_page(507 if full else 500, "the server's disk is full: nothing was kept" if full else
-                             f"the server could not keep the upload ({exc.strerror or exc}): nothing was kept")  # fmt: skip
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return _message_page(507, "the server's disk is full: nothing was kept")
+        return _message_page(500, f"the server could not keep the upload ({exc.strerror or exc}): nothing was kept")
     finally:
         if not (work / "queued").exists():
             shutil.rmtree(work, ignore_errors=True)  # every path but a queued run: nothing of it is kept
@@ -500,8 +500,9 @@ async def _take(request: Request, state: _State, run_id: str, work: Path, cookie
         _known(sch, values, paths)
     except InputError as exc:
         return _again(state, command, values, {}, str(exc), _csrf_of(request))
-    spec = {"command": command, "values": values, "paths": paths, "keep_texts": bool(form.get("keep_texts")) or
-            command not in ("compare", "analyze"), "id": run_id, "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+    keep = bool(form.get("keep_texts")) or command not in ("compare", "analyze")
+    spec = {"command": command, "values": values, "paths": paths, "keep_texts": keep, "id": run_id,
+            "created": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
     checked = await _check(state, spec, work)
     if "error" in checked:
         errors = {checked["field"]: checked["error"]} if checked.get("field") else {}
@@ -527,7 +528,7 @@ def _paths(form, sch, config: Config, inputs: Path) -> dict[str, list[str]]:
             raise InputError(f"{sch.command} takes no file {name!r} (its files: {', '.join(fields)})")
         if fields[name].kind == "dir":
             raise InputError(f"{name}: a folder is picked under --data, not uploaded")
-        paths.setdefault(name, []).extend(saved)
+        paths.setdefault(name, []).extend(_same_once(inputs, saved))
     for key, given in form.fields.items():
         if not key.startswith("data_"):
             continue
@@ -538,11 +539,30 @@ def _paths(form, sch, config: Config, inputs: Path) -> dict[str, list[str]]:
             if not v:
                 continue
             target = confined(config, v, folder=fields[name].kind == "dir")
-            kept = unique(inputs, v)
-            (inputs / kept).parent.mkdir(parents=True, exist_ok=True)
-            (inputs / kept).symlink_to(target, target_is_directory=target.is_dir())
+            if (inputs / v).is_symlink() and (inputs / v).resolve() == target:  # picked for two fields: one link
+                kept = v
+            else:
+                kept = unique(inputs, v)
+                (inputs / kept).parent.mkdir(parents=True, exist_ok=True)
+                (inputs / kept).symlink_to(target, target_is_directory=target.is_dir())
             paths.setdefault(name, []).append(kept)
     return paths
+
+
+def _same_once(inputs: Path, saved: list[str]) -> list[str]:
+    """Uploads of one file under one name for two fields (a WMT XML test set as the references and the systems):
+    kept once, under its own name."""
+    import filecmp
+
+    out = []
+    for name in saved:
+        m = re.fullmatch(r"(.*)_([0-9]+)(\.[^.]*)?", name)
+        first = f"{m.group(1)}{m.group(3) or ''}" if m else None
+        if first and (inputs / first).is_file() and filecmp.cmp(inputs / first, inputs / name, shallow=False):
+            (inputs / name).unlink()
+            name = first
+        out.append(name)
+    return out
 
 
 def _known(sch, values: dict[str, list[str]], paths: dict[str, list[str]]) -> None:
@@ -600,7 +620,8 @@ def _again(state: _State, command: str, values, errors: dict[str, str], message:
         message = (message + " " if message else "") + "Files are not kept: give them again."
     picks = state._data[1] if state._data is not None else Picks()
     form = form_html(sch, csrf, picks, values, errors, message)
-    body = _tabs(command, state.config.forms) + f"<h1>mtsig {escape(command)}</h1>" + form
+    body = ('<p><a href="/">← mtsig: the forms and the runs</a></p>' + _tabs(command, state.config.forms)
+            + f"<h1>mtsig {escape(command)}</h1>" + form)  # fmt: skip
     return _page(f"mtsig {command}: not started", body, csrf, status=400)
 
 

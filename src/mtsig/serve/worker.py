@@ -43,19 +43,25 @@ def check(spec: dict[str, Any]) -> list[str]:
     """The command line of a form (``spec``: ``command``, ``values`` and ``paths`` by field name), checked: parsed,
     the command's checks, its inputs read. Returns the argv (after ``mtsig``), without ``-f json``."""
     from mtsig.cli import parse, prepare
-    from mtsig.surface import argv_of, schema
+    from mtsig.declare import check_given
+    from mtsig.surface import argv_of, parser_of, schema
 
     argv = argv_of(schema(spec["command"]), spec.get("values") or {}, spec.get("paths") or {})
     a = parse([*argv, "-f", "json"])
+    check_given(parser_of(spec["command"]), a)
     prepare(a, check_only=True)
     return argv
 
 
-def field_of(message: str, spec: dict[str, Any]) -> str | None:
-    """The form field an error names: a file of it, its flag, or the parameter it names."""
+def field_of(message: str, spec: dict[str, Any], params: tuple[str, ...] = ()) -> str | None:
+    """The form field an error concerns: the parameter it names, a file of the field's, or the field's flag."""
     from mtsig.surface import schema
 
     sch = schema(spec["command"])
+    for p in params:
+        f = sch.by_dest(p) or next((x for x in sch.fields if x.name == p), None)
+        if f is not None:
+            return f.name
     for name, paths in sorted((spec.get("paths") or {}).items(), key=lambda kv: kv[0] == "ref"):
         if any(p and (p in message) for p in paths):
             return name
@@ -130,8 +136,8 @@ def run(spec: dict[str, Any], out: Path) -> None:
         from dataclasses import replace
 
         res = replace(res, segments=None)
-    _write(out, spec, command, a, res, module.report(res, command) if hasattr(module, "report") else None,
-           _view(a, view_of, table, spec, command))  # fmt: skip
+    report = module.report(res, command) if hasattr(module, "report") else None
+    _write(out, spec, command, (a, res), report, _view(a, view_of, table, spec, command))
 
 
 def _view(a, res, table, spec: dict[str, Any], command: str) -> dict[str, Any] | None:
@@ -218,8 +224,10 @@ def _inputs_sha(spec: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _write(out: Path, spec: dict[str, Any], command: str, a, res, report: str | None, view: dict | None) -> None:
-    """Every file of the bundle into ``out`` (the server moves it to its place)."""
+def _write(out: Path, spec: dict[str, Any], command: str, ran: tuple, report: str | None, view: dict | None) -> None:
+    """Every file of the bundle into ``out`` (the server moves it to its place); ``ran``: the parsed command line
+    and its result."""
+    a, res = ran
     import mtsig
     from mtsig.report.explore import with_explorer
     from mtsig.report.render import render
@@ -271,7 +279,10 @@ def main(argv: list[str]) -> int:
         else:
             run(spec, Path(rest[0]).resolve())
     except MtsigError as exc:  # the user's inputs: said on the page, beside the field it concerns
-        _say(error=str(exc), field=field_of(str(exc), spec) if what == "check" else None)
+        from mtsig.cli import message_of
+
+        text = message_of(exc)
+        _say(error=text, field=field_of(text, spec, getattr(exc, "params", ())) if what == "check" else None)
         return 2
     except MemoryError:
         _say(error="the run needed more memory than its limit (mtsig serve --max-run-memory-gb)")
