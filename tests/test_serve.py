@@ -511,5 +511,5 @@ def test_a_test_set_by_name_from_sacrebleu_s_cache(tmp_path, monkeypatch):
     assert len(set(data["segments"]["docs"])) == 271 and data["segments"]["texts"]["ref"][0]
     assert data["cli"]["by_metric"]["bleu"]["inputs"] == ["--test-set", "wmt22", "--langpair", "de-fr", "--seed",
                                                           "12345"]  # the run's settings but its systems and tests
-    assert missing.status_code == 400 and "is not in sacreBLEU's cache" in missing.text
+    assert missing.status_code == 400 and "is not in sacreBLEU's cache" in html.unescape(missing.text)
     assert both.status_code == 400 and "not both" in both.text

@@ -67,8 +67,16 @@ def _cached_files(ds, langpair: str) -> str | None:
         path = ds._get_langpair_path(langpair)  # WMT XML test sets: one file per language pair
     except Exception:  # noqa: BLE001 - older formats have no such path: the test set's raw folder stands for it
         path = getattr(ds, "_rawdir", None)
-        return path if path and os.path.isdir(path) and any(os.scandir(path)) else None
-    return path if os.path.isfile(path) else None
+        return path if path and os.path.isdir(path) and any(_downloaded(e) for e in os.scandir(path)) else None
+    return path if os.path.isfile(path) and os.path.getsize(path) > 0 else None
+
+
+def _downloaded(entry) -> bool:
+    """Something sacreBLEU downloaded or extracted: not the lock file it takes before downloading (an attempt
+    that failed offline leaves only that), not an empty file."""
+    if entry.name.endswith(".lock"):
+        return False
+    return entry.is_dir() or entry.stat().st_size > 0
 
 
 def _xml_units(ds, langpair: str, n: int, units: dict[str, list[str]]) -> dict[str, list[str]]:

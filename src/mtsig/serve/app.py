@@ -200,7 +200,7 @@ class _Guard:
             rest = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "token"])
             to = request.url.path + (f"?{rest}" if rest else "")
             out = RedirectResponse(to, status_code=303)  # the token leaves the address (and the history)
-            out.set_cookie(TOKEN_COOKIE, request.query_params["token"], httponly=True, samesite="strict")
+            out.set_cookie(TOKEN_COOKIE, _cookie_of(self.token), httponly=True, samesite="strict")
             return await _with_headers(out)(scope, receive, send)
 
         async def send_with_headers(message):
@@ -227,12 +227,24 @@ class _Guard:
         return None
 
     def _has_token(self, request: Request) -> bool:
+        """The token as bytes (any characters): in the cookie (its digest), the Authorization header (Bearer; the
+        header's bytes) or, on a GET, the address (UTF-8, as a browser sends it)."""
         assert self.token is not None
-        given = [request.cookies.get(TOKEN_COOKIE, ""), request.headers.get("authorization", "").removeprefix(
-            "Bearer ").strip()]  # fmt: skip
-        if request.method == "GET":
-            given.append(request.query_params.get("token", ""))
-        return any(g and hmac.compare_digest(g.encode("utf-8", "surrogateescape"), self.token) for g in given)
+        cookie = request.cookies.get(TOKEN_COOKIE, "")
+        if cookie and hmac.compare_digest(cookie.encode("ascii", "replace"), _cookie_of(self.token).encode()):
+            return True
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if bearer and hmac.compare_digest(bearer.encode("latin-1", "replace"), self.token):
+            return True
+        query = request.query_params.get("token", "") if request.method == "GET" else ""
+        return bool(query) and hmac.compare_digest(query.encode("utf-8", "replace"), self.token)
+
+
+def _cookie_of(token: bytes) -> str:
+    """What the token cookie holds: a digest of the token (ASCII whatever the token's characters; not the token)."""
+    import hashlib
+
+    return hashlib.sha256(b"mtsig serve token\0" + token).hexdigest()
 
 
 _SECURITY_HEADERS = [
@@ -469,6 +481,10 @@ async def _submit(request: Request, state: _State) -> Response:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return _message_page(507, "the server's disk is full: nothing was kept")
         return _message_page(500, f"the server could not keep the upload ({exc.strerror or exc}): nothing was kept")
+    except HTTPException:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the server's own failure: said in one line, the run's files removed
+        return await _failure(request, exc)
     finally:
         if not (work / "queued").exists():
             shutil.rmtree(work, ignore_errors=True)  # every path but a queued run: nothing of it is kept

@@ -244,8 +244,13 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:g} minutes" if seconds >= 60 else f"{seconds:g} s"
 
 
+#: what a process says when it could not allocate memory (Python, OpenBLAS, C++)
+_OUT_OF_MEMORY = (b"MemoryError", b"Memory allocation", b"Cannot allocate memory", b"bad_alloc", b"out of memory",
+                  b"failed to map segment")
+
+
 def _why(code: int | None, stderr: bytes, limits: Limits) -> str:
-    if code == 3 or (limits.memory and b"MemoryError" in stderr):
+    if code == 3 or (limits.memory and any(x in stderr for x in _OUT_OF_MEMORY)):
         gb = (limits.memory or 0) / 2**30
         return f"the run needed more memory than this server allows ({gb:g} GB: mtsig serve --max-run-memory-gb)"
     if code is not None and code < 0:

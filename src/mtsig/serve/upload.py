@@ -187,6 +187,9 @@ async def read_form(request, folder: Path | None, *, max_bytes: int, max_files: 
     except FormError:
         raise
     except Exception as exc:  # python-multipart's parse errors: a malformed body, said, never a traceback
+        if "header size" in str(exc).lower():
+            raise FormError(400, "a part of the form has headers longer than this server takes (a file's name of "
+                            "thousands of characters?)") from None  # fmt: skip
         raise FormError(400, f"malformed form: {exc}") from None
     finally:
         reader.close()
