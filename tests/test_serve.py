@@ -85,7 +85,9 @@ def test_a_run_is_a_bundle_with_the_command_line_s_json(tmp_path):
         manifest = c.get(loc + "/files/manifest.json").json()
         exports = {n: c.get(f"{loc}/files/{n}").text for n in ("result.txt", "result.csv", "result.tex")}
         view = c.get(loc + "/files/view.html").text
-    assert manifest["command"] == "mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu chrf --seed 12345 -f json"
+    assert (
+        manifest["command"] == "mtsig compare -r ref.A.en -s base=base.en new=new.en -m bleu chrf --seed 12345 -f json"
+    )
     assert manifest["command"] in page.replace("&#x27;", "'") and "SHA-256" in page
     folder = copies(tmp_path / "cli", EX / "ref.A.en", EX / "base.en", EX / "new.en")
     assert cli_bytes(manifest["command"], folder) == web  # the command, run where the files are: the bundle's JSON
@@ -191,7 +193,9 @@ def test_segment_scores_alone_are_compared_with_the_command_line_s_json(tmp_path
         web = c.get(loc + "/files/result.json").content
         manifest = c.get(loc + "/files/manifest.json").json()
         view = c.get(loc + "/files/view.html").text
-    assert manifest["command"] == "mtsig compare --seg-scores comet_scores.tsv e=e.txt --seg-name COMET --seed 3 -f json"
+    assert (
+        manifest["command"] == "mtsig compare --seg-scores comet_scores.tsv e=e.txt --seg-name COMET --seed 3 -f json"
+    )
     assert manifest["systems"] == ["a", "b", "c", "d", "e"] and len(json.loads(web)["comparisons"]) == 10
     shutil.copy(table, tmp_path / "comet_scores.tsv")
     assert cli_bytes(manifest["command"], tmp_path) == web
@@ -509,7 +513,13 @@ def test_a_test_set_by_name_from_sacrebleu_s_cache(tmp_path, monkeypatch):
     assert cli_bytes(manifest["command"], tmp_path) == web
     data = view_of(view)
     assert len(set(data["segments"]["docs"])) == 271 and data["segments"]["texts"]["ref"][0]
-    assert data["cli"]["by_metric"]["bleu"]["inputs"] == ["--test-set", "wmt22", "--langpair", "de-fr", "--seed",
-                                                          "12345"]  # the run's settings but its systems and tests
+    assert data["cli"]["by_metric"]["bleu"]["inputs"] == [
+        "--test-set",
+        "wmt22",
+        "--langpair",
+        "de-fr",
+        "--seed",
+        "12345",
+    ]  # the run's settings but its systems and tests
     assert missing.status_code == 400 and "is not in sacreBLEU's cache" in html.unescape(missing.text)
     assert both.status_code == 400 and "not both" in both.text

@@ -228,7 +228,7 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
     for s in res.systems:
         lo, hi = s.rank_range
         ci = s.ci or (None, None)
-        rank = str(lo) if lo == hi else f"{lo}–{hi}"
+        rank = str(lo) if lo == hi else f"{lo}-{hi}"  # as the text writes it
         rows.append(f'<tr><td class="n" data-value="{lo}">{_e(rank)}</td><td>{_e(s.name)}</td>{_num(s.score, d)}'
                     f"{_num(ci[0], d)}{_num(ci[1], d)}{_num(s.n_segments, 0)}{_num(s.wins, 0)}{_num(s.cluster, 0)}"
                     "</tr>")  # fmt: skip
@@ -241,7 +241,7 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
         cls = ' class="sig"' if c.significant else ""
         tests.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
                      f"{_num(c.n_common, 0)}{p_cell(c.p_value)}{p_cell(c.p_adjusted)}"
-                     f"<td>{'yes' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
+                     f"<td>{'yes *' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
     table = _table(["A", "B", "Δ (B − A)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
                    tests, "sortable", "mtsig-tests")  # fmt: skip
     notes = "".join(f"<li>{_e(n)}</li>" for n in res.notes)
@@ -254,7 +254,7 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
         f"<figure>{ranking_svg(res)}<figcaption>{_e(_clusters_line(res))}</figcaption></figure>",
         ranking,
         "<h2>Tests</h2>",
-        f"<p>{_e(tests_table(res).title or '')}; significant rows are shaded.</p>",
+        f"<p>{_e(tests_table(res).title or '')}; significant rows are marked * and shaded.</p>",
         table,
     ]
     if notes:

@@ -245,8 +245,14 @@ def _minutes(seconds: float) -> str:
 
 
 #: what a process says when it could not allocate memory (Python, OpenBLAS, C++)
-_OUT_OF_MEMORY = (b"MemoryError", b"Memory allocation", b"Cannot allocate memory", b"bad_alloc", b"out of memory",
-                  b"failed to map segment")
+_OUT_OF_MEMORY = (
+    b"MemoryError",
+    b"Memory allocation",
+    b"Cannot allocate memory",
+    b"bad_alloc",
+    b"out of memory",
+    b"failed to map segment",
+)
 
 
 def _why(code: int | None, stderr: bytes, limits: Limits) -> str:
