@@ -60,7 +60,7 @@ def test_the_readme_is_a_newcomers_page():
 
 
 #: the guide's pages, one per task
-GUIDE_PAGES = ("scores", "test-sets", "compare", "analyze", "runs", "figures", "studies", "python")
+GUIDE_PAGES = ("scores", "test-sets", "compare", "analyze", "runs", "figures", "studies", "serve", "python")
 
 
 @pytest.mark.slow

@@ -145,7 +145,8 @@ def test_human_judgments_are_ranked_with_the_command_line_s_json(tmp_path):
     with client(tmp_path) as c:
         c.get("/?command=human")
         r = c.post("/runs", data={"csrf": c.cookies.get("mtsig_csrf"), "command": "human", "protocol": "mtsig",
-                                  "seed": "7", "input_format": "tsv"}, files=files_of(("judgments", "judged.tsv", judged)),
+                                  "seed": "7", "input_format": "tsv"},
+                   files=files_of(("judgments", "judged.tsv", judged)),
                    follow_redirects=False)  # fmt: skip
         loc = r.headers["location"]
         assert wait(c, loc)["state"] == "done"

@@ -23,8 +23,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def _inputs(tmp: Path) -> dict[str, Path]:
     rng = np.random.default_rng(0)
     judged = tmp / "judged.tsv"
+    systems = ("low", "mid", "high", "top")
     judged.write_text("system\tsegment\tscore\n" + "".join(f"{s}\t{i}\t{rng.normal() + k * 0.4:.3f}\n"
-                      for k, s in enumerate(("low", "mid", "high", "top")) for i in range(40)), encoding="utf-8")  # fmt: skip
+                      for k, s in enumerate(systems) for i in range(40)), encoding="utf-8")  # fmt: skip
     names = [f"sys{k}" for k in range(6)]
     quality = np.linspace(0, 1, 6)
     human = tmp / "human.tsv"

@@ -150,27 +150,39 @@ def _meta_tasks(a: argparse.Namespace, prog):
 def check(a: argparse.Namespace) -> None:
     """What can be refused before any file is read: flags that belong to another way of giving the scores, and
     lower-is-better names that are none of the metric files'."""
+    if a.mtme is None:
+        _check_files(a)
+    else:
+        _check_mtme(a)
+
+
+def _check_files(a: argparse.Namespace) -> None:
+    """--human with --metric or -m: no flag of --mtme's; the lower-is-better names among the metric files'."""
     from mtsig.errors import InputError
 
-    if a.mtme is None:
-        for flag, given in (("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
-                            ("--gold", a.gold), ("--ref", a.ref), ("--only", a.only), ("--exclude", a.exclude),
-                            ("--all-metrics", a.all_metrics), ("--include-outliers", a.include_outliers),
-                            ("--dask", a.dask), ("-j", a.jobs != 1)):  # fmt: skip
-            if given:
-                raise InputError(f"{flag} belongs to --mtme DIR (an mt-metrics-eval folder)")
-        if not a.human:
-            raise InputError("give --human FILE (with --metric NAME=FILE or -m), or --mtme DIR (an mt-metrics-eval "
-                             "folder) with --lp or --task")  # fmt: skip
-        if a.metrics and not (a.refs and a.systems):
-            raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
-        named = [spec.partition("=")[0] for spec in a.metric or []]
-        if named and not a.metrics and not a.wmt25_scores:  # every metric is a file named here
-            for name in a.lower_is_better or []:
-                if name not in named:
-                    raise InputError(f"--lower-is-better names {name!r}, which is not a metric file given ("
-                                     f"{', '.join(named)})", param="lower_is_better")  # fmt: skip
-        return
+    for flag, given in (("--task", a.task), ("--lps", a.lps), ("--k", a.k is not None),
+                        ("--gold", a.gold), ("--ref", a.ref), ("--only", a.only), ("--exclude", a.exclude),
+                        ("--all-metrics", a.all_metrics), ("--include-outliers", a.include_outliers),
+                        ("--dask", a.dask), ("-j", a.jobs != 1)):  # fmt: skip
+        if given:
+            raise InputError(f"{flag} belongs to --mtme DIR (an mt-metrics-eval folder)")
+    if not a.human:
+        raise InputError("give --human FILE (with --metric NAME=FILE or -m), or --mtme DIR (an mt-metrics-eval "
+                         "folder) with --lp or --task")  # fmt: skip
+    if a.metrics and not (a.refs and a.systems):
+        raise InputError("-m computes metrics from the texts: give -r REF and -s SYS too")
+    named = [spec.partition("=")[0] for spec in a.metric or []]
+    if named and not a.metrics and not a.wmt25_scores:  # every metric is a file named here
+        for name in a.lower_is_better or []:
+            if name not in named:
+                raise InputError(f"--lower-is-better names {name!r}, which is not a metric file given ("
+                                 f"{', '.join(named)})", param="lower_is_better")  # fmt: skip
+
+
+def _check_mtme(a: argparse.Namespace) -> None:
+    """--mtme DIR: none of the score files; --lp, or --task with its own flags."""
+    from mtsig.errors import InputError
+
     if a.human or a.metric or a.metrics or a.wmt25_scores:
         raise InputError("--mtme DIR brings the human and metric scores: leave out --human, --metric, "
                          "--wmt25-scores and -m")  # fmt: skip

@@ -523,9 +523,10 @@ async def _take(request: Request, state: _State, run_id: str, work: Path, cookie
     if "error" in checked:
         errors = {checked["field"]: checked["error"]} if checked.get("field") else {}
         return _again(state, command, values, errors, None if errors else checked["error"], _csrf_of(request))
-    spec["argv"] = checked["argv"]
+    argv = [str(x) for x in checked["argv"]]
+    spec["argv"] = argv
     try:
-        state.jobs.submit(Job(run_id, spec), command, spec["argv"])
+        state.jobs.submit(Job(run_id, spec), command, argv)
     except QueueFull as exc:
         return _busy(str(exc))
     (work / "queued").touch()  # from here the run's folder is the queue's

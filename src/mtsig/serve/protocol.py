@@ -38,7 +38,7 @@ class Guarded(H11Protocol):
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._last = self.loop.time()
-        self._served = None  # the last request whose headers arrived
+        self._served: object | None = None  # the last request whose headers arrived
         self._timer: asyncio.TimerHandle | None = self.loop.call_later(self.header_timeout, self._too_slow)
         if len(self.connections) > self.max_connections:
             self._make_room()

@@ -10,6 +10,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl
 
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -68,16 +69,17 @@ class _Reader:
 
     def __init__(self, form: Form, folder: Path | None, max_files: int) -> None:
         self.form, self.folder, self.max_files = form, folder, max_files
-        self.header, self.value, self.headers = b"", b"", {}
+        self.header, self.value = b"", b""
+        self.headers: dict[bytes, bytes] = {}
         self.name: str | None = None
         self.filename: str | None = None
         self.data = bytearray()
-        self.out = None
+        self.out: Any = None
         self.n_files = 0
         self.n_fields = 0
         self.error: FormError | None = None
 
-    def callbacks(self) -> dict:
+    def callbacks(self) -> Any:
         return {"on_part_begin": self.part_begin, "on_header_field": self.header_field,
                 "on_header_value": self.header_value, "on_header_end": self.header_end,
                 "on_headers_finished": self.headers_finished, "on_part_data": self.part_data,
@@ -161,15 +163,7 @@ async def read_form(request, folder: Path | None, *, max_bytes: int, max_files: 
         raise FormError(413, f"the upload is larger than this server takes ({max_bytes // 2**20} MB)")
     form = Form()
     if ctype == b"application/x-www-form-urlencoded":
-        body = await _body(request, min(max_bytes, MAX_FIELD * 4), deadline)
-        try:
-            pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False,
-                              max_num_fields=MAX_FIELDS)  # fmt: skip
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise FormError(400, f"malformed form: {exc}") from None
-        for k, v in pairs:
-            form.fields.setdefault(k, []).append(v)
-        return form
+        return await _urlencoded(request, form, min(max_bytes, MAX_FIELD * 4), deadline)
     if ctype != b"multipart/form-data" or not opts.get(b"boundary"):
         raise FormError(400, "a form is sent as multipart/form-data (or URL-encoded)")
     reader = _Reader(form, folder, max_files)
@@ -195,6 +189,17 @@ async def read_form(request, folder: Path | None, *, max_bytes: int, max_files: 
         reader.close()
     if reader.error is not None:
         raise reader.error
+    return form
+
+
+async def _urlencoded(request, form: Form, limit: int, deadline: float) -> Form:
+    body = await _body(request, limit, deadline)
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False, max_num_fields=MAX_FIELDS)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FormError(400, f"malformed form: {exc}") from None
+    for k, v in pairs:
+        form.fields.setdefault(k, []).append(v)
     return form
 
 
