@@ -579,8 +579,9 @@ def _adjusted(results: list[TestResult], opts: CompareOptions, ctx: MetricContex
     from mtsig.fits import human_agreement
 
     fit = ctx.table.metrics[ctx.metric].name
-    if results and results[0].p_value is None:  # ASO: ε_min, corrected inside its bound; better when ε_min < τ
-        return [Comparison(r, None, bool(r.statistic is not None and r.statistic < r.extra["tau"]),  # type: ignore[arg-type]
+    if results and results[0].p_value is None:  # ASO: ε_min (corrected inside its bound) and its permutation gate
+        return [Comparison(r, None, bool(r.statistic is not None and r.statistic < r.extra["tau"]  # type: ignore[arg-type]
+                                         and r.extra["gate_p_adjusted"] <= opts.alpha),
                            human_agreement(fit, r.delta)) for r in results]  # fmt: skip
     if CORRECTIONS.get(opts.correction).joint_bootstrap:
         # step-down max-T over the joint bootstrap of every system (the comparison's shared bootstrap), never

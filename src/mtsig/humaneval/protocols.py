@@ -69,6 +69,14 @@ def _protocol_names() -> list[str]:
     return list(PROTOCOLS)
 
 
+#: WMT's procedures, which take none of protocol mtsig's test settings, and the tests they run
+PROTOCOL_TESTS = {"wmt22": "one-sided Mann-Whitney U of every ordered pair",
+                  "wmt24": "per-domain Wilcoxon tests, Stouffer on unsigned z",
+                  "wmt24-signed": "per-domain Wilcoxon tests, signed Stouffer",
+                  "wmt25": "one-sided Wilcoxon at alpha/2"}  # fmt: skip
+WMT_PROTOCOLS = tuple(PROTOCOL_TESTS)
+
+
 @dataclass(frozen=True, kw_only=True)
 class HumanOptions(Checked):
     """What ``mtsig human`` does: each setting declared once (flag, check, description; :mod:`mtsig.declare`),
@@ -109,6 +117,14 @@ class HumanOptions(Checked):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.protocol in WMT_PROTOCOLS:  # WMT's procedures run their own tests, uncorrected
+            given = [f for f, d in (("test", "ar"), ("correction", "holm"), ("n_resamples", None))
+                     if getattr(self, f) != d]  # fmt: skip
+            if given:
+                raise InputError(f"{', '.join(given)}: protocol mtsig's setting(s); protocol {self.protocol} runs "
+                                 f"WMT's own tests, uncorrected ({PROTOCOL_TESTS[self.protocol]}): leave "
+                                 f"{'it' if len(given) == 1 else 'them'} out, or use --protocol mtsig",
+                                 param=given[0])  # fmt: skip
         if self.n_bootstrap < 2 / (1 - self.confidence):
             need = int(np.ceil(2 / (1 - self.confidence)))
             raise InputError(f"n_bootstrap must be at least {need} for {self.confidence:.0%} intervals, got "
@@ -189,6 +205,13 @@ def resample_unit(h: HumanScores, opts: HumanOptions) -> tuple[str, str | None]:
     if opts.resample_unit is not None:
         return opts.resample_unit, None
     if h.documents is None:
+        if h.input_format == "wmt-da-seg":
+            return "segment", ("resampling unit: segments, because WMT's segment-score file names no documents, though "
+                               "WMT's DA judged whole documents (a HIT scores one document of one system): segments "
+                               "of one document are not independent, so intervals and p-values are too narrow and "
+                               "more pairs come out significant; give --docs (the test set's .docs file or WMT XML) "
+                               "to resample documents, or use the judgment file (ad-*-good-stnd.csv), whose HITs "
+                               "give them")  # fmt: skip
         return "segment", None
     nd = h.n_documents
     how = {"the HITs": "WMT DA's HITs score whole documents", "the file": "the file gives each segment's document"}

@@ -138,10 +138,12 @@ def _direction_text(direction: str) -> str:
 
 
 def _p_pair(r, c) -> tuple[str, str]:
-    """The p and adjusted-p cells; an ASO row shows its ε_min (it has no p-value)."""
+    """The p and adjusted-p cells; an ASO row shows its ε_min (it has no p-value) and its gate's adjusted p."""
     if r.p_value is None and "eps_min" in r.extra:
         eps = r.extra["eps_min"]
-        return (f'<td class="n" data-value="{eps!r}">ε_min {eps:.3f}</td>', '<td class="n" data-value="">–</td>')
+        g = r.extra["gate_p_adjusted"]
+        return (f'<td class="n" data-value="{eps!r}">ε_min {eps:.3f}</td>',
+                f'<td class="n" data-value="{g!r}">gate {format_p(g)}</td>')  # fmt: skip
     return _p(r.p_value), _p(c.p_adjusted)
 
 

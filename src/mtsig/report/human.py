@@ -122,6 +122,8 @@ def _csv(res: HumanResult) -> str:
     for c in res.comparisons:
         rows.append(["comparison", None, c.a, c.b, None, None, None, None, None, None, None, None, c.delta,
                      c.n_common, c.p_value, c.p_adjusted, c.significant])  # fmt: skip
+    for n in res.notes:  # the notes too: a CSV read alone must not lose them (row "note", the text under "system")
+        rows.append(["note", n, *([None] * (len(head) - 2))])
     return csv_text(head, [["" if x is None else x for x in r] for r in rows])
 
 

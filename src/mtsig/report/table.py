@@ -34,9 +34,10 @@ def format_p(p: float | None) -> str:
 
 
 def p_cells(result, p_adjusted) -> tuple[str, str]:
-    """A test row's p and adjusted-p cells; an ASO row (no p-value) shows its ε_min, labelled, and "–"."""
+    """A test row's p and adjusted-p cells; an ASO row (no p-value) shows its ε_min and its permutation gate's
+    adjusted p-value, labelled."""
     if result.p_value is None and "eps_min" in result.extra:
-        return f"ε_min {result.extra['eps_min']:.3f}", "–"
+        return f"ε_min {result.extra['eps_min']:.3f}", f"gate {format_p(result.extra['gate_p_adjusted'])}"
     return format_p(result.p_value), format_p(p_adjusted)
 
 

@@ -435,6 +435,12 @@ class ASOEvidence(NamedTuple):
     confidence: float
     tau: float
     n_resamples: int
+    #: the permutation gate's two-sided p-value of exchangeable runs, and adjusted over the family
+    gate_p: float
+    gate_p_adjusted: float
+    gate_splits: int
+    gate_exact: bool
+    gate_correction: str
 
 
 class ASOKind(TestKind):
@@ -459,30 +465,39 @@ class ASOKind(TestKind):
                              "one: give NAME=run1,run2,... (or use another test)", param="test")  # fmt: skip
 
     def prepare(self, ctx, tests, shared):
-        from mtsig.stats.aso import TAU, aso
+        from mtsig.stats.aso import TAU, aso, permutation_p
+        from mtsig.stats.multiple import CORRECTIONS, adjust
 
         metric = ctx.table.metrics[ctx.metric]
         k = len(ctx.plan.pairs)
         level = 1 - ctx.opts.alpha if ctx.opts.correction == "none" else 1 - ctx.opts.alpha / k
+        # the gate's family correction: the one asked for, or Holm where it is a joint-bootstrap correction
+        method = ctx.opts.correction if CORRECTIONS.get(ctx.opts.correction).adjust is not None else "holm"
         sign = 1.0 if metric.higher_is_better else -1.0  # scores oriented so that higher is better
         runs = {n: sign * ctx.table.corpus_scores(ctx.metric, n) for n in ctx.table.system_names}
         names = ctx.table.system_names
         out = {}
         for t in tests:
             R = ctx.plan.counts[t]
+            gates = {}
             for a, b in ctx.plan.pairs:
                 i, j = names.index(a), names.index(b)
                 seed = ctx.resampling.seed + 1009 * min(i, j) + max(i, j)
-                ba = aso(runs[b], runs[a], confidence=level, n_bootstrap=R, seed=seed, tau=TAU)
-                ab = aso(runs[a], runs[b], confidence=level, n_bootstrap=R, seed=seed + 7, tau=TAU)
-                out[(t, a, b)] = (ba, ab, level)
+                gates[(a, b)] = permutation_p(runs[a], runs[b], seed=seed)
+            padj = dict(zip(gates, adjust([g[0] for g in gates.values()], method)))
+            for a, b in ctx.plan.pairs:
+                i, j = names.index(a), names.index(b)
+                seed = ctx.resampling.seed + 1009 * min(i, j) + max(i, j)
+                ba = aso(runs[b], runs[a], confidence=level, n_bootstrap=R, seed=seed, tau=TAU, rule="bound")
+                ab = aso(runs[a], runs[b], confidence=level, n_bootstrap=R, seed=seed + 7, tau=TAU, rule="bound")
+                out[(t, a, b)] = (ba, ab, level, gates[(a, b)], float(padj[(a, b)]), method)
         return out
 
     def evidence(self, ctx, test, pair):
-        ba, ab, level = ctx.prepared[self.name][(test, *pair)]
+        ba, ab, level, (gp, splits, exact), gadj, method = ctx.prepared[self.name][(test, *pair)]
         delta = ctx.score[pair[1]] - ctx.score[pair[0]]
         ev = ASOEvidence(delta, ctx.alternative, ba.eps_min, ab.eps_min, ba.violation_ratio, level, ba.tau,
-                         ctx.plan.counts[test])  # fmt: skip
+                         ctx.plan.counts[test], gp, gadj, splits, exact, method)  # fmt: skip
         return ev, None, {}
 
     def one_pair(self, pair, resampling, alternative, confidence):

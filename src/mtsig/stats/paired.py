@@ -81,12 +81,14 @@ def _ttest_outcome(ev: SentenceEvidence) -> Outcome:
 
 def _aso_outcome(ev) -> Outcome:
     """ASO's ε_min in the direction the data favour (B better when Δ favours B in the metric's direction); no
-    p-value (None): the decision is ε_min < τ."""
+    p-value (None): the decision is ε_min < τ and the permutation gate's adjusted p-value at most alpha."""
     b_favoured = ev.eps_b_better <= ev.eps_a_better
     eps = ev.eps_b_better if b_favoured else ev.eps_a_better
     extra = {"eps_min": eps, "favoured": "b" if b_favoured else "a", "eps_min_b_better": ev.eps_b_better,
              "eps_min_a_better": ev.eps_a_better, "violation_ratio_b_better": ev.violation_ratio, "tau": ev.tau,
-             "aso_confidence": ev.confidence}  # fmt: skip
+             "aso_confidence": ev.confidence, "gate_p": ev.gate_p, "gate_p_adjusted": ev.gate_p_adjusted,
+             "gate_splits": ev.gate_splits, "gate_exact": ev.gate_exact,
+             "gate_correction": ev.gate_correction}  # fmt: skip
     return Outcome(None, eps, extra)  # type: ignore[arg-type]
 
 
