@@ -117,6 +117,17 @@ def thresholds_table(metrics: Sequence[str] | None = None, accuracies: Sequence[
                      fits_path: str | None = None) -> dict:  # fmt: skip
     """``{"thresholds": {FIT: {"50": Δ or None, ...}}, "fits": {FIT: [a, b]}, "names": {asked: FIT}}``."""
     fits = load_fits(fits_path) if fits_path else FITS
+    if isinstance(metrics, str):  # one metric's name, as one accuracy may be one number
+        metrics = [metrics]
+    if isinstance(accuracies, int | float):
+        accuracies = [accuracies]
+    for value, param, what in ((metrics, "metrics", "metric names"), (accuracies, "accuracy", "percentages")):
+        if value is not None and not isinstance(value, Sequence) and not hasattr(value, "__array__"):
+            raise InputError(f"{param} must be one or a list of {what}, got {value!r}", param=param)
+    if metrics is not None and any(not isinstance(m, str) for m in metrics):
+        raise InputError(f"metrics must be metric names (strings), got {list(metrics)!r}", param="metrics")
+    if len(accuracies) == 0:
+        raise InputError("accuracy: no percentage given", param="accuracy")
     for acc in accuracies:
         if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not math.isfinite(acc) or not 0 < acc < 100:
             raise InputError(f"accuracy {acc!r} is not a percentage strictly between 0 and 100", param="accuracy")

@@ -225,7 +225,9 @@ def read_evalset(root: str | Path, lp: str, info: LpInfo | None = None) -> EvalS
         have = sorted(p.name[: -len(".docs")] for p in (root / "documents").glob("*.docs"))
         raise InputError(f"{root}: no language pair {lp!r} (it has {', '.join(have) or 'none'})", param="lp")
     std = STANDARD.get(root.name, {}).get(lp)
-    info = info or std or LpInfo("refA", {"sys": "mqm", "domain": "mqm", "seg": "mqm"})
+    # a folder that is not named after a year mtsig knows: no standard reference, gold, outliers or primaries to
+    # assume (task_data asks for them where more than one could be meant)
+    info = info or std or LpInfo("", {}, frozenset(), None)
     doc_lines = _lines(docs)
     evs = EvalSet(root=root, lp=lp, info=info, n_segments=len(doc_lines))
     for i, ln in enumerate(doc_lines, start=1):
@@ -260,7 +262,33 @@ def read_evalset(root: str | Path, lp: str, info: LpInfo | None = None) -> EvalS
         evs.metric_files.setdefault(m.group(1), {})[m.group(2)] = p
     if not evs.systems:
         raise InputError(f"{out_dir}: no system outputs of {lp}")
+    if not evs.info.std_ref and len(evs.refs) == 1:  # an unknown year with one reference: that one
+        evs.info = LpInfo(next(iter(evs.refs)), evs.info.std_gold, evs.info.outliers, evs.info.primary)
     return evs
+
+
+def _unknown_year(evs: EvalSet, what: str, flag: str, have: list[str]) -> InputError:
+    known = ", ".join(sorted(STANDARD))
+    return InputError(f"{evs.root}: the folder is not named after a year mtsig knows ({known}), so its standard "
+                      f"{what} for {evs.lp} cannot be known, and it has several ({', '.join(have) or 'none'}): give "
+                      f"{flag}, or name the folder after its year as mt-metrics-eval does (a year's standard "
+                      "reference, human scores, outliers and primary metrics come from its name)",
+                      param=flag.lstrip("-"))  # fmt: skip
+
+
+def check_selection(evs: EvalSet, refs: set[str] | None, exclude: tuple[str, ...] = ()) -> None:
+    """Names the user gave that the folder does not have, and a standard reference that cannot be known: errors,
+    never a silently smaller table."""
+    for r in sorted(refs or ()):
+        if r not in evs.refs:
+            raise InputError(f"--ref {r}: no such reference of {evs.lp} in {evs.root / 'references'} (it has "
+                             f"{', '.join(sorted(evs.refs)) or 'none'})", param="ref")  # fmt: skip
+    if not refs and not evs.info.std_ref:
+        raise _unknown_year(evs, "reference", "--ref", sorted(evs.refs))
+    unknown = [x for x in exclude if x not in evs.systems]
+    if unknown:
+        raise InputError(f"--exclude {unknown[0]}: not a system of {evs.lp} in {evs.root / 'system-outputs'} (it "
+                         f"has {', '.join(sorted(evs.systems))})", param="exclude")  # fmt: skip
 
 
 def language_pairs(root: str | Path) -> list[str]:
@@ -287,8 +315,14 @@ def task_data(evs: EvalSet, level: str, *, refs: set[str] | None = None, gold: s
     unless ``include_human``, outliers unless ``include_outliers``, and ``exclude``; those with gold scores), the
     gold scores (``gold``, default the standard one of the level) and every metric whose references are main
     references (the standard one by default), primary ones only with ``primary``."""
+    check_selection(evs, refs, exclude)
     main_refs = refs or {evs.info.std_ref}
     gold = gold or evs.info.std_gold.get(level)
+    if gold is None and evs.root.name not in STANDARD:
+        have = sorted(n for n, lv in evs.human_files.items() if level in lv)
+        if len(have) != 1:
+            raise _unknown_year(evs, f"human scores ({level} level)", "--gold", have)
+        gold = have[0]
     if gold is None:
         raise InputError(f"{evs.lp}: no standard gold scores at {level} level; give gold", param="gold")
     gold_scores = evs.scores(level, gold, True)
@@ -303,8 +337,11 @@ def task_data(evs: EvalSet, level: str, *, refs: set[str] | None = None, gold: s
     systems -= set(exclude)
     systems &= {s for s, v in gold_scores.items() if v and any(x is not None for x in v)}
     names = tuple(sorted(systems))
-    if len(names) < 2:
-        raise InputError(f"{evs.lp}: {len(names)} system(s) with gold scores at {level} level")
+    if len(names) < 3:
+        why = f" after --exclude {' '.join(exclude)}" if exclude else ""
+        raise InputError(f"{evs.lp}: {len(names)} system(s) with gold scores at {level} level{why}: a correlation "
+                         "over systems needs at least 3 (with 2, every metric correlates ±1 and nothing is learnt)",
+                         param="exclude" if exclude else None)  # fmt: skip
     g = np.array([[np.nan if x is None else x for x in gold_scores[s]] for s in names], dtype=np.float64)
     metrics = {}
     for name in sorted(evs.metric_files):

@@ -528,6 +528,12 @@ def run_task_set(  # noqa: PLR0913
     if only is not None:
         _keep_only(inputs, only)
     notes = [n for ti in inputs for n in ti.notes]
+    if 0 < k < 1000:  # each p-value is a count over k draws: with few, the clusters at 0.05 are a coin's
+        se = (0.05 * 0.95 / k) ** 0.5
+        notes.append(f"warning: k = {k} permutation(s) per task: each p-value is a multiple of 1/{k} and a p-value "
+                     f"of 0.05 is known only to ±{se:.3f} (one standard error), so the clusters at 0.05 "
+                     + ("are drawn from a single permutation and mean nothing" if k == 1 else "are unreliable")
+                     + "; use k = 1000 (mt-metrics-eval's) or more")  # fmt: skip
     results: list[TaskResult] = []
     for t, w, ti in zip(tasks, weights, inputs):
         vals = {n: value(ti, n) for n in ti.names}
