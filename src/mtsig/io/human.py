@@ -641,6 +641,7 @@ def _read_wmt24_jsonl(path: str, text: str) -> tuple[list[Judgment], list[str]]:
     segment is (document, line): ``DOC#LINE``; the document and domain are the file's. A row without a score
     (``esa_score`` null) is left out, with a note."""
     seen_systems: set[str] = set()
+    seen: dict[tuple, int] = {}
     out: list[Judgment] = []
     unscored = 0
     for i, ln in enumerate(split_lines(text), start=1):
@@ -653,12 +654,30 @@ def _read_wmt24_jsonl(path: str, text: str) -> tuple[list[Judgment], list[str]]:
             continue
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
             raise InputError(f"{path}: line {i}: esa_score {json.dumps(x)} is not a finite number")
-        system, doc, line = str(rec["system"]), str(rec["doc_id"]), rec["line_id"]
-        if isinstance(line, bool) or not isinstance(line, (int, str)) or not str(line).strip():
-            raise InputError(f"{path}: line {i}: line_id {json.dumps(line)} is not a segment number or id")
+        if not 0 <= x <= 100:
+            raise InputError(f"{path}: line {i}: esa_score {json.dumps(x)} is outside ESA's scale of 0 to 100")
+        for f in ("system", "doc_id", "langs"):
+            if not isinstance(rec[f], str) or not rec[f].strip():
+                raise InputError(f"{path}: line {i}: {f} {json.dumps(rec[f])} is not a name (a non-empty string)")
+        system, doc, line = rec["system"].strip(), rec["doc_id"].strip(), rec["line_id"]
+        if isinstance(line, bool) or not (
+            (isinstance(line, int) and line >= 0) or (isinstance(line, str) and line.strip().isdigit())
+        ):
+            raise InputError(f"{path}: line {i}: line_id {json.dumps(line)} is not a segment number (a whole number "
+                             "from 0)")  # fmt: skip
         _count_system(seen_systems, system, path, i)
         domain = rec.get("domain")
         annotator = rec.get("annotator")
+        for f, v in (("domain", domain), ("annotator", annotator)):
+            if f in rec and (not isinstance(v, str) or not v.strip()):
+                raise InputError(f"{path}: line {i}: {f} {json.dumps(v)} is not a name (a non-empty string; leave "
+                                 "the field out where there is none)")  # fmt: skip
+        key = (system, doc, int(line), annotator)
+        if key in seen:
+            raise InputError(f"{path}: line {i}: repeats the judgment of line {seen[key]} ({system}, document {doc}, "
+                             f"line {int(line)}, annotator {annotator}): a duplicated judgment would count twice")  # fmt: skip
+        seen[key] = i
+        line = int(line)
         out.append(Judgment(system=system, segment=f"{doc}#{line}", score=float(x), doc=doc, lp=str(rec["langs"]),
                             domain=None if domain is None else str(domain),
                             annotator=None if annotator is None else str(annotator)))  # fmt: skip

@@ -223,6 +223,21 @@ def _system_resampled_intervals(data: MetaData, opts: MetaOptions) -> tuple[dict
                  f"{opts.confidence:.0%}; spa has none"]  # fmt: skip
 
 
+def _outside_notes(values: dict, cis: dict) -> list[str]:
+    """Intervals that leave out their own estimate (a percentile interval can, when the bootstrap distribution of a
+    statistic lies to one side of it: r near its bound of 1, few systems): said, never drawn as if they held it."""
+    out = []
+    for m, by in cis.items():
+        for s, ci in (by or {}).items():
+            v = values.get(m, {}).get(s)
+            if ci is not None and v is not None and np.isfinite(v) and not ci[0] <= v <= ci[1]:
+                out.append(f"{m} {s} {v:.3f}: its percentile interval [{ci[0]:.3f}, {ci[1]:.3f}] leaves out the "
+                           "estimate itself (the bootstrap distribution of the statistic lies to one side of it, as "
+                           "it can near ±1 or with few systems): the estimate is biased under resampling, and the "
+                           "interval is the resamples' spread, not a range around the estimate")  # fmt: skip
+    return out
+
+
 def _intervals(data: MetaData, opts: MetaOptions, eps: dict) -> tuple[dict[str, dict], list[str]]:
     system_only = any(m.segments is None and m.resampled is None for m in data.metrics)
     if opts.level == "system" and (data.human is None or system_only):
@@ -818,6 +833,7 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     if why:
         notes.append(why)
     cis, more = _intervals(data, opts, eps)
+    more += _outside_notes(values, cis)
     comps, R, count_notes = _compare(data, opts, eps, values, progress) if len(data.metrics) > 1 else ([], None, [])
     stat = opts.compared_on
 

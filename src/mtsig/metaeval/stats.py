@@ -44,8 +44,17 @@ def pearson(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
         sxx = (xc * xc).sum(-1)
         syy = (yc * yc).sum(-1)
         r = sxy / np.sqrt(sxx * syy)
-    bad = (n < 2) | (sxx == 0) | (syy == 0)
+    # a constant vector is found from its values (max == min), not from its centred sum of squares, which rounding
+    # leaves at ~1e-28 instead of 0 (scipy's pearsonr, and so mt-metrics-eval, tests the values the same way)
+    bad = (n < 2) | _constant(x, valid) | _constant(y, valid) | (sxx == 0) | (syy == 0)
     return np.where(bad, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def _constant(x: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Whether the valid entries of each row (last axis) are all equal (True for rows with none)."""
+    hi = np.where(valid, x, -np.inf).max(axis=-1)
+    lo = np.where(valid, x, np.inf).min(axis=-1)
+    return ~(hi > lo)
 
 
 def average_ranks(y: np.ndarray, valid: np.ndarray) -> np.ndarray:

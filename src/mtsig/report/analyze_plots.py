@@ -68,6 +68,7 @@ def _bars(ax, a: Analysis, systems: tuple[str, ...]) -> None:
     x = np.arange(nb)
     top = 0.0
     for j, name in enumerate(systems):
+        labelled = False  # the system's first drawn bar names it in the legend (its first bucket may be empty)
         for i, b in enumerate(a.buckets):
             s = b.systems[name]
             if s.score is None:
@@ -75,7 +76,8 @@ def _bars(ax, a: Analysis, systems: tuple[str, ...]) -> None:
             xi = x[i] - 0.4 + width * (j + 0.5)
             lo, hi = (s.ci.low, s.ci.high) if s.ci else (s.score, s.score)
             bar = ax.bar(xi, s.score, width, color=f"C{j % 8}", hatch=HATCHES[j % len(HATCHES)], edgecolor="white",
-                         linewidth=0.3, label=name if i == 0 else None)  # fmt: skip
+                         linewidth=0.3, label=None if labelled else name)  # fmt: skip
+            labelled = True
             bar.patches[0].set_gid(_gid("bucket", a.kind, a.metric, b.label, name, s.score, lo, hi))
             if s.ci is not None:
                 ax.errorbar(xi, s.score, yerr=[[s.score - lo], [hi - s.score]], fmt="none", ecolor="0.15", lw=0.7,
@@ -98,6 +100,7 @@ def _points(ax, a: Analysis, systems: tuple[str, ...]) -> None:
     order = sorted(range(len(a.buckets)), key=lambda i: (first[i] is None, first[i] if first[i] is not None else 0))
     top = -np.inf
     for j, name in enumerate(systems):
+        labelled = False
         for k, i in enumerate(order):
             b = a.buckets[i]
             s = b.systems[name]
@@ -105,7 +108,8 @@ def _points(ax, a: Analysis, systems: tuple[str, ...]) -> None:
                 continue
             lo, hi = (s.ci.low, s.ci.high) if s.ci else (s.score, s.score)
             dot = ax.plot([k], [s.score], MARKERS[j % len(MARKERS)], color=f"C{j % 8}", ms=2.2, mew=0.4,
-                          mfc="none" if j % 2 else f"C{j % 8}", label=name if k == 0 else None)[0]  # fmt: skip
+                          mfc="none" if j % 2 else f"C{j % 8}", label=None if labelled else name)[0]  # fmt: skip
+            labelled = True
             dot.set_gid(_gid("bucket", a.kind, a.metric, b.label, name, s.score, lo, hi))
             top = max(top, s.score)
     for k, i in enumerate(order):
@@ -159,7 +163,9 @@ def plot_analysis(res: AnalyzeResult, a: Analysis, width: float | None = None):
     ax = fig.subplots()
     _axis(ax, res, a)
     ncol = min(len(res.systems), 4 if width < 5 else 8)
-    fig.legend(loc="outside upper center", ncol=ncol, handlelength=1.2, columnspacing=0.8)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:  # an analysis with nothing drawn per system (every bucket empty) has no legend to show
+        fig.legend(handles, labels, loc="outside upper center", ncol=ncol, handlelength=1.2, columnspacing=0.8)
     _caption_below(fig, _caption(res, a), width)
     fit_texts(fig)
     return fig
@@ -180,8 +186,9 @@ def plot_analyze(res: AnalyzeResult, width: float | None = None):
     axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, a in zip(axes, panels):
         _axis(ax, res, a)
-    fig.legend(handles=axes[0].get_legend_handles_labels()[0], loc="outside upper center",
-               ncol=min(len(res.systems), 8))  # fmt: skip
+    handles, labels = next((h for h in (ax.get_legend_handles_labels() for ax in axes) if h[0]), ([], []))
+    if handles:
+        fig.legend(handles, labels, loc="outside upper center", ncol=min(len(res.systems), 8))
     _caption_below(fig, _caption(res, panels[0]), width)
     fit_texts(fig)
     return fig

@@ -82,8 +82,9 @@ def _dots(ax, rows_of: tuple, clusters, cluster_of, kind) -> None:
         k = cluster_of.get(n, 0)
         color, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
         if ci is not None:
-            bar = ax.errorbar(v, y, xerr=[[v - ci[0]], [ci[1] - v]], fmt="none", ecolor=color, elinewidth=1.0,
-                              capsize=2)  # fmt: skip
+            # drawn from its ends (a percentile interval can leave out its own estimate: no negative half-width)
+            mid, half = (ci[0] + ci[1]) / 2, (ci[1] - ci[0]) / 2
+            bar = ax.errorbar(mid, y, xerr=[[half], [half]], fmt="none", ecolor=color, elinewidth=1.0, capsize=2)
             bar.lines[2][0].set_gid(_gid(kind, "ci", n, float(ci[0]), float(ci[1])))
         dot = ax.plot([v], [y], marker=marker, color=color, ms=4.5, ls="none")[0]
         dot.set_gid(_gid(kind, "value", n, float(v), k + 1))
