@@ -276,6 +276,19 @@ def _unknown_year(evs: EvalSet, what: str, flag: str, have: list[str]) -> InputE
                       param=flag.lstrip("-"))  # fmt: skip
 
 
+def gold_for(evs: EvalSet, level: str, gold: str | None, strict: bool = True) -> str | None:
+    """The gold scores of a level: the user's, the year's standard, or, in a folder of no known year, the only human
+    scores it has at that level (several: an error when ``strict``, else None)."""
+    gold = gold or evs.info.std_gold.get(level)
+    if gold is None and evs.root.name not in STANDARD:
+        have = sorted(n for n, lv in evs.human_files.items() if level in lv)
+        if len(have) == 1:
+            return have[0]
+        if strict and have:
+            raise _unknown_year(evs, f"human scores ({level} level)", "--gold", have)
+    return gold
+
+
 def check_selection(evs: EvalSet, refs: set[str] | None, exclude: tuple[str, ...] = ()) -> None:
     """Names the user gave that the folder does not have, and a standard reference that cannot be known: errors,
     never a silently smaller table."""
@@ -315,14 +328,9 @@ def task_data(evs: EvalSet, level: str, *, refs: set[str] | None = None, gold: s
     unless ``include_human``, outliers unless ``include_outliers``, and ``exclude``; those with gold scores), the
     gold scores (``gold``, default the standard one of the level) and every metric whose references are main
     references (the standard one by default), primary ones only with ``primary``."""
-    check_selection(evs, refs, exclude)
+    check_selection(evs, refs)  # (--exclude is checked by the caller: a task set's names span its pairs)
     main_refs = refs or {evs.info.std_ref}
-    gold = gold or evs.info.std_gold.get(level)
-    if gold is None and evs.root.name not in STANDARD:
-        have = sorted(n for n, lv in evs.human_files.items() if level in lv)
-        if len(have) != 1:
-            raise _unknown_year(evs, f"human scores ({level} level)", "--gold", have)
-        gold = have[0]
+    gold = gold_for(evs, level, gold)
     if gold is None:
         raise InputError(f"{evs.lp}: no standard gold scores at {level} level; give gold", param="gold")
     gold_scores = evs.scores(level, gold, True)
@@ -368,9 +376,10 @@ def meta_data(evs: EvalSet, *, refs: set[str] | None = None, gold: str | None = 
     stored system scores and, where it has them, segment scores, and each segment's document."""
     from mtsig.metaeval.core import MetaData, MetricScores
 
+    check_selection(evs, refs, exclude)
     sys_d = task_data(evs, "sys", refs=refs, gold=gold, include_human=include_human,
                       include_outliers=include_outliers, primary=primary, exclude=exclude)  # fmt: skip
-    seg_gold = gold or evs.info.std_gold.get("seg")
+    seg_gold = gold_for(evs, "seg", gold, strict=False)
     seg_d = None
     if seg_gold is not None and evs.scores("seg", seg_gold, True) is not None:
         seg_d = task_data(evs, "seg", refs=refs, gold=seg_gold, include_human=include_human,
@@ -396,7 +405,7 @@ def meta_data(evs: EvalSet, *, refs: set[str] | None = None, gold: str | None = 
                                     source=f"{evs.root}/metric-scores/{evs.lp}"))  # fmt: skip
     if not metrics:
         raise InputError(f"{evs.root}: no metric of {evs.lp} has system scores with the chosen references")
-    gold_name = gold or evs.info.std_gold.get("sys")
+    gold_name = gold_for(evs, "sys", gold, strict=False)
     used = ", ".join(sorted(refs or {evs.info.std_ref}))
     which = "primary metrics" if primary else "every metric"
     notes = (f"{evs.test_set} {evs.lp}: gold {gold_name}, reference(s) {used}, {len(systems)} systems, {which}",)
@@ -411,7 +420,7 @@ def human_scores(evs: EvalSet, *, gold: str | None = None, include_outliers: boo
     except the year's outliers (unless ``include_outliers``) and ``exclude``."""
     from mtsig.io.human import read_human
 
-    name = gold or evs.info.std_gold.get("seg")
+    name = gold_for(evs, "seg", gold)
     files = evs.human_files.get(name or "", {})
     if "seg" not in files:
         have = sorted(n for n, lv in evs.human_files.items() if "seg" in lv)
@@ -442,6 +451,8 @@ def text_inputs(root: str | Path, lp: str, refs: Sequence[str] | None = None, *,
     from mtsig.io.load import load_references
 
     evs = read_evalset(root, lp)
+    if not refs and not evs.info.std_ref:
+        raise _unknown_year(evs, "reference", "--ref", sorted(evs.refs))
     names = list(refs) if refs else [evs.info.std_ref]
     unknown = [r for r in names if r not in evs.refs]
     if unknown:

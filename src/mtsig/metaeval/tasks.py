@@ -523,6 +523,12 @@ def run_task_set(  # noqa: PLR0913
     tasks, weights = task_set(name, lps, root.name)
     all_lps = sorted({lp for t in tasks for lp in t.lps})
     sets = {lp: read_evalset(root, lp) for lp in all_lps}
+    unknown = [x for x in exclude if not any(x in evs.systems for evs in sets.values())]
+    if unknown:
+        from mtsig.errors import InputError
+
+        raise InputError(f"--exclude {unknown[0]}: not a system of any language pair of the task set "
+                         f"({', '.join(all_lps)})", param="exclude")  # fmt: skip
     opts = {"gold": gold, "refs": refs, "primary": primary, "include_outliers": include_outliers, "exclude": exclude}
     inputs = [_inputs(t, sets, opts) for t in tasks]
     if only is not None:
