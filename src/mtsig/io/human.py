@@ -152,6 +152,8 @@ class HumanScores:
             ids.append(int(g))
         ids_arr = np.asarray(ids, dtype=np.int64)
         n = len(docs)
+        if order == "line" and sid_order is None and ids_arr.size and ids_arr.min() == 0:
+            order = "index"  # an id 0 is no line number: the ids count the lines from 0 (a 0-based TSV)
         first = 0 if order == "index" else 1  # Appraise's ids index the lines from 0 (WMT24's line 0: the canary)
         if ids_arr.size and (ids_arr.min() < first or ids_arr.max() > n - 1 + first):
             bad = int(ids_arr.max() if ids_arr.max() > n - 1 + first else ids_arr.min())
