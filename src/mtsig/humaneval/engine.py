@@ -85,6 +85,8 @@ class PairData(NamedTuple):
 
 
 #: floats of a block of paired differences (units x pairs) held at once (32 MB)
+#: the most floats of one (resamples x pairs) product of the paired tests (16M: 128 MB)
+PRODUCT_FLOATS = 1 << 24
 PAIR_BLOCK_FLOATS = 2**22
 
 
@@ -153,23 +155,30 @@ class PairTests:
         return out
 
     def _products(self, resampling: Resampling, kind: str, R: int, label: str):
-        """``(lo, hi, W @ D)`` for each block of pairs and each chunk of the plan, with progress in resamples."""
+        """``(lo, hi, (W @ D).T)`` (pairs x resamples, C order) for each block of pairs and each chunk of the plan,
+        with progress in resamples; no product above :data:`PRODUCT_FLOATS` floats."""
         U = len(self.units.labels)
         advance = resampling.advance(label, R * max(1, -(-len(self.pairs) // self.block)) if not self.separable
                                      else R)  # fmt: skip
         if self.separable:
             S = self.units.sums  # (U, K): each system's sum per unit over the (shared) judged segments
+            ST = np.ascontiguousarray(S.T)  # (K, U)
             for W in resampling.plan(kind, U, R).chunks():
-                WS = W @ S
-                for lo in range(0, len(self.pairs), self.block):
-                    hi = min(lo + self.block, len(self.pairs))
-                    yield lo, hi, WS[:, self.pairs[lo:hi, 0]] - WS[:, self.pairs[lo:hi, 1]]
+                WST = ST @ W.T  # (K, rows): a system's row is contiguous, so gathering pairs' rows is cheap
+                # pairs in blocks small enough that a block's (pairs x resamples) product stays within budget
+                block = max(1, min(self.block, PRODUCT_FLOATS // max(1, len(W))))
+                for lo in range(0, len(self.pairs), block):
+                    hi = min(lo + block, len(self.pairs))
+                    yield lo, hi, WST[self.pairs[lo:hi, 0]] - WST[self.pairs[lo:hi, 1]]
                 if advance:
                     advance(len(W))
             return
         for lo, hi, D, _ in self._blocks():
+            rows = max(1, PRODUCT_FLOATS // max(1, D.shape[1]))  # resamples per product, within budget
+            DT = np.ascontiguousarray(D.T)
             for W in resampling.plan(kind, U, R).chunks():
-                yield lo, hi, W @ D
+                for r0 in range(0, len(W), rows):
+                    yield lo, hi, DT @ W[r0 : r0 + rows].T
                 if advance:
                     advance(len(W))
 
@@ -179,9 +188,10 @@ class PairTests:
         total = self.totals
         cut = np.abs(total) - 1e-12 * np.maximum(1.0, np.abs(total))
         counts = np.zeros(len(self.pairs), dtype=np.int64)
-        for lo, hi, WD in self._products(resampling, "randomization", R, "randomization of the pairs"):
-            T = total[lo:hi] - 2.0 * WD  # a swapped unit's difference changes sign
-            counts[lo:hi] += np.count_nonzero(np.abs(T) >= cut[lo:hi], axis=0)
+        for lo, hi, DW in self._products(resampling, "randomization", R, "randomization of the pairs"):
+            T = total[lo:hi, None] - 2.0 * DW  # a swapped unit's difference changes sign
+            np.abs(T, out=T)
+            counts[lo:hi] += np.count_nonzero(T >= cut[lo:hi, None], axis=1)
         return (counts + 1) / (R + 1)
 
     def bootstrap(self, resampling: Resampling, R: int) -> np.ndarray:
@@ -189,9 +199,9 @@ class PairTests:
         most 1) on the units' paired differences."""
         le = np.zeros(len(self.pairs), dtype=np.int64)
         ge = np.zeros(len(self.pairs), dtype=np.int64)
-        for lo, hi, WD in self._products(resampling, "bootstrap", R, "paired bootstrap of the pairs"):
-            le[lo:hi] += np.count_nonzero(WD <= 0, axis=0)
-            ge[lo:hi] += np.count_nonzero(WD >= 0, axis=0)
+        for lo, hi, DW in self._products(resampling, "bootstrap", R, "paired bootstrap of the pairs"):
+            le[lo:hi] += np.count_nonzero(DW <= 0, axis=1)
+            ge[lo:hi] += np.count_nonzero(DW >= 0, axis=1)
         return np.minimum(1.0, 2 * (np.minimum(le, ge) + 1) / (R + 1))
 
 
@@ -224,8 +234,8 @@ def paired_bootstrap(pd: PairData, resampling: Resampling, R: int) -> np.ndarray
     return np.minimum(1.0, 2 * (np.minimum(le, ge) + 1) / (R + 1))
 
 
-def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float,
-              resampling: Resampling | None = None) -> tuple[list[tuple[int, int]], np.ndarray]:  # fmt: skip
+def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float, resampling: Resampling | None = None,
+              jobs: int = 1) -> tuple[list[tuple[int, int]], np.ndarray]:  # fmt: skip
     """Simultaneous rank sets (1 = best) of every system, and the ``(K, K)`` matrix of step-down max-T adjusted
     p-values of "row is better than column" (the ordered pairs' one-sided hypotheses, all at once).
 
@@ -258,16 +268,40 @@ def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float,
     cut = t - np.abs(t) * 1e-12 - 1e-15  # at least as extreme, ties counted
     order = np.argsort(-t, kind="stable")
     oj, ok, om, os_, olive = jj[order], kk[order], mean[order], scale[order], live[order]
-    down = np.zeros(n, dtype=np.int64)
     rows = max(1, PAIR_BLOCK_FLOATS // n)
-    advance = resampling.advance(f"rank sets (max-T over {n:,} ordered pairs)", R) if resampling else None
-    for lo in range(0, R, rows):
-        if advance:
-            advance(min(rows, R - lo))
-        Bc = B[lo : lo + rows]
-        null = np.where(olive, ((Bc[:, oj] - Bc[:, ok]) - om) / os_, -np.inf)
-        tail = np.maximum.accumulate(null[:, ::-1], axis=1)[:, ::-1]  # max over the pairs ranked j and below
-        down += np.count_nonzero(tail >= cut[order], axis=0)
+    dead = ~olive
+    ocut = cut[order]
+
+    def counts(span: tuple[int, int], advance=None) -> np.ndarray:
+        """The step-down counts of bootstrap rows span[0] .. span[1]."""
+        down = np.zeros(n, dtype=np.int64)
+        for lo in range(span[0], span[1], rows):
+            Bc = B[lo : min(lo + rows, span[1])]
+            if advance:
+                advance(len(Bc))
+            null = np.empty((len(Bc), n))
+            for r, b in enumerate(Bc):  # a row at a time: 1-D gathers are several times faster than 2-D ones
+                x = null[r]
+                np.take(b, oj, out=x)
+                x -= np.take(b, ok)
+                x -= om
+                x /= os_
+            null[:, dead] = -np.inf
+            tail = np.maximum.accumulate(null[:, ::-1], axis=1)[:, ::-1]  # max over the pairs ranked j and below
+            down += np.count_nonzero(tail >= ocut, axis=0)
+        return down
+
+    from mtsig.executor import ProcessExecutor, start_method
+
+    if jobs > 1 and R >= 2 * jobs and n * R >= 50_000_000 and start_method() == "fork":
+        cuts = np.linspace(0, R, 4 * jobs + 1).astype(np.int64)  # the rows split; the counts add up the same
+        spans = [(int(a), int(b)) for a, b in zip(cuts, cuts[1:]) if b > a]
+        prog = resampling.advance(f"rank sets (max-T over {n:,} ordered pairs) in {jobs} processes",
+                                  len(spans)) if resampling else None  # fmt: skip
+        down = np.sum(ProcessExecutor(jobs).map(counts, spans, prog), axis=0)
+    else:
+        advance = resampling.advance(f"rank sets (max-T over {n:,} ordered pairs)", R) if resampling else None
+        down = counts((0, R), advance)
     down = np.where(olive, down, R)
     p_down = np.empty(n)
     p_down[order] = np.minimum(1.0, np.maximum.accumulate((down + 1) / (R + 1)))

@@ -27,7 +27,7 @@ how often they miss.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -111,6 +111,12 @@ class HumanOptions(Checked):
     min_common: int = option(MIN_COMMON, "pairs judged on fewer common segments are not tested", "int", low=1,
                              metavar="N", group="ranking", doc="The fewest segments two systems must share to be "
                              f"tested ({MIN_COMMON}).")  # fmt: skip
+    jobs: int = option(1, "processes for the paired tests and the rank sets (the pairs and the bootstrap rows split "
+                       "between them: the same numbers with any number of processes)", "int", short="-j", low=1,
+                       group="ranking", shown=False, record=False, metavar="N",
+                       web="processes: a run of the web app uses one; mtsig serve --jobs sets how many runs go at once",
+                       doc="Processes for the paired tests and the rank sets (1: in this process); the results do "
+                       "not depend on it.")  # fmt: skip
     segments: bool = option(False, "also the per-segment scores used (JSON, CSV)", "bool", group="ranking",
                             record=False, doc="Also the per-segment scores used (``result.segments``; JSON "
                             "``\"segments\"``).")  # fmt: skip
@@ -308,6 +314,32 @@ def _check_size(h: HumanScores) -> None:
                          "systems) at once; rank a selection of the systems")  # fmt: skip
 
 
+#: below this many pair-resamples, forking costs more than it saves
+MIN_PARALLEL_WORK = 50_000_000
+
+
+def _pair_tests(sub, opts: HumanOptions, rs: Resampling, R: int) -> np.ndarray:
+    """The paired tests' p-values, in ``opts.jobs`` processes when there is enough work: each takes a contiguous
+    share of the pairs and draws the same resamples from the seed, so the p-values are the same as in one."""
+    from mtsig.executor import ProcessExecutor, start_method
+
+    test = "ar" if opts.test == "ar" else "bootstrap"
+    P = len(sub.pairs)
+    if opts.jobs <= 1 or P < 2 or P * R < MIN_PARALLEL_WORK or start_method() != "fork":
+        return getattr(sub, test)(rs, R)
+    cuts = np.linspace(0, P, min(P, 4 * opts.jobs) + 1).astype(np.int64)  # a few shares per process: even finish
+    parts = [(int(a), int(b)) for a, b in zip(cuts, cuts[1:]) if b > a]
+    quiet = replace(rs, progress=None)  # the children draw the same resamples, and print nothing
+
+    def one(span: tuple[int, int]) -> np.ndarray:
+        keep = np.zeros(P, dtype=bool)
+        keep[span[0] : span[1]] = True
+        return getattr(sub.subset(keep), test)(quiet, R)
+
+    advance = rs.advance(f"paired tests of {P:,} pairs in {opts.jobs} processes", len(parts))
+    return np.concatenate(ProcessExecutor(opts.jobs).map(one, parts, advance))
+
+
 def _mtsig_tests(h: HumanScores, opts: HumanOptions, rs: Resampling, order: list[int], units, unit: str):
     """Every pair of systems (in score order) tested on the segments both were judged on, corrected over the pairs
     tested: the pairs, the tests' evidence, which were tested, p, adjusted p, the decisions, R and its notes."""
@@ -324,7 +356,7 @@ def _mtsig_tests(h: HumanScores, opts: HumanOptions, rs: Resampling, order: list
     p = np.full(len(pairs), np.nan)
     if testable.any():
         sub = pt.subset(testable)
-        p[testable] = sub.ar(rs, R) if opts.test == "ar" else sub.bootstrap(rs, R)
+        p[testable] = _pair_tests(sub, opts, rs, R)
     padj = np.full(len(pairs), np.nan)
     padj[testable] = adjust(p[testable], opts.correction)
     sig = (padj <= opts.alpha) & testable
@@ -374,7 +406,7 @@ def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult
     boot, cis, unit, unit_notes = _intervals(h, opts, rs)
     units = engine.unit_sums(h, unit)
     if boot is not None:
-        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence, rs)
+        ranks, _ = engine.rank_sets(boot[:, order], means[order], opts.confidence, rs, jobs=opts.jobs)
     else:
         ranks = [(1, len(order))] * len(order)
     K = len(order)

@@ -598,7 +598,7 @@ def _aso_note(res: CompareResult) -> list[str]:
         f"distributions' distance where the favoured system is worse (Bonferroni over the {k} comparison(s) inside "
         f"the bound). * where ε_min < {aso.extra['tau']:g} and the runs also differ beyond chance: 'gate' is a "
         f"permutation test of the two systems' runs ({'every split' if aso.extra['gate_exact'] else 'random splits'}"
-        f", {aso.extra['gate_splits']}; the signed Wasserstein statistic ASO's ratio is made of), "
+        f", {aso.extra['gate_splits']}; Welch's t of the runs' mean scores), "
         f"{'unadjusted' if corr == 'none' else corr + '-adjusted'} over the {k} comparison(s), at most alpha "
         f"{st.alpha:g}. No clusters from ASO.",
         "ε_min < τ alone (deepsig's rule) does not hold a family's level with few seeds: under identical run "
