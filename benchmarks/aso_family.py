@@ -9,8 +9,9 @@ better than another; under these nulls no such claim is true:
 
 Rules: ``bound, deepsig's level`` (ε_min < τ, each bound at c + (1 - c)/k, as deepsig 1.2.8), ``bound, Bonferroni``
 (ε_min < τ at 1 - α/k, mtsig's earlier default) and ``gated`` (mtsig's default: the Bonferroni bound and the
-permutation gate (Welch's t of the runs' means), Holm over the k(k-1)/2 pairs). ε_min and the gate come from mtsig's own functions
-(:func:`mtsig.stats.aso.ratio_and_sigma`, :func:`mtsig.stats.aso.permutation_p`), batched over the families.
+permutation gate (Welch's t of the runs' means), Holm over the k(k-1)/2 pairs). ε_min and the gate come from mtsig's
+own functions (:func:`mtsig.stats.aso.ratio_and_sigma`, :func:`mtsig.stats.aso.permutation_p`), batched over the
+families.
 
     python benchmarks/aso_family.py [--families 1000] [--seed 20261128] [--cells all|small]
 """

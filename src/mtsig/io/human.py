@@ -676,8 +676,9 @@ def _read_wmt24_jsonl(path: str, text: str) -> tuple[list[Judgment], list[str]]:
                                  "the field out where there is none)")  # fmt: skip
         key = (system, doc, int(line), annotator)
         if key in seen:
-            raise InputError(f"{path}: line {i}: repeats the judgment of line {seen[key]} ({system}, document {doc}, "
-                             f"line {int(line)}, annotator {annotator}): a duplicated judgment would count twice")  # fmt: skip
+            raise InputError(f"{path}: line {i}: repeats the judgment of line {seen[key]} ({system}, document "
+                             f"{doc}, line {int(line)}, annotator {annotator}): a duplicated judgment would count "
+                             "twice")  # fmt: skip
         seen[key] = i
         line = int(line)
         out.append(Judgment(system=system, segment=f"{doc}#{line}", score=float(x), doc=doc, lp=str(rec["langs"]),

@@ -26,8 +26,9 @@ exchangeability at the family's level (Holm over the pairs in :func:`multi_aso`,
 of the pooled runs is enumerated when there are at most 20,000, and otherwise ``n_permutations`` random splits are
 drawn. When the systems' runs are exchangeable (the deep null) the gate is exact, whatever the runs' distribution;
 studentized, it also holds its level (asymptotically) where two systems are equally good on average but their runs
-spread differently, where an unstudentized statistic does not (measured: benchmarks/aso_family.py). With n = m = 3 runs the smallest
-two-sided p-value is 0.1, with 5 and 5 0.0079: such a family can make no claim, and the result says so.
+spread differently, where an unstudentized statistic does not (measured: benchmarks/aso_family.py). With n = m = 3
+runs the smallest two-sided p-value is 0.1, with 5 and 5 0.0079: such a family can make no claim, and the result
+says so.
 ``rule="bound"`` is deepsig's rule (ε_min < τ alone).
 """
 
