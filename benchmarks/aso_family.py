@@ -75,19 +75,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=20261128)
-    ap.add_argument("--cells", choices=("all", "small"), default="all")
+    ap.add_argument("--cells", choices=("all", "small", "alpha01"), default="all")
+    ap.add_argument("--alpha", type=float, default=0.05)
     a = ap.parse_args()
     cells = [("identical", k, n) for k in (3, 5, 10) for n in (3, 5, 10, 20)]
     cells += [(null, 5, n) for null in ("skewed", "spread") for n in (5, 10, 20)]
     if a.cells == "small":
         cells = [("identical", 5, 5), ("identical", 5, 20), ("spread", 5, 10)]
-    print(f"ASO family-wise error at alpha 0.05: {a.families} families per cell, seed {a.seed}, 1000 bootstrap "
+    if a.cells == "alpha01":  # the cells where the gate can reach alpha = 0.01 after Holm
+        cells = [("identical", 3, 10), ("identical", 5, 10), ("identical", 5, 20), ("identical", 10, 20),
+                 ("skewed", 5, 20), ("spread", 5, 10), ("spread", 5, 20)]  # fmt: skip
+    print(f"ASO family-wise error at alpha {a.alpha:g}: {a.families} families per cell, seed {a.seed}, 1000 bootstrap "
           "samples per bound, the gate exact up to 20,000 splits (else 9,999 permutations)\n")  # fmt: skip
     print("| null | systems | seeds | bound, deepsig's level | bound, Bonferroni | gated (default) |")
     print("|---|---|---|---|---|---|")
     for null, k, n in cells:
         t = time.perf_counter()
-        hits = cell(null, k, n, a.families, a.seed)
+        hits = cell(null, k, n, a.families, a.seed, a.alpha)
         cells_txt = []
         for r in ("deepsig", "bonferroni", "gated"):
             lo, hi = clopper_pearson(hits[r], a.families)

@@ -114,7 +114,7 @@ def prepare(a: argparse.Namespace, *, check_only: bool = False) -> tuple[ModuleT
     from mtsig.commands.common import check_outputs, read_table
 
     command, module = COMMANDS[a.command], command_module(a.command)
-    if getattr(a, "jobs", 1) < 1:
+    if (getattr(a, "jobs", 1) or 1) < 1:  # (None: a declared flag not given)
         from mtsig.errors import InputError
 
         raise InputError(f"--jobs must be at least 1, got {a.jobs}")
@@ -337,7 +337,11 @@ def run() -> None:
     import gc
 
     gc.set_threshold(100_000, 50, 100)
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C outside the command's own handler (reading the flags, loading plugins)
+        print("mtsig: interrupted", file=sys.stderr)
+        os._exit(130)
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -347,7 +351,14 @@ def run() -> None:
         if not _output_failed:
             print(f"mtsig: error: cannot write to standard output ({exc.strerror or exc})", file=sys.stderr)
         os._exit(2)
+    executor = sys.modules.get("mtsig.executor")
+    if executor is not None and executor.ABANDONED:  # a pool stopped mid-work: no clean-up that would wait on it
+        os._exit(code)
     if any(m in sys.modules for m in _NEEDS_TEARDOWN):
+        import signal
+
+        # the work is done and written: a Ctrl-C now would only break the modules' clean-up into a traceback
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         sys.exit(code)
     if "logging" in sys.modules:  # what logging would flush at exit (sacreBLEU imports it)
         sys.modules["logging"].shutdown()

@@ -60,8 +60,17 @@ def start_method() -> str:
 _INHERITED: tuple | None = None
 
 
+def _ignore_interrupt() -> None:
+    """A worker leaves Ctrl-C to its parent, which stops every worker itself: a worker that died of the signal
+    first would turn the interrupt into a broken pool, and one caught mid-write could hang the parent."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _inherit(fn, items) -> None:
     global _INHERITED
+    _ignore_interrupt()
     _INHERITED = (fn, items)
 
 
@@ -97,7 +106,7 @@ class ProcessExecutor:
             pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_inherit, initargs=(fn, items))
             futures = {pool.submit(_call_inherited, i): i for i in range(len(items))}
         else:
-            pool = ProcessPoolExecutor(jobs, mp_context=ctx)
+            pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_ignore_interrupt)
             futures = {pool.submit(fn, x): i for i, x in enumerate(items)}
         out: list = [None] * len(items)
         try:
@@ -106,10 +115,35 @@ class ProcessExecutor:
                 if progress is not None:
                     progress(1)
         except BrokenProcessPool:
+            _stop(pool)
             raise RuntimeError("a worker process died without a result") from None
-        finally:  # on an error or Ctrl-C: nothing new starts, the workers are reaped
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # an error here or Ctrl-C: the workers are stopped, not waited for
+            _stop(pool)
+            raise
+        pool.shutdown(wait=True)
         return out
+
+
+#: a process pool was stopped mid-work: its manager thread may wait for ever on a result a killed worker never
+#: finished sending, so the process must end without the interpreter's clean-up, which joins that thread
+#: (:func:`mtsig.cli.run` ends with ``os._exit`` then)
+ABANDONED = False
+
+
+def _stop(pool) -> None:
+    """A process pool ended at once: nothing new starts, its workers are killed and reaped (a worker mid-task is
+    not waited for: after Ctrl-C, the command ends in a line, not when the task would have)."""
+    global ABANDONED
+    ABANDONED = True
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        try:
+            proc.kill()
+        except (OSError, AttributeError):  # already gone
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 class ForkedCall:
@@ -119,14 +153,22 @@ class ForkedCall:
 
     def __init__(self, pid: int, fd: int):
         self.pid, self.fd = pid, fd
+        self.open, self.reaped = True, False
 
     def result(self) -> Any:
         import os
         import pickle
 
-        with os.fdopen(self.fd, "rb") as f:
-            data = f.read()
-        os.waitpid(self.pid, 0)
+        try:
+            f = os.fdopen(self.fd, "rb")
+            self.open = False  # the file object owns the descriptor now
+            with f:
+                data = f.read()
+            os.waitpid(self.pid, 0)
+            self.reaped = True
+        except BaseException:  # Ctrl-C while waiting: the child is stopped before the interrupt goes on
+            self.cancel()
+            raise
         if not data:
             raise RuntimeError("a forked worker died without a result")
         ok, value = pickle.loads(data)
@@ -138,12 +180,20 @@ class ForkedCall:
         import os
         import signal
 
-        os.close(self.fd)
+        if self.open:
+            self.open = False
+            os.close(self.fd)
+        if self.reaped:
+            return
         try:
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:  # it had finished (Ctrl-C reaches it too)
+        except ProcessLookupError:  # it had finished
             pass
-        os.waitpid(self.pid, 0)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        self.reaped = True
 
 
 def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
@@ -158,6 +208,7 @@ def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
         try:
+            _ignore_interrupt()
             import pickle
 
             os.close(read)

@@ -188,7 +188,7 @@ def _run_analyses(ctx: AnalysisContext, specs, fork: bool) -> dict[int, list[Ana
         if done is not None:
             done.result()
         elif child is not None:
-            _adopt(ctx, parts, lead, at, child.result())
+            _adopt(ctx, parts, lead, at, child.result())  # (Ctrl-C while waiting: result() stops the child)
     ctx.finished(sum(ANALYSES[s.kind].batched for s in specs) + (lead is not None and child is not None))
     return parts
 

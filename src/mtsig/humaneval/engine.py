@@ -188,10 +188,14 @@ class PairTests:
         total = self.totals
         cut = np.abs(total) - 1e-12 * np.maximum(1.0, np.abs(total))
         counts = np.zeros(len(self.pairs), dtype=np.int64)
+        # a swapped unit's difference changes sign: T = total - 2 W @ d, and |T| >= cut exactly when W @ d lies at
+        # or below (total - cut) / 2 or at or above (total + cut) / 2 (two comparisons, no temporary T)
+        low, high = (total - cut) / 2, (total + cut) / 2
+        every = cut <= 0  # identical systems: every resample is as extreme (counted once: below +inf, never above)
+        low[every], high[every] = np.inf, np.inf
         for lo, hi, DW in self._products(resampling, "randomization", R, "randomization of the pairs"):
-            T = total[lo:hi, None] - 2.0 * DW  # a swapped unit's difference changes sign
-            np.abs(T, out=T)
-            counts[lo:hi] += np.count_nonzero(T >= cut[lo:hi, None], axis=1)
+            counts[lo:hi] += np.count_nonzero(DW <= low[lo:hi, None], axis=1)
+            counts[lo:hi] += np.count_nonzero(DW >= high[lo:hi, None], axis=1)
         return (counts + 1) / (R + 1)
 
     def bootstrap(self, resampling: Resampling, R: int) -> np.ndarray:
