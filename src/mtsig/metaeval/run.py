@@ -621,7 +621,7 @@ MASK_BYTES = 256 * 2**20
 def swap_masks(data: MetaData, opts: MetaOptions, n: int | None = None) -> SwapMasks | None:
     """PERM-BOTH's swap masks (None for the tests that do not use them). Segment level with documents as the unit:
     one bit per (system, document), so a system's entries of one document are swapped together."""
-    if opts.test == "bootstrap" or (opts.test != "perm-both" and opts.level != "system"):
+    if opts.test != "perm-both" and opts.level != "system":
         return None
     R = n if n is not None else (opts.n_resamples or 1000)
     if opts.level == "system":
@@ -675,7 +675,8 @@ def item_weights(data: MetaData, opts: MetaOptions, n: int, unit: str):
 def _bootstrap_system(data: MetaData, a, b, stat: str, opts: MetaOptions, R: int) -> tuple[float, np.ndarray]:
     """System level, paired bootstrap over the segments: every resample recomputes the human system scores and
     both metrics' system scores, and the difference of the statistic; its centred distribution is the null (the
-    shift method). The sampling variation of the human scores is part of it, which PERM-BOTH leaves out."""
+    shift method). No longer offered as a test (a metric's per-system errors never vary when segments are resampled:
+    it rejected 0.20-0.33 at 0.05 under such a null); kept for benchmarks/meta_calibration.py, which measures it."""
     diffs = []
     for W in item_weights(data, opts, R, resample_unit(data, opts)[0]):
         hs = _human_system_boot(data.H, W)
@@ -698,11 +699,6 @@ def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W, advance=Non
     ``W``: the swap masks (:class:`SwapMasks`, or an array of them); R is ``opts.n_resamples`` (1,000 if None)."""
     stat = opts.compared_on
     R = opts.n_resamples or 1000
-    if opts.level == "system" and opts.test == "bootstrap":
-        obs, null = _bootstrap_system(data, a, b, stat, opts, R)
-        if advance:
-            advance(R)
-        return obs, (_count(obs, null) + 1) / (null.size + 1)
     if opts.test == "pairwise" and opts.level == "segment" and stat == "acc23":
         obs, null = _pairwise_perm(data, a, b, replace(opts, n_resamples=R), eps, Resampling(R, opts.seed))
         if advance:
@@ -810,12 +806,6 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     opts = opts or MetaOptions()
     if len(data.metrics) < 1:
         raise InputError("give at least one metric")
-    if opts.test == "bootstrap" and opts.level == "system":
-        lacking = [m.name for m in data.metrics if m.segments is None and m.resampled is None]
-        if data.human is None or lacking:
-            what = "the human scores" if data.human is None else ", ".join(lacking)
-            raise InputError(f"test bootstrap resamples the segments, and {what} give(s) no segment scores placed in "
-                             "the test set: use test perm-both (over the systems)", param="test")  # fmt: skip
     values, eps, notes = _values(data, opts)
     if opts.test == "pairwise":
         notes.append("the pairwise permutation test swaps pairs' outcomes as if they were independent; under a null "
@@ -825,10 +815,6 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
         notes.append("acc23 under PERM-BOTH re-optimizes each hybrid's tie threshold, which makes the test liberal: "
                      "0.082 [0.059, 0.110] at 0.05 under a null of two equally good metrics (docs/meta.md); Pearson "
                      "and tau-b (--statistic) hold their level")  # fmt: skip
-    if opts.test == "bootstrap":
-        notes.append("the paired bootstrap at system level: under a null of two equally good metrics it rejected "
-                     "0.012 at 0.05 resampling segments (conservative) and 0.040 resampling documents "
-                     "(docs/meta.md)")  # fmt: skip
     unit, why = resample_unit(data, opts)
     if why:
         notes.append(why)
@@ -849,9 +835,7 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     at2 = {n: i + 1 for i, c in enumerate(cl2) for n in c}
     metrics = tuple(MetricAgreement(name=n, values=values[n], ci=cis[n], epsilon=eps[n], cluster=at[n],
                                     cluster_corrected=at2[n]) for n in order)  # fmt: skip
-    test = {"pairwise": "pairwise permutation", "bootstrap": "paired bootstrap over segments (null-centred)"}.get(
-        opts.test, "PERM-BOTH"
-    )
+    test = {"pairwise": "pairwise permutation"}.get(opts.test, "PERM-BOTH")
     if opts.test == "pairwise" and not (opts.level == "segment" and stat == "acc23"):
         test = "PERM-BOTH"
     settings = {"level": opts.level, "statistic": stat, "average_by": opts.average_by if opts.level == "segment"
