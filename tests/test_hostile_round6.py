@@ -60,10 +60,9 @@ def test_meta_plot_draws_an_interval_that_leaves_out_its_estimate(tmp_path):
     """A percentile interval can lie to one side of its estimate (WMT23 he-en BLEU: 0.828, [0.837, 0.939]): the
     figure draws it from its ends (matplotlib refused negative half-widths) and the notes say it."""
     pytest.importorskip("matplotlib")
-    from tests.meta.test_mtme_tasks import make_folder
-
     from mtsig.metaeval.run import _outside_notes
     from mtsig.report.paper import plot_meta
+    from tests.meta.test_mtme_tasks import make_folder
 
     res = mtsig.meta(mtme=str(make_folder(tmp_path)), lp="xx-yy", n_bootstrap=100, n_resamples=200)
     m = res.metrics[0]

@@ -24,11 +24,11 @@ in a third or more of families of 5 systems × 5 seeds (docs/guide/runs.md has t
 exchangeability at the family's level (Holm over the pairs in :func:`multi_aso`, Bonferroni over
 ``num_comparisons`` in :func:`aso`). Its statistic is Welch's t of the runs' mean difference, two-sided; every split
 of the pooled runs is enumerated when there are at most 20,000, and otherwise ``n_permutations`` random splits are
-drawn; its p-value is never below Welch's t-test's own. When the systems' runs are exchangeable (the deep null) the gate is exact, whatever the runs' distribution;
-studentized, it also holds its level (asymptotically) where two systems are equally good on average but their runs
-spread differently, where an unstudentized statistic does not (measured: benchmarks/aso_family.py). With n = m = 3
-runs the smallest two-sided p-value is 0.1, with 5 and 5 0.0079: such a family can make no claim, and the result
-says so.
+drawn; its p-value is never below Welch's t-test's own. When the systems' runs are exchangeable (the deep null) the
+gate is exact, whatever the runs' distribution; studentized and bounded by Welch's test, it also holds its level
+where two systems are equally good on average but their runs spread differently, where an unstudentized statistic
+does not (measured: benchmarks/aso_family.py). With n = m = 3 runs the smallest two-sided p-value is 0.1, with 5
+and 5 0.0079: such a family can make no claim, and the result says so.
 ``rule="bound"`` is deepsig's rule (ε_min < τ alone).
 """
 
@@ -131,10 +131,11 @@ def _splits(n: int, m: int, n_permutations: int, seed: int) -> tuple[np.ndarray,
 
 def permutation_p(a, b, *, dt: float = 0.005, n_permutations: int = 9999, seed: int = 12345):
     """The gate's two-sided p-value of "A's and B's runs are exchangeable" with the statistic |t| (Welch's,
-    :func:`welch_t`), never below Welch's t-test's own p-value: exact over every split of the pooled runs when there are at most :data:`MAX_EXACT`
-    (p = the share of splits with |D*| ≥ |D|, the observed split included), else ``(1 + #) / (R + 1)`` over
-    ``n_permutations`` random splits. Returns (p, the number of splits, exact); with 2-D ``a`` (F, n) and ``b``
-    (F, m), F independent pairs at once (the same splits for each) and p an array. Identical samples give p = 1."""
+    :func:`welch_t`), never below Welch's t-test's own p-value: exact over every split of the pooled runs when there
+    are at most :data:`MAX_EXACT` (p = the share of splits with |t*| ≥ |t|, the observed split included), else
+    ``(1 + #) / (R + 1)`` over ``n_permutations`` random splits. Returns (p, the number of splits, exact); with
+    2-D ``a`` (F, n) and ``b`` (F, m), F independent pairs at once (the same splits for each) and p an array.
+    Identical samples give p = 1."""
     a2, b2 = np.atleast_2d(np.asarray(a, dtype=np.float64)), np.atleast_2d(np.asarray(b, dtype=np.float64))
     F, n, m = a2.shape[0], a2.shape[1], b2.shape[1]
     pooled = np.concatenate([a2, b2], axis=1)
