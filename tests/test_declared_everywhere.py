@@ -72,6 +72,7 @@ WITH = {
     ("score", "seed"): {"ci": True},
     ("score", "resample_unit"): {"ci": True},
     ("meta", "average_by"): {"level": "segment"},
+    ("meta", "test"): {"level": "segment", "statistic": "acc23"},
 }
 
 

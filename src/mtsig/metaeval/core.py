@@ -179,6 +179,10 @@ class MetaOptions(Checked):
             if self.level not in s.levels:
                 raise InputError(f"statistic {s.name} is a {'/'.join(s.levels)}-level statistic, not "
                                  f"{self.level}-level", param="statistic")  # fmt: skip
+        if self.test == "pairwise" and (self.level != "segment" or self.compared_on != "acc23"):  # ran PERM-BOTH
+            raise InputError(f"test pairwise is mt-metrics-eval's test of segment-level acc23 (level segment, "
+                             f"statistic acc23), not of {self.level}-level {self.compared_on}: use perm-both",
+                             param="test")  # fmt: skip
         if self.level == "system" and self.average_by != "item":  # it would be ignored
             raise InputError(f"average_by {self.average_by} applies at segment level (level segment); system-level "
                              "statistics have one value over the systems", param="average_by")  # fmt: skip

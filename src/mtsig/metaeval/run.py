@@ -836,8 +836,6 @@ def run_meta(data: MetaData, opts: MetaOptions | None = None, progress=None) -> 
     metrics = tuple(MetricAgreement(name=n, values=values[n], ci=cis[n], epsilon=eps[n], cluster=at[n],
                                     cluster_corrected=at2[n]) for n in order)  # fmt: skip
     test = {"pairwise": "pairwise permutation"}.get(opts.test, "PERM-BOTH")
-    if opts.test == "pairwise" and not (opts.level == "segment" and stat == "acc23"):
-        test = "PERM-BOTH"
     settings = {"level": opts.level, "statistic": stat, "average_by": opts.average_by if opts.level == "segment"
                 else None, "test": test, "n_resamples": R, "n_bootstrap": opts.n_bootstrap,
                 "confidence": opts.confidence, "alpha": opts.alpha, "correction": opts.correction, "seed": opts.seed,
