@@ -15,18 +15,10 @@ import mtsig
 from mtsig.cli import main
 from mtsig.errors import InputError
 from tests.data import DATA, need
+from tests.test_hostile_round5 import _one_error
 
 EX = Path(__file__).resolve().parents[1] / "examples"
 MTME = DATA / "mtme-wmt23-ende" / "wmt23"
-
-
-def _one_error(capsys, argv: list[str], words: str) -> str:
-    assert main(argv) == 2
-    cap = capsys.readouterr()
-    lines = cap.err.strip().splitlines()
-    assert cap.out == "" and len(lines) == 1 and lines[0].startswith("mtsig: error:"), cap.err
-    assert words in lines[0], lines[0]
-    return lines[0]
 
 
 def _seg_scores(path: Path, systems: int = 3, segments: int = 40) -> str:
