@@ -262,16 +262,22 @@ _CSV_COLUMNS = ["metric", "a", "b", "score_a", "score_b", "delta", "delta_ci_low
 
 def _compare_csv(res: CompareResult) -> str:
     rows = []
-    aso = "aso" in res.settings.tests  # ASO rows have no p-value: their ε_min gets a column
+    aso = "aso" in res.settings.tests  # ASO rows have no p-value: their ε_min and gate's adjusted p get columns
     assume = any("assumption" in c.result.extra for c in res.comparisons)  # the runs test says what it rests on
     for c in res.comparisons:
         r = c.result
         ci = r.delta_ci.to_list() if r.delta_ci else [None, None]
         rank = _cluster_ranks(res, r.metric)
-        more = ([r.extra.get("eps_min")] if aso else []) + ([r.extra.get("assumption")] if assume else [])
+        more = ([r.extra.get("eps_min"), r.extra.get("gate_p_adjusted")] if aso else []) + (
+            [r.extra.get("assumption")] if assume else []
+        )
         rows.append([r.metric, r.a, r.b, r.score_a, r.score_b, r.delta, *ci, r.test, r.p_value, c.p_adjusted,
                      c.significant, rank.get(r.a), rank.get(r.b), *more])  # fmt: skip
-    head = [*_CSV_COLUMNS, "cluster_a", "cluster_b"] + (["eps_min"] if aso else []) + (["assumption"] if assume else [])
+    head = (
+        [*_CSV_COLUMNS, "cluster_a", "cluster_b"]
+        + (["eps_min", "gate_p_adjusted"] if aso else [])
+        + (["assumption"] if assume else [])
+    )
     return csv_text(head, rows)
 
 
