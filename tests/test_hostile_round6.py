@@ -147,7 +147,8 @@ def test_a_renamed_mtme_folder_asks_for_its_reference_and_gold(tmp_path, capsys)
     os.symlink(MTME.resolve(), renamed)
     _one_error(capsys, ["meta", "--mtme", str(renamed), "--lp", "en-de"], "give --ref")
     _one_error(capsys, ["meta", "--mtme", str(renamed), "--lp", "en-de", "--ref", "refA"], "give --gold")
-    assert main(["meta", "--mtme", str(renamed), "--lp", "en-de", "--ref", "refA", "--gold", "mqm", "-f", "json"]) == 0
+    quick = ["--n-resamples", "100", "--n-bootstrap", "50", "-f", "json"]
+    assert main(["meta", "--mtme", str(renamed), "--lp", "en-de", "--ref", "refA", "--gold", "mqm", *quick]) == 0
     assert json.loads(capsys.readouterr().out)["metrics"]
 
 

@@ -114,7 +114,8 @@ def prepare(a: argparse.Namespace, *, check_only: bool = False) -> tuple[ModuleT
     from mtsig.commands.common import check_outputs, read_table
 
     command, module = COMMANDS[a.command], command_module(a.command)
-    if (getattr(a, "jobs", 1) or 1) < 1:  # (None: a declared flag not given)
+    jobs = getattr(a, "jobs", 1)
+    if jobs is not None and jobs < 1:  # (None: a declared flag not given)
         from mtsig.errors import InputError
 
         raise InputError(f"--jobs must be at least 1, got {a.jobs}")

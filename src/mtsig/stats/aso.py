@@ -304,8 +304,8 @@ def multi_aso(scores: dict[str, Any], *, confidence: float = 0.95, bonferroni: b
     if rule == "gated":
         for i in range(len(names)):
             for j in range(i + 1, len(names)):
-                x, y = _check(scores[names[i]], names[i]), _check(scores[names[j]], names[j])
-                gates[(i, j)] = permutation_p(x, y, dt=dt, n_permutations=n_permutations, seed=seed + 1009 * i + j)
+                xs, ys = _check(scores[names[i]], names[i]), _check(scores[names[j]], names[j])
+                gates[(i, j)] = permutation_p(xs, ys, dt=dt, n_permutations=n_permutations, seed=seed + 1009 * i + j)
     holm = dict(zip(gates, adjust([g[0] for g in gates.values()], "holm" if bonferroni else "none"))) if gates else {}
     out = {}
     for i, x in enumerate(names):
