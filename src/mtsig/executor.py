@@ -62,10 +62,32 @@ _INHERITED: tuple | None = None
 
 def _ignore_interrupt() -> None:
     """A worker leaves Ctrl-C to its parent, which stops every worker itself: a worker that died of the signal
-    first would turn the interrupt into a broken pool, and one caught mid-write could hang the parent."""
+    first would turn the interrupt into a broken pool, and one caught mid-write could hang the parent. The parent
+    forks with SIGINT blocked (:func:`_interrupt_blocked`), so a Ctrl-C between the fork and this call waits, and
+    is dropped here."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+class _interrupt_blocked:
+    """SIGINT blocked in this thread while workers are forked (a child inherits the mask, so it cannot be
+    interrupted before it ignores the signal); on leaving, a Ctrl-C that came meanwhile is raised here."""
+
+    def __enter__(self):
+        import signal
+
+        self.old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") \
+            else None  # fmt: skip
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        if self.old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.old)
 
 
 def _inherit(fn, items) -> None:
@@ -102,23 +124,27 @@ class ProcessExecutor:
         if jobs <= 1:
             return SerialExecutor().map(fn, items, progress)
         ctx = multiprocessing.get_context(self.method)
-        if self.method == "fork":
-            pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_inherit, initargs=(fn, items))
-            futures = {pool.submit(_call_inherited, i): i for i in range(len(items))}
-        else:
-            pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_ignore_interrupt)
-            futures = {pool.submit(fn, x): i for i, x in enumerate(items)}
         out: list = [None] * len(items)
+        pool = None
         try:
+            with _interrupt_blocked():  # the workers start here, at the first submit
+                if self.method == "fork":
+                    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_inherit, initargs=(fn, items))
+                    futures = {pool.submit(_call_inherited, i): i for i in range(len(items))}
+                else:
+                    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_ignore_interrupt)
+                    futures = {pool.submit(fn, x): i for i, x in enumerate(items)}
             for f in as_completed(futures):
                 out[futures[f]] = f.result()
                 if progress is not None:
                     progress(1)
         except BrokenProcessPool:
-            _stop(pool)
+            if pool is not None:
+                _stop(pool)
             raise RuntimeError("a worker process died without a result") from None
         except BaseException:  # an error here or Ctrl-C: the workers are stopped, not waited for
-            _stop(pool)
+            if pool is not None:
+                _stop(pool)
             raise
         pool.shutdown(wait=True)
         return out
@@ -205,10 +231,11 @@ def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
     if start_method() != "fork":
         return None
     read, write = os.pipe()
+    blocked = _interrupt_blocked().__enter__()  # the child must not be interrupted before it ignores SIGINT
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
+        _ignore_interrupt()
         try:
-            _ignore_interrupt()
             import pickle
 
             os.close(read)
@@ -224,7 +251,13 @@ def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
         finally:
             os._exit(0)
     os.close(write)
-    return ForkedCall(pid, read)
+    call = ForkedCall(pid, read)
+    try:
+        blocked.__exit__(None, None, None)  # a Ctrl-C that came during the fork is raised here
+    except BaseException:
+        call.cancel()
+        raise
+    return call
 
 
 def executor_for(jobs: int, n_items: int, work: float) -> Executor:
