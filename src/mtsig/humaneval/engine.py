@@ -274,26 +274,11 @@ def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float, resamplin
     oj, ok, om, os_, olive = jj[order], kk[order], mean[order], scale[order], live[order]
     rows = max(1, PAIR_BLOCK_FLOATS // n)
     dead = ~olive
-    ocut = cut[order]
+
+    order_arrays = (oj, ok, om, os_, dead, cut[order])
 
     def counts(span: tuple[int, int], advance=None) -> np.ndarray:
-        """The step-down counts of bootstrap rows span[0] .. span[1]."""
-        down = np.zeros(n, dtype=np.int64)
-        for lo in range(span[0], span[1], rows):
-            Bc = B[lo : min(lo + rows, span[1])]
-            if advance:
-                advance(len(Bc))
-            null = np.empty((len(Bc), n))
-            for r, b in enumerate(Bc):  # a row at a time: 1-D gathers are several times faster than 2-D ones
-                x = null[r]
-                np.take(b, oj, out=x)
-                x -= np.take(b, ok)
-                x -= om
-                x /= os_
-            null[:, dead] = -np.inf
-            tail = np.maximum.accumulate(null[:, ::-1], axis=1)[:, ::-1]  # max over the pairs ranked j and below
-            down += np.count_nonzero(tail >= ocut, axis=0)
-        return down
+        return _step_down_counts(B, order_arrays, span, rows, advance)
 
     from mtsig.executor import ProcessExecutor, start_method
 
@@ -313,6 +298,29 @@ def rank_sets(boot: np.ndarray, scores: np.ndarray, confidence: float, resamplin
     better = P <= 1 - confidence  # better[j, k]: j is found better than k
     out = [(1 + int(better[:, j].sum()), K - int(better[j].sum())) for j in range(K)]
     return out, P
+
+
+def _step_down_counts(B: np.ndarray, ordered: tuple, span: tuple[int, int], rows: int, advance=None) -> np.ndarray:
+    """Rank sets' step-down counts over bootstrap rows span[0] .. span[1] of ``B``: per ordered pair (in the order
+    of their observed t), how many rows' maximum null t over the pairs ranked at or below it reaches its cut.
+    ``ordered``: the pairs' (j, k) indices, null means and scales, dead mask and cuts, in that order."""
+    oj, ok, om, os_, dead, ocut = ordered
+    down = np.zeros(len(oj), dtype=np.int64)
+    for lo in range(span[0], span[1], rows):
+        Bc = B[lo : min(lo + rows, span[1])]
+        if advance:
+            advance(len(Bc))
+        null = np.empty((len(Bc), len(oj)))
+        for r, b in enumerate(Bc):  # a row at a time: 1-D gathers are several times faster than 2-D ones
+            x = null[r]
+            np.take(b, oj, out=x)
+            x -= np.take(b, ok)
+            x -= om
+            x /= os_
+        null[:, dead] = -np.inf
+        tail = np.maximum.accumulate(null[:, ::-1], axis=1)[:, ::-1]  # max over the pairs ranked j and below
+        down += np.count_nonzero(tail >= ocut, axis=0)
+    return down
 
 
 def percentile(boot: np.ndarray, confidence: float) -> list[tuple[float, float] | None]:
