@@ -97,3 +97,21 @@ def test_ctrl_c_at_twenty_moments_ends_in_one_line_with_exit_130_and_no_process_
             outcomes.append((name, round(moment, 2)))
             break
     assert len(outcomes) == len(plan), outcomes
+
+
+def test_an_interrupt_that_left_code_run_from_a_string_still_exits_130(tmp_path):
+    # CPython remembers a KeyboardInterrupt that ended an exec of text (dataclasses build methods that way) and,
+    # under ``python -m``, killed itself with SIGINT after mtsig's clean exit 130 (once in a CI run of the test above)
+    (tmp_path / "runner.py").write_text(
+        "import mtsig.cli as cli\n"
+        "def interrupted(args):\n"
+        "    exec('raise KeyboardInterrupt', {})\n"
+        "cli._run = interrupted\n"
+        "import multiprocessing  # the exit that tears modules down, as after a parallel run\n"
+        "cli.run()\n",
+        encoding="utf-8",
+    )
+    p = subprocess.run([sys.executable, "-m", "runner", "human", "h.tsv"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
+    assert p.returncode == 130, (p.returncode, p.stderr)
+    assert p.stderr.strip() == "mtsig: interrupted"

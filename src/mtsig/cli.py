@@ -321,7 +321,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("mtsig: interrupted", file=sys.stderr)
+        _forget_interrupt()
         return 130
+
+
+def _forget_interrupt() -> None:
+    """CPython (3.11, 3.12) remembers a KeyboardInterrupt that left code run from a string (``exec``/``eval`` of
+    text: dataclasses and named tuples build their methods that way, so a Ctrl-C during a lazy import can end
+    there) even when it is caught later; under ``python -m`` the interpreter then kills itself with SIGINT after
+    a clean ``sys.exit(130)``. Running any string resets that memory."""
+    exec("0", {})  # noqa: S102 - a constant, to reset the interpreter's flag
 
 
 #: modules that clean up at interpreter exit (Dask clusters, process pools): their presence keeps the normal exit
