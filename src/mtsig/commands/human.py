@@ -26,7 +26,8 @@ def add_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="--mtme: systems to leave out")
     g.add_argument("--input-format", default=None, choices=INPUT_FORMATS,
                    help="wmt-da (WMT's DA judgments), wmt-da-seg (WMT's segment scores), mqm (error spans), tsv "
-                   "(system, segment, [annotator,] score); default: recognised from the first line")  # fmt: skip
+                   "(system, segment, [annotator,] score), pearmut (Pearmut's annotation log, WMT26); default: "
+                   "recognised from the first line")  # fmt: skip
     g.add_argument("--standardize", default=None, choices=("none", "annotator"),
                    help="annotator: z-standardize each annotator's scores first (raw DA, ESA)")  # fmt: skip
     web(g.add_argument("--mqm-weights", default=None, metavar="FILE",
@@ -38,8 +39,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "--lp",
         default=None,
         metavar="SRC-TGT",
-        help="the language pair to rank, of a file that holds several (Appraise's ESA exports)",
+        help="the language pair to rank, of a file that holds several (Appraise's ESA exports); of a Pearmut log, the "
+        "campaign (its key, the key without its version, or en-cs)",
     )
+    g.add_argument("--reset", default=None, choices=("campaign", "annotator"),
+                   help="Pearmut logs: what a __RESET__ line masks: campaign (WMT26's rule, default: everything "
+                   "before it) or annotator (Pearmut's: its annotator's earlier screens)")  # fmt: skip
     web(g.add_argument("--docs", default=None, metavar="FILE",
                        help="the test set's documents (.docs: DOMAIN DOCID per line, as mt-metrics-eval and WMT24/25 "
                        "ship them, or the WMT XML test set): documents and domains of the judged segments (WMT DA "
@@ -59,7 +64,8 @@ def run(a: argparse.Namespace, table, prog):
 
     files = _human_files(a)
     return human(files, input_format=a.input_format, standardize=a.standardize, mqm_weights=a.mqm_weights,
-                 da_score=a.da_score, docs=a.docs, lp=a.lp, **given(HumanOptions, a), progress=prog)  # fmt: skip
+                 da_score=a.da_score, docs=a.docs, lp=a.lp, reset=a.reset, **given(HumanOptions, a),
+                 progress=prog)  # fmt: skip
 
 
 def figure(res, a: argparse.Namespace) -> None:

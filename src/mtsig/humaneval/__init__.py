@@ -26,7 +26,10 @@ _DOCS = {
     "docs": "The test set's documents (a ``.docs`` file of ``DOMAIN DOCID`` lines, or the WMT XML test set): each "
             "judged segment's document and domain (WMT DA segment ids are placed as WMT numbers them: the documents "
             "sorted by id). WMT DA judgment files bring their documents without it, from their HITs.",
-    "lp": "The language pair to rank (``\"en-ja\"``), of files that hold several (Appraise's ESA exports).",
+    "lp": "The language pair to rank (``\"en-ja\"``), of files that hold several (Appraise's ESA exports); of a "
+          "Pearmut log, the campaign: its key, the key without its version suffix, or the pair (``\"en-cs\"``).",
+    "reset": "Pearmut logs: ``campaign`` (WMT26's rule, the default: a ``__RESET__`` line empties the whole campaign) "
+             "or ``annotator`` (Pearmut's own: it masks only its annotator's earlier lines).",
     "seed": "Random seed (12345 when None; always reported).",
     "resample_unit": "What resampling draws or swaps (None: ``document`` wherever the judgments come in documents, as "
                      "WMT DA's HITs, MQM, a doc column or ``docs`` give them, else ``segment``).",
@@ -44,6 +47,7 @@ def human(  # noqa: PLR0913 - the reading keywords are written here, the setting
     da_score: str = "z",
     docs=None,
     lp: str | None = None,
+    reset: str | None = None,
     progress=None,
     **settings: Any,
 ) -> HumanResult:
@@ -74,7 +78,7 @@ def human(  # noqa: PLR0913 - the reading keywords are written here, the setting
         h = files
     else:
         h = read_human(files, input_format=input_format, standardize=standardize, mqm_weights=mqm_weights,
-                       da_score=da_score, docs=docs, lp=lp)  # fmt: skip
+                       da_score=da_score, docs=docs, lp=lp, reset=reset)  # fmt: skip
     if isinstance(files, HumanScores) and docs is not None:
         from mtsig.io.documents import Documents, read_documents
 

@@ -16,6 +16,8 @@ rank rule; every one returns a :class:`~mtsig.humaneval.result.HumanResult`.
 - ``wmt24``: per domain a two-sided Wilcoxon signed-rank test of the paired segment scores, combined over domains
   by Stouffer's method (each domain's signed z = sign of its mean difference x Φ⁻¹(1 - p/2), their sum over
   √(domains)); wins, clusters and ranges as wmt22.
+- ``wmt26``: WMT26's ``02-analyze_results.py`` (:mod:`mtsig.humaneval.wmt26`): paired or two-sample t-tests of
+  every pair, cluster and local lines.
 - ``wmt25``: systems in score order; a one-sided Wilcoxon signed-rank test of each system against the next one
   only, on their paired segment scores; a cluster boundary where that test is significant at 0.05.
 
@@ -73,7 +75,8 @@ def _protocol_names() -> list[str]:
 PROTOCOL_TESTS = {"wmt22": "one-sided Mann-Whitney U of every ordered pair",
                   "wmt24": "per-domain Wilcoxon tests, Stouffer on unsigned z",
                   "wmt24-signed": "per-domain Wilcoxon tests, signed Stouffer",
-                  "wmt25": "one-sided Wilcoxon at alpha/2"}  # fmt: skip
+                  "wmt25": "one-sided Wilcoxon at alpha/2",
+                  "wmt26": "paired or two-sample t-tests of every pair"}  # fmt: skip
 WMT_PROTOCOLS = tuple(PROTOCOL_TESTS)
 
 
@@ -461,14 +464,15 @@ def mann_whitney_greater(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def _wmt_result(h, opts, rs, name, decided: tuple[dict, set, list], scores: np.ndarray | None = None,  # noqa: PLR0913
-                clusters: list[list[str]] | None = None,
-                ranges: list[tuple[int, int]] | None = None) -> HumanResult:  # fmt: skip
+                clusters: list[list[str]] | None = None, ranges: list[tuple[int, int]] | None = None,
+                order: list[int] | None = None) -> HumanResult:  # fmt: skip
     """The WMT protocols' shared ending: clusters, wins, losses and rank ranges (losses + 1, N - wins), from
     ``decided`` = (the comparisons by pair, the (winner, loser) pairs, the protocol's notes); ``scores`` and
     ``clusters`` where the protocol has its own (WMT24: domain-averaged scores, its clusters)."""
     tested, beats, notes = decided
     means = h.system_means() if scores is None else scores
-    order = sorted(range(len(h.systems)), key=lambda k: (-means[k], h.systems[k]))
+    if order is None:  # the protocol's own order where it has one (WMT26: ties as the log first names them)
+        order = sorted(range(len(h.systems)), key=lambda k: (-means[k], h.systems[k]))
     names = [h.systems[k] for k in order]
     _, cis, unit, unit_notes = _intervals(h, opts, rs)
     if scores is not None:  # the intervals are of the plain means: none for a protocol with scores of its own
@@ -793,8 +797,16 @@ for _p in (
              run=run_wmt24_signed),
     Protocol(name="wmt25", help="WMT25 as its 08-compute_clusters.py: one-sided Wilcoxon at alpha/2, ranges by "
              "scanning, waves cross-paired", run=run_wmt25, one_sided=True),
+    Protocol(name="wmt26", help="WMT26 as its 02-analyze_results.py: paired or two-sample t-test, cluster and local "
+             "lines", run=lambda h, o, r: _wmt26().run_wmt26(h, o, r)),
 ):  # fmt: skip
     register_protocol(_p)
+
+
+def _wmt26():
+    from mtsig.humaneval import wmt26
+
+    return wmt26
 
 
 def run_human(h: HumanScores, options: HumanOptions | None = None, progress=None) -> HumanResult:

@@ -27,6 +27,8 @@ class HumanSystem:
     #: the ranks the system may take: simultaneous (all systems at once) under the mtsig protocol; WMT's
     #: (losses + 1, N - wins) under the WMT protocols
     rank_range: tuple[int, int]
+    #: protocol wmt26: the mark of the boundary below the system (``yes_cluster``, ``yes_local``, ``nothing``)
+    wmt26_boundary: str | None = jfield(None, omit="none")
 
     to_dict = as_dict
 

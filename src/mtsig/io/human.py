@@ -18,7 +18,8 @@ Formats (``input_format``; recognised from a file's first line when not given):
 - ``appraise-esa``: Appraise's ESA export (WMT24's ``esa_generalMT2024_wave*.csv``), read as WMT24's
   ``humeval/tools.py`` reads it; ``wmt24-esa-jsonl``: WMT24's ``jsonl/wmt24_esa.jsonl`` (one object per judged
   segment); ``wmt25-humeval``: WMT25's ``wmt25-genmt-humeval.jsonl`` (items in waves); ``mtme-seg`` and
-  ``mtme-rating``: mt-metrics-eval's ``LP.NAME.seg.score`` and ``.seg.rating`` files.
+  ``mtme-rating``: mt-metrics-eval's ``LP.NAME.seg.score`` and ``.seg.rating`` files; ``pearmut``: Pearmut's
+  annotation logs (WMT26's ``annotations.json``, or a campaign's ``.jsonl``), read by :mod:`mtsig.io.pearmut`.
 - ``tsv``: a TAB-separated table with a header naming its columns: ``system``, ``segment`` (or ``seg_id``,
   ``sid``), ``score``, and optionally ``annotator`` (or ``rater``), ``doc`` (or ``document``) and ``domain``. ESA
   scores, Appraise exports reduced to these columns, or any segment-level human score.
@@ -43,7 +44,7 @@ from mtsig.errors import InputError, unknown_name
 from mtsig.io.text import json_line, read_text, split_lines
 
 INPUT_FORMATS = ("wmt-da", "wmt-da-seg", "mqm", "tsv", "appraise-esa", "wmt24-esa-jsonl", "wmt25-humeval", "mtme-seg",
-                 "mtme-rating")  # fmt: skip
+                 "mtme-rating", "pearmut")  # fmt: skip
 WMT_DA_HEADER = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
                  "score", "time")  # fmt: skip
 WMT_DA_SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
@@ -110,6 +111,8 @@ class HumanScores:
     #: segments, as WMT25 counts them)
     waves: tuple[str, ...] | None = None
     items: tuple[str, ...] | None = None
+    #: an adaptive campaign's log (Pearmut): the kept screens in time order (:class:`mtsig.io.pearmut.Screen`)
+    screens: tuple | None = field(default=None, repr=False)
 
     @property
     def n_documents(self) -> int:
@@ -200,6 +203,10 @@ def detect_format(path: str, first_line: str) -> str:
         return "wmt25-humeval"
     if first_line.lstrip().startswith("{") and '"esa_score"' in first_line and '"langs"' in first_line:
         return "wmt24-esa-jsonl"
+    from mtsig.io.pearmut import looks_like_pearmut
+
+    if looks_like_pearmut(first_line):
+        return "pearmut"
     tab = first_line.split("\t")
     if len(tab) == 2 and (tab[1].lstrip().startswith('{"errors"') or tab[1].strip() == "None"):
         return "mtme-rating"
@@ -877,13 +884,21 @@ def _one_pair(judgments: list[Judgment], lp: str | None, where: str) -> list[Jud
     return [j for j in judgments if j.lp == lp]
 
 
-def _read_one(path: str, input_format: str | None, weights, da_score: str, own_weights: bool = True):
+def _read_one(path: str, input_format: str | None, weights, da_score: str, own_weights: bool = True,
+              pearmut: dict | None = None):  # fmt: skip
     text = read_text(path)
     if not text.strip():
         raise InputError(f"{path}: empty file")
     fmt = input_format or detect_format(path, split_lines(text)[0])
     runs: list[tuple[int, int]] = []
-    if fmt == "wmt-da":
+    if fmt == "pearmut":
+        from mtsig.io.pearmut import read_pearmut
+
+        opts = pearmut if pearmut is not None else {}
+        got, more, screens, key = read_pearmut(path, text, opts.get("lp"), opts.get("reset") or "campaign")
+        opts["screens"] = screens
+        opts["campaign"] = key
+    elif fmt == "wmt-da":
         got, more, runs = _read_wmt_da(path, text)
     elif fmt == "wmt-da-seg":
         got, more = _read_wmt_da_seg(path, text, da_score)
@@ -906,6 +921,19 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str, own_w
     return fmt, got, more, runs
 
 
+def _pair_judgments(judgments: list[Judgment], paths: Sequence[str], fmt: str, lp: str | None,
+                    reset: str | None) -> list[Judgment]:  # fmt: skip
+    """The judgments of the language pair asked for (a Pearmut log's campaign is picked while reading: ``reset``
+    only for a Pearmut log, and one log at a time)."""
+    if reset is not None and fmt != "pearmut":
+        raise InputError(f"reset is a rule of Pearmut logs; {', '.join(paths)} are {fmt}", param="reset")
+    if fmt != "pearmut":
+        return _one_pair(judgments, lp, ", ".join(paths))
+    if len(paths) > 1:
+        raise InputError("a Pearmut log is one campaign's time order: give one file", param="files")
+    return judgments
+
+
 def read_human(  # noqa: PLR0913 - every setting is a keyword, typed and documented
     paths: str | Sequence[str],
     *,
@@ -915,8 +943,12 @@ def read_human(  # noqa: PLR0913 - every setting is a keyword, typed and documen
     da_score: str = "z",
     docs=None,
     lp: str | None = None,
+    reset: str | None = None,
 ) -> HumanScores:
     """Read human judgments from one or more files of one format (see the module's docstring).
+
+    ``reset``: Pearmut logs only: ``campaign`` (WMT26's rule, the default: a ``__RESET__`` empties the whole
+    campaign) or ``annotator`` (Pearmut's: it masks its annotator's earlier lines).
 
     ``docs``: the test set's documents (a ``.docs`` file, a WMT XML test set, or
     :class:`~mtsig.io.documents.Documents`): each segment gets its test-set line, document and domain
@@ -935,19 +967,22 @@ def read_human(  # noqa: PLR0913 - every setting is a keyword, typed and documen
     notes: list[str] = []
     fmts = []
     runs: list[tuple[int, int]] = []
+    pm: dict = {"lp": lp, "reset": reset}
     for path in paths:
-        fmt, got, more, found = _read_one(path, input_format, weights, da_score, mqm_weights is not None)
+        fmt, got, more, found = _read_one(path, input_format, weights, da_score, mqm_weights is not None, pm)
         fmts.append(fmt)
         judgments += got
         notes += more
         runs += found
     if len(set(fmts)) > 1:
         raise InputError(f"the files are of different formats ({', '.join(f'{p}: {f}' for p, f in zip(paths, fmts))})")
-    judgments = _one_pair(judgments, lp, ", ".join(paths))
+    judgments = _pair_judgments(judgments, paths, fmts[0], lp, reset)
     if standardize == "annotator":
         judgments, note = standardize_by_annotator(judgments)
         notes.append(note)
     h = aggregate(judgments, sources=paths, input_format=fmts[0], notes=notes, runs=runs)
+    if fmts[0] == "pearmut":
+        h = replace(h, screens=pm["screens"])
     if docs is not None:
         from mtsig.io.documents import Documents, read_documents
 
