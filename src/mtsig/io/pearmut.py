@@ -113,13 +113,15 @@ def _kind(item: object) -> str:
     return "regular"
 
 
-def _active(lines: list[tuple[int, object]], reset: str, path: str, key: str) -> tuple[list[tuple[int, dict]], dict]:
+def _active(raw: list[tuple[int, object]], reset: str, path: str, key: str) -> tuple[list[tuple[int, dict]], dict]:
     """The lines a reset leaves, and what was dropped."""
-    dropped = {"reset": 0, "resets": 0}
-    for i, rec in lines:
+    lines: list[tuple[int, dict]] = []
+    for i, rec in raw:
         if not isinstance(rec, dict):
             raise InputError(f"{path}: campaign {key}, line {i}: expected a JSON object (a screen), got "
                              f"{type(rec).__name__}")  # fmt: skip
+        lines.append((i, rec))
+    dropped = {"reset": 0, "resets": 0}
     if reset == "campaign":
         out: list[tuple[int, dict]] = []
         for i, rec in lines:
@@ -128,21 +130,21 @@ def _active(lines: list[tuple[int, object]], reset: str, path: str, key: str) ->
                 dropped["resets"] += 1
                 out = []
             else:
-                out.append((i, rec))  # type: ignore[arg-type]
+                out.append((i, rec))
         return out, dropped
     last: dict[object, int] = {}
     for n, (_, rec) in enumerate(lines):
-        if rec.get("annotation") == RESET:  # type: ignore[union-attr]
-            last[rec.get("user_id")] = n  # type: ignore[union-attr]
+        if rec.get("annotation") == RESET:
+            last[rec.get("user_id")] = n
             dropped["resets"] += 1
     out = []
     for n, (i, rec) in enumerate(lines):
-        if rec.get("annotation") == RESET:  # type: ignore[union-attr]
+        if rec.get("annotation") == RESET:
             continue
-        if n <= last.get(rec.get("user_id"), -1):  # type: ignore[union-attr]
+        if n <= last.get(rec.get("user_id"), -1):
             dropped["reset"] += 1
             continue
-        out.append((i, rec))  # type: ignore[arg-type]
+        out.append((i, rec))
     return out, dropped
 
 
