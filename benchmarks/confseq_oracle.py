@@ -39,9 +39,8 @@ def streams() -> dict[str, list[float]]:
         "edges": rng.choice([0.0, 1.0, 0.5], 90),
     }
     try:
-        from tests.data import DATA
-
         from mtsig.io.human import read_human
+        from tests.data import DATA
 
         h = read_human(str(DATA / "wmt24-esa" / "esa_generalMT2024_wave3.csv"), lp="en-ja",
                        docs=str(DATA / "wmt24-esa" / "en-ja.docs"))  # fmt: skip
