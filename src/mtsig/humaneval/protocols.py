@@ -120,6 +120,23 @@ class HumanOptions(Checked):
                        web="processes: a run of the web app uses one; mtsig serve --jobs sets how many runs go at once",
                        doc="Processes for the paired tests and the rank sets (1: in this process); the results do "
                        "not depend on it.")  # fmt: skip
+    anytime: bool = option(False, "protocol mtsig: rank sets valid at any stopping time (confidence sequences per "
+                           "pair, documents as units; the default for an adaptive campaign's log, as Pearmut's)",
+                           "bool", group="ranking", doc="Protocol mtsig: the anytime ranking "
+                           "(:mod:`mtsig.humaneval.anytime`): time-uniform confidence sequences for every pair's mean "
+                           "document difference at alpha/M, rank sets valid whenever the campaign stops. Always on "
+                           "for a Pearmut log.")  # fmt: skip
+    sequence: str = option("betting", "the anytime ranking's confidence sequences: betting (hedged, default) or eb "
+                           "(empirical Bernstein: closed form, wider)", "str", choices=("betting", "eb"),
+                           group="ranking", what="confidence sequence",
+                           doc="The anytime ranking's sequences: ``betting`` (hedged betting, Waudby-Smith & Ramdas; "
+                           "the default) or ``eb`` (predictable-mixture empirical Bernstein: closed form, wider at "
+                           "small levels).")  # fmt: skip
+    score_range: tuple[float, ...] | None = option(None, "the anytime ranking: the scale's bounds LO HI (known for "
+                                                   "ESA, cESA and Pearmut logs: 0 100)", "floats", most=2,
+                                                   group="ranking", metavar="X",
+                                                   doc="The scale's bounds (``(0, 100)``), which the anytime "
+                                                   "ranking's sequences need; known for ESA/cESA formats.")  # fmt: skip
     segments: bool = option(False, "also the per-segment scores used (JSON, CSV)", "bool", group="ranking",
                             record=False, doc="Also the per-segment scores used (``result.segments``; JSON "
                             "``\"segments\"``).")  # fmt: skip
@@ -134,10 +151,25 @@ class HumanOptions(Checked):
                                  f"WMT's own tests, uncorrected ({PROTOCOL_TESTS[self.protocol]}): leave "
                                  f"{'it' if len(given) == 1 else 'them'} out, or use --protocol mtsig",
                                  param=given[0])  # fmt: skip
+        self._check_anytime()
         if self.n_bootstrap < 2 / (1 - self.confidence):
             need = int(np.ceil(2 / (1 - self.confidence)))
             raise InputError(f"n_bootstrap must be at least {need} for {self.confidence:.0%} intervals, got "
                              f"{self.n_bootstrap}", param="n_bootstrap")  # fmt: skip
+
+    def _check_anytime(self) -> None:
+        if self.score_range is not None and len(self.score_range) != 2:
+            raise InputError(f"score_range takes two numbers (LO HI), got {len(self.score_range)}",
+                             param="score_range")  # fmt: skip
+        if not self.anytime:
+            return
+        if self.protocol != "mtsig":
+            raise InputError(f"anytime belongs to protocol mtsig; protocol {self.protocol} is a fixed-sample "
+                             "procedure", param="anytime")  # fmt: skip
+        given = [f for f, d in (("test", "ar"), ("correction", "holm"), ("n_resamples", None)) if getattr(self, f) != d]
+        if given:
+            raise InputError(f"{', '.join(given)}: the anytime ranking runs no resampling test (confidence sequences "
+                             "at alpha/M): leave them out", param=given[0])  # fmt: skip
 
     def resampling(self, progress=None) -> Resampling:
         return Resampling(self.n_resamples, self.seed, progress=progress)
@@ -401,6 +433,14 @@ def _mtsig_notes(h: HumanScores, opts: HumanOptions, testable, boot, units) -> l
 
 
 def run_mtsig(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+    if opts.anytime or h.screens is not None:  # an adaptive campaign's log: only the anytime ranking is valid
+        from mtsig.humaneval.anytime import run_anytime
+
+        return run_anytime(h, replace(opts, anytime=True) if not opts.anytime else opts)
+    return _run_fixed(h, opts, rs)
+
+
+def _run_fixed(h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
     """mtsig's protocol: paired tests of every pair on the segments both were judged on, corrected; simultaneous
     rank sets from a joint bootstrap; clusters where the decisions separate systems."""
     _check(h)

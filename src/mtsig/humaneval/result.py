@@ -51,6 +51,10 @@ class HumanComparison:
     #: the mean of score_b - score_a over the common segments (B − A; what a paired test tests)
     delta_common: float | None = None
     note: str | None = None
+    #: the anytime ranking: the pair's confidence sequence of the mean document difference (B − A) at the end of
+    #: the log, and the screen (1-based) from which it excluded 0
+    cs: tuple[float, float] | None = jfield(None, omit="none")
+    resolved_at: int | None = jfield(None, omit="none")
 
     to_dict = as_dict
 
@@ -69,6 +73,9 @@ class HumanResult:
     notes: tuple[str, ...] = ()
     #: per (system, segment) the scores used, when asked for
     segments: tuple[tuple[str, str, float], ...] | None = jfield(None, repr=False, omit="none", convert=_segment_rows)
+    #: the anytime ranking: the unresolved pairs, those nearest to resolution first, with their documents and the
+    #: further documents projected to resolve them (None: the pair may be a tie)
+    next: tuple[dict[str, Any], ...] | None = jfield(None, omit="none")
     #: decimals shown in text, Markdown and LaTeX (``-w``; None: 3)
     decimals: int | None = jfield(None, repr=False, compare=False, skip=True)
 
