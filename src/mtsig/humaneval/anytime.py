@@ -92,9 +92,11 @@ def pair_stream(D: np.ndarray, T: np.ndarray, a: int, b: int) -> tuple[np.ndarra
 
 
 def sequence(y: np.ndarray, level: float, method: str) -> tuple[np.ndarray, np.ndarray]:
-    from mtsig.stats.confseq import SEQUENCES
+    from mtsig.stats.confseq import betting
 
-    return SEQUENCES[method](y, alpha=level, running_intersection=True)
+    if method == "betting":
+        return betting(y, alpha=level, running_intersection=True)
+    return predmix_eb(y, alpha=level, running_intersection=True)
 
 
 def projected_more(n: int, lo: float, hi: float) -> int | None:

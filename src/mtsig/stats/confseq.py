@@ -103,4 +103,3 @@ def betting(x, alpha: float = 0.05, breaks: int = 1000, theta: float = 0.5, trun
     return lo, hi
 
 
-SEQUENCES = {"eb": predmix_eb, "betting": betting}
