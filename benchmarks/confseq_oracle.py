@@ -1,6 +1,7 @@
 """mtsig's confidence sequences (:mod:`mtsig.stats.confseq`) against the paper's reference implementation, the
 ``confseq`` package's pure-Python ``predmix_empbern_twosided_cs`` and ``betting_cs`` (defaults), on the same
-streams: the largest difference of the bounds, and the time of each.
+streams, with and without sampling without replacement (``N``): the largest difference of the bounds, and the
+time of each.
 
     python benchmarks/confseq_oracle.py --confseq CONFSEQ_SRC [--json OUT]
 
@@ -78,13 +79,13 @@ def main() -> None:
     took = {"ours": 0.0, "confseq": 0.0}
     for name, x in data.items():
         arr = np.array(x)
-        for alpha in ALPHAS:
-            key = f"{name}@{alpha!r}"
+        for alpha, N in [(a, None) for a in ALPHAS] + [(ALPHAS[0], len(arr) + len(arr) // 3)]:
+            key = f"{name}@{alpha!r}" + (f"@{N}" if N else "")
             for method, mine, ref in (("predmix_eb", predmix_eb, ref_eb), ("betting", betting, ref_bet)):
                 t0 = time.perf_counter()
-                lo_r, hi_r = ref(arr, alpha=alpha)
+                lo_r, hi_r = ref(arr, alpha=alpha, N=N)
                 t1 = time.perf_counter()
-                lo, hi = mine(arr, alpha=alpha)
+                lo, hi = mine(arr, alpha=alpha, N=N)
                 t2 = time.perf_counter()
                 took["confseq"] += t1 - t0
                 took["ours"] += t2 - t1

@@ -18,10 +18,10 @@ ORACLE = json.loads((Path(__file__).parent / "data" / "confseq_streams.json").re
 @pytest.mark.parametrize("method", ["predmix_eb", "betting"])
 def test_equal_to_confseq_on_every_stream(method):
     fn = {"predmix_eb": predmix_eb, "betting": betting}[method]
-    assert len(ORACLE[method]) == 2 * len(ORACLE["streams"]) >= 10
+    assert len(ORACLE[method]) == 3 * len(ORACLE["streams"]) >= 15
     for key, (lo_r, hi_r) in ORACLE[method].items():
-        name, alpha = key.rsplit("@", 1)
-        lo, hi = fn(np.array(ORACLE["streams"][name]), alpha=float(alpha))
+        name, alpha, *N = key.split("@")
+        lo, hi = fn(np.array(ORACLE["streams"][name]), alpha=float(alpha), N=int(N[0]) if N else None)
         np.testing.assert_allclose(lo, lo_r, rtol=0, atol=1e-9, err_msg=key)
         np.testing.assert_allclose(hi, hi_r, rtol=0, atol=1e-9, err_msg=key)
 

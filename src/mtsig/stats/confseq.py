@@ -39,36 +39,48 @@ def bets(x: np.ndarray, alpha: float, truncation: float = np.inf) -> np.ndarray:
     return np.minimum(truncation, lam)
 
 
-def predmix_eb_lower(x, alpha: float, truncation: float = 0.5) -> np.ndarray:
-    """The one-sided (lower) PrPl-EB bound at level ``alpha`` at every time."""
+def _check_population(x: np.ndarray, N: int | None) -> None:
+    if N is not None and len(x) > N:
+        raise ValueError(f"{len(x)} observations drawn without replacement from a population of {N}")
+
+
+def predmix_eb_lower(x, alpha: float, truncation: float = 0.5, N: int | None = None) -> np.ndarray:
+    """The one-sided (lower) PrPl-EB bound at level ``alpha`` at every time; ``N``: the observations are drawn
+    without replacement from a population of N, whose mean is the target."""
     x = _as_stream(x)
+    _check_population(x, N)
     t = np.arange(1, len(x) + 1)
     mean_before = np.append(0, (np.cumsum(x) / t)[:-1])
     v = (x - mean_before) ** 2
     lam = bets(x, alpha, truncation)
     psi = -np.log(1 - lam) - lam
-    total = np.cumsum(lam)
+    if N is not None:
+        before = np.append(0, np.cumsum(x)[:-1])
+        z, w = before / (N - t + 1), (t - 1) / (N - t + 1)
+    else:
+        z, w = 0.0, 0.0
+    total = np.cumsum(lam * (1 + w))
     with np.errstate(divide="ignore", invalid="ignore"):
         margin = (np.log(1 / alpha) + np.cumsum(v * psi)) / total
-        centre = np.cumsum(lam * x) / total
+        centre = np.cumsum(lam * (x + z)) / total
     return np.maximum(centre - margin, 0)
 
 
-def predmix_eb(x, alpha: float = 0.05, truncation: float = 0.5,
-               running_intersection: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The two-sided PrPl-EB confidence sequence (lower and upper bound at every time; alpha/2 each side)."""
+def predmix_eb(x, alpha: float = 0.05, truncation: float = 0.5, running_intersection: bool = False,
+               N: int | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The two-sided PrPl-EB confidence sequence (lower and upper bound at every time; alpha/2 each side);
+    ``N``: sampling without replacement from a population of N."""
     x = _as_stream(x)
-    lo = predmix_eb_lower(x, alpha / 2, truncation)
-    hi = 1 - predmix_eb_lower(1 - x, alpha / 2, truncation)
+    lo = predmix_eb_lower(x, alpha / 2, truncation, N)
+    hi = 1 - predmix_eb_lower(1 - x, alpha / 2, truncation, N)
     if running_intersection:
         return np.maximum.accumulate(lo), np.minimum.accumulate(hi)
     return lo, hi
 
 
-def _capital(x: np.ndarray, grid: np.ndarray, lam: np.ndarray, sign: int, trunc_scale: float) -> np.ndarray:
-    """The capital process of betting ``sign`` (+1: the mean is above m, -1: below) for every candidate m of
-    ``grid`` (rows) at every time (columns)."""
-    m = grid[:, None]
+def _capital(x: np.ndarray, m: np.ndarray, lam: np.ndarray, sign: int, trunc_scale: float) -> np.ndarray:
+    """The capital process of betting ``sign`` (+1: the mean is above m, -1: below) for every candidate ``m``
+    (rows: the candidate's mean of the next observation at every time, columns)."""
     with np.errstate(divide="ignore"):
         up, down = (trunc_scale / m, -trunc_scale / (1 - m)) if sign > 0 else (trunc_scale / (1 - m), -trunc_scale / m)
     lam_m = np.maximum(np.minimum(lam[None, :], up), down)
@@ -81,15 +93,26 @@ def _capital(x: np.ndarray, grid: np.ndarray, lam: np.ndarray, sign: int, trunc_
     return cap
 
 
-def betting(x, alpha: float = 0.05, breaks: int = 1000, theta: float = 0.5, trunc_scale: float = 0.5,
-            running_intersection: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def betting(x, alpha: float = 0.05, breaks: int = 1000, theta: float = 0.5, trunc_scale: float = 0.5,  # noqa: PLR0913
+            running_intersection: bool = False, N: int | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The hedged betting confidence sequence on a grid of ``breaks`` + 1 candidate means: a candidate leaves the
     sequence once max(theta K+, (1 - theta) K-) exceeds 1/alpha; the bounds are the extreme candidates left,
-    widened by one grid step."""
+    widened by one grid step. ``N``: sampling without replacement from a population of N (each candidate's mean of
+    the next draw is what the population has left; the bounds also hold what the draws so far force)."""
     x = _as_stream(x)
+    _check_population(x, N)
     grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
-    cap = np.maximum(theta * _capital(x, grid, bets(x, alpha * theta), +1, trunc_scale),
-                     (1 - theta) * _capital(x, grid, bets(x, alpha * (1 - theta)), -1, trunc_scale))  # fmt: skip
+    if N is not None:
+        t = np.arange(1, len(x) + 1)
+        before = np.append(0, np.cumsum(x)[:-1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = (N * grid[:, None] - before[None, :]) / (N - (t - 1))[None, :]
+    else:
+        m = np.broadcast_to(grid[:, None], (len(grid), len(x)))
+    cap = np.maximum(theta * _capital(x, m, bets(x, alpha * theta), +1, trunc_scale),
+                     (1 - theta) * _capital(x, m, bets(x, alpha * (1 - theta)), -1, trunc_scale))  # fmt: skip
+    if N is not None:
+        cap[(m < 0) | (m > 1)] = np.inf
     inside = cap <= 1 / alpha
     anyin = inside.any(axis=0)
     first = np.argmax(inside, axis=0)
@@ -98,8 +121,10 @@ def betting(x, alpha: float = 0.05, breaks: int = 1000, theta: float = 0.5, trun
     hi = np.where(anyin, grid[last], 1.0)
     lo = np.maximum(0, lo - 1 / breaks)
     hi = np.minimum(1, hi + 1 / breaks)
+    if N is not None:  # what the draws so far force, whatever the rest of the population holds
+        t = np.arange(1, len(x) + 1)
+        total = np.cumsum(x)
+        lo, hi = np.maximum(lo, total / N), np.minimum(hi, 1 - (t - total) / N)
     if running_intersection:
         return np.maximum.accumulate(lo), np.minimum.accumulate(hi)
     return lo, hi
-
-
