@@ -58,7 +58,7 @@ def predmix_eb_lower(x, alpha: float, truncation: float = 0.5, N: int | None = N
         before = np.append(0, np.cumsum(x)[:-1])
         z, w = before / (N - t + 1), (t - 1) / (N - t + 1)
     else:
-        z, w = 0.0, 0.0
+        z, w = np.zeros(len(x)), np.zeros(len(x))
     total = np.cumsum(lam * (1 + w))
     with np.errstate(divide="ignore", invalid="ignore"):
         margin = (np.log(1 / alpha) + np.cumsum(v * psi)) / total
