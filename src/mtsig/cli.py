@@ -127,7 +127,8 @@ def prepare(a: argparse.Namespace, *, check_only: bool = False) -> tuple[ModuleT
     check = getattr(module, "check", None)
     if check is not None:
         check(a)
-    table = read_table(a, check_only=check_only) if command.table else None
+    needs = getattr(module, "needs_table", None)
+    table = read_table(a, check_only=check_only) if command.table and (needs is None or needs(a)) else None
     return module, table
 
 

@@ -31,7 +31,10 @@ def add_args(p: Parser, only: str | None = None) -> None:
         study = get_study(name)
         q = sub.add_parser(name, help=study.help, description=study.help, epilog=EPILOG)
         q.prog = f"mtsig study {name}"
-        input_flags(q)
+        if study.human:
+            _human_input(q)
+        else:
+            input_flags(q)
         add_flags(q.add_argument_group(f"{name} options"), study.design_type)
         if study.unit_option:
             _unit_flag(q.add_argument_group("resampling"))
@@ -45,6 +48,44 @@ def add_args(p: Parser, only: str | None = None) -> None:
             html="also write a self-contained HTML report (settings, design, tables, figure, command)",
         )
         p.studies[name] = q
+
+
+def _human_input(q: Parser) -> None:
+    """A study of human judgments reads them as ``mtsig human`` does: files, or an mt-metrics-eval folder."""
+    from mtsig.io.human import INPUT_FORMATS
+
+    g = q.add_argument_group("judgments")
+    g.add_argument("files", nargs="*", metavar="FILE", help="files of human judgments, all of one format")
+    g.add_argument("--mtme", default=None, metavar="DIR",
+                   help="an mt-metrics-eval test-set folder instead of FILE: the gold segment scores of --lp with "
+                   "its documents")  # fmt: skip
+    g.add_argument("--gold", default=None, metavar="NAME", help="--mtme: the human scores (default: the year's)")
+    g.add_argument("--include-outliers", action="store_true", help="--mtme: keep the systems the year calls outliers")
+    g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="--mtme: systems to leave out")
+    g.add_argument("--input-format", default=None, choices=INPUT_FORMATS, help="the files' format (default: "
+                   "recognised from the first line)")  # fmt: skip
+    g.add_argument("--lp", default=None, metavar="SRC-TGT", help="the language pair (or Pearmut campaign)")
+    g.add_argument("--docs", default=None, metavar="FILE", help="the test set's documents (.docs or WMT XML)")
+    g.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="processes for the replays (the same "
+                   "numbers with any number)")  # fmt: skip
+
+
+def needs_table(a: argparse.Namespace) -> bool:
+    """A study of system outputs reads the statistics table first; a study of human judgments reads them itself."""
+    from mtsig.studies.registry import get_study
+
+    return not get_study(a.study).human
+
+
+def _human_scores(a: argparse.Namespace):
+    from mtsig.commands.human import _human_files
+    from mtsig.io.human import HumanScores, read_human
+
+    a.standardize, a.mqm_weights, a.da_score, a.reset = None, None, "z", None
+    got = _human_files(a)
+    if isinstance(got, HumanScores):
+        return got
+    return read_human(got, input_format=a.input_format, docs=a.docs, lp=a.lp)
 
 
 def other_studies_flag(flag: str, here: str) -> list[str]:
@@ -69,6 +110,8 @@ def run(a: argparse.Namespace, table, prog):
     study = get_study(a.study)
     design = design_from(study.design_type, {f.name: getattr(a, f.name, None) for f in fields(study.design_type)})
     unit = getattr(a, "resample_unit", "segment")
+    if study.human:
+        table = _human_scores(a)
     if not study.replicated:
         return run_study(a.study, table, design, Runner(progress=prog), unit)
     replicates = runner(a.jobs, a.dask, prog)

@@ -128,3 +128,25 @@ def betting(x, alpha: float = 0.05, breaks: int = 1000, theta: float = 0.5, trun
     if running_intersection:
         return np.maximum.accumulate(lo), np.minimum.accumulate(hi)
     return lo, hi
+
+
+def betting_excludes(x, alpha: float, value: float = 0.5, breaks: int = 1000, theta: float = 0.5,
+                     trunc_scale: float = 0.5) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """When :func:`betting`'s sequence lies wholly above ``value`` (its lower bound exceeds it) and wholly below,
+    at each time, from two rows of the grid instead of all of them: the capital for "the mean is above m" falls as
+    m rises and the capital for "below" grows (every factor is positive and monotone in m), so the lower bound
+    exceeds ``value`` exactly when the largest grid point whose bound would not is already out. The same answers
+    as the whole grid wherever the sequence is not empty; where the whole grid is out on both sides at once (an
+    empty sequence: :func:`betting` then gives [0, 1], this says excluded) they differ. Used by the replay study,
+    where the whole grid at every time of every pair would cost a thousand times more."""
+    x = _as_stream(x)
+    grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
+    low_bound = np.maximum(0, grid - 1 / breaks)
+    high_bound = np.minimum(1, grid + 1 / breaks)
+    i_up = int(np.argmax(low_bound > value)) - 1  # the largest grid point whose lower bound is not above value
+    i_down = int(np.flatnonzero(high_bound < value)[-1]) + 1 if (high_bound < value).any() else 0
+    rows = np.array([grid[max(i_up, 0)], grid[min(i_down, len(grid) - 1)]])
+    m = np.broadcast_to(rows[:, None], (2, len(x)))
+    up_cap = theta * _capital(x, m, bets(x, alpha * theta), +1, trunc_scale)
+    down_cap = (1 - theta) * _capital(x, m, bets(x, alpha * (1 - theta)), -1, trunc_scale)
+    return up_cap[0] > 1 / alpha, down_cap[1] > 1 / alpha

@@ -39,6 +39,9 @@ class Study:
     wide: bool = False
     #: offered ``--resample-unit`` (run on the table of documents); False for a study that compares units itself
     unit_option: bool = True
+    #: reads human judgments (``run(scores, design, runner)`` with :class:`~mtsig.io.human.HumanScores`) rather
+    #: than a statistics table of system outputs
+    human: bool = False
 
     @property
     def design_type(self) -> type:
@@ -98,6 +101,12 @@ def run_study(
         design = study.design_type()
     elif type(design) is not study.design_type:  # exactly its own: another study's options would pass unread
         raise InputError(f"study {name} takes a {study.design_type.__name__}, got a {type(design).__name__}")
+    if study.human:
+        from mtsig.io.human import HumanScores
+
+        if not isinstance(table, HumanScores):
+            raise InputError(f"study {name} replays human judgments: give HumanScores (mtsig.io.human.read_human)")
+        return study.run_fn(table, design, run or Runner())
     if resample_unit == "segment":
         return study.run_fn(table, design, run or Runner())
     if not study.unit_option:
@@ -139,5 +148,9 @@ for _s in (
     Study("units", "segment-level against document-level tests (under a document-level null) and intervals "
           "(on test sets drawn by documents)", "mtsig.studies.documents:UnitsDesign",
           "mtsig.studies.documents:units_study", _P + "units", wide=True, unit_option=False),
+    Study("adaptive", "adaptive human evaluation (Pearmut, WMT26) replayed on a complete matrix of human scores: "
+          "coverage of anytime and fixed-sample rank sets and WMT26's rule, annotations to resolve",
+          "mtsig.studies.adaptive:AdaptiveDesign", "mtsig.studies.adaptive:adaptive", _P + "adaptive", wide=True,
+          unit_option=False, human=True),
 ):  # fmt: skip
     register_study(_s)
