@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.humaneval.policy import POLICIES, CampaignState, Matrix
+from mtsig.humaneval.policy import POLICIES, Matrix
 from mtsig.studies.design import MAX_REPLICATES, Design, design_dict, option, seed_option
 from mtsig.studies.replicates import Runner
 from mtsig.studies.result import StudyResult, StudyTable
@@ -263,6 +263,7 @@ def adaptive(h, design: AdaptiveDesign, run: Runner) -> StudyResult:
     settings = {"systems": K, "documents": D, "cells": K * D, "replays per policy": design.replicates,
                 "looks": LOOKS, "seed": design.seed}  # fmt: skip
     notes = [*notes, "replicate r of a policy draws its document order, model order and the policy's own "
-             "generators from (seed, r): the same seed gives the same numbers with any number of processes"]  # fmt: skip
+             "generators from (seed, r): the same seed gives the same numbers with any number of "
+             "processes"]  # fmt: skip
     return StudyResult("adaptive", settings, tables, data={"coverage": coverage, "annotations_to_resolve": to_resolve},
                        notes=tuple(notes), design=design_dict(design))  # fmt: skip
