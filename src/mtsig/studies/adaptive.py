@@ -73,7 +73,7 @@ def complete_matrix(h) -> tuple[Matrix, list[str]]:
             docs.setdefault(d, []).append(g)
     if len(docs) < 10:
         raise InputError(f"study adaptive needs a complete block of at least 10 documents; there are {len(docs)}")
-    scores = [h.scores[np.ix_(keep, gs)] for gs in docs.values()]
+    scores = [h.scores[np.ix_(keep, np.asarray(gs))] for gs in docs.values()]
     m = Matrix(tuple(h.systems[k] for k in keep), tuple(docs), scores)
     dropped = len(h.systems) - keep.size
     notes = [f"complete block: {keep.size} systems x {len(docs)} documents ({int(full.sum())} segments)"
@@ -112,8 +112,8 @@ class AdaptiveJob:
         m = self.matrix
         K, D = len(m.systems), len(m.docs)
         rng = np.random.default_rng([self.seed, r])
-        order = rng.permutation(D)
-        models = list(rng.permutation(K))
+        order = rng.permutation(D).tolist()
+        models = rng.permutation(K).tolist()
         pol = POLICIES[self.policy](models, order, per_screen=self.per_screen, coldstart=self.coldstart,
                                     pool=self.coldstart or None, seed=int(rng.integers(2**31)))  # fmt: skip
         screens = replay(m, pol)
