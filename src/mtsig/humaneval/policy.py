@@ -13,8 +13,10 @@ models a campaign shows on which document, screen after screen, and what it lear
   legacy generator in the order Pearmut makes them, so a replay seeded as Pearmut's process was gives Pearmut's
   screens (``benchmarks/pearmut_replay_oracle.py`` checks it against Pearmut's own code).
 - :class:`Uniform`: 3 models uniformly at random, the same document rule (the non-adaptive baseline).
-- :class:`TopTwo`: a bandit in the spirit of evaluation-bandit's policies: after a uniform cold start, the two
-  models of highest running mean plus one uniformly drawn other (the pair that decides the top is sampled most).
+- :class:`TopTwo`: after a uniform cold start, the two models of highest running mean plus one uniformly drawn
+  other (the pair that decides the top is sampled most);
+- :class:`SuccessiveRejects`: evaluation-bandit's successive rejects (constant phases), in screens of 3: after each
+  phase the model of lowest running mean is no longer shown.
 """
 
 from __future__ import annotations
@@ -150,7 +152,39 @@ class TopTwo(_Policy):
         return ranked[:2] + self.py.sample(rest, k=min(self.per_screen - 2, len(rest)))
 
 
-POLICIES = {"pearmut": PearmutDynamic, "uniform": Uniform, "top-two": TopTwo}
+class SuccessiveRejects(_Policy):
+    """evaluation-bandit's successive rejects with constant phases (Audibert & Bubeck's schedule): K - 1 phases of
+    round(2 B / (K^2 + K - 2)) documents each for every model still in (B: the matrix's cells), after each of which
+    the model of lowest running mean is dropped; the last phase takes what is left. In screens: the 3 models still in
+    with the fewest documents (ties in the campaign's model order), on the first document lacking most of them. The
+    campaign ends when the models still in have every document."""
+
+    name = "successive-rejects"
+
+    def __init__(self, models, order, **kw):
+        super().__init__(models, order, **kw)
+        self.active = list(self.models)
+        K, D = len(self.models), len(self.order)
+        size = max(1, round(2 * K * D / (K * K + K - 2)))
+        self.ends = [size * (i + 1) for i in range(K - 2)]  # documents per model at which a phase ends
+
+    def in_coldstart(self, state: CampaignState) -> bool:
+        return False
+
+    def finished(self, state: CampaignState) -> bool:
+        return bool(state.done[:, self.active].all())
+
+    def choose(self, state: CampaignState, coldstart: bool) -> list[int]:
+        counts = state.done.sum(axis=0)
+        while self.ends and len(self.active) > 2 and min(counts[m] for m in self.active) >= self.ends[0]:
+            self.ends.pop(0)
+            worst = min(self.active, key=lambda m: (state.mean(m), self.active.index(m)))
+            self.active.remove(worst)
+        open_ = [m for m in self.active if counts[m] < state.D] or list(self.active)
+        return sorted(open_, key=lambda m: (counts[m], self.active.index(m)))[: self.per_screen]
+
+
+POLICIES = {"pearmut": PearmutDynamic, "uniform": Uniform, "top-two": TopTwo, "successive-rejects": SuccessiveRejects}
 
 
 def replay(matrix: Matrix, policy: _Policy, budget: int | None = None, patience: int = 50) -> list[tuple[int, tuple]]:
@@ -163,7 +197,7 @@ def replay(matrix: Matrix, policy: _Policy, budget: int | None = None, patience:
     while budget is None or len(screens) < budget:
         nxt = policy.next_screen(state)
         if nxt is None:
-            if state.done.all():
+            if state.done.all() or getattr(policy, "finished", lambda s: False)(state):
                 break
             idle += 1
             if idle >= patience:
