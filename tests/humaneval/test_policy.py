@@ -52,7 +52,8 @@ def test_every_policy_annotates_each_cell_once_and_is_seeded(name):
     screens = run(3)
     state = np.zeros((D, K), dtype=bool)
     for d, ms in screens:  # every screen annotates at least one new cell, and the campaign ends with all of them
-        assert not state[d, list(ms)].all() and len(set(ms)) == len(ms) == (3 if name != "successive-rejects" else len(ms))
+        width = len(ms) if name == "successive-rejects" else 3  # its last models may be fewer than 3
+        assert not state[d, list(ms)].all() and len(set(ms)) == len(ms) == width
         state[d, list(ms)] = True
     kept = getattr(policies[0], "active", range(K))  # successive rejects: the models it kept
     assert state[:, list(kept)].all() and len(screens) <= K * D
