@@ -38,12 +38,19 @@ def ranking_table(res: HumanResult, d: int | None = None) -> Table:
         ci = f" [{_n(s.ci[0], d)}, {_n(s.ci[1], d)}]" if s.ci else ""
         rows.append([str(lo) if lo == hi else f"{lo}-{hi}", s.name, _n(s.score, d) + ci, str(s.n_segments),
                      str(s.wins), str(s.cluster)])  # fmt: skip
-    head = ["rank", "system", f"score [{conf:.0%} CI]", "segments", "wins", "cluster"]
-    return Table(head, rows, ["left", "left", "right", "right", "right", "right"],
-                 title=f"{res.protocol}: systems by human score (rank: {_rank_words(res)})")  # fmt: skip
+    interval = "sequence" if res.settings.get("anytime") else "CI"
+    head = ["rank", "system", f"score [{conf:.0%} {interval}]", "segments", "wins", "cluster"]
+    align = ["left", "left", "right", "right", "right", "right"]
+    if any(s.wmt26_boundary for s in res.systems):  # WMT26's mark of the line below each system
+        head.append("line below")
+        align.append("left")
+        rows = [[*r, s.wmt26_boundary or ""] for r, s in zip(rows, res.systems)]
+    return Table(head, rows, align, title=f"{res.protocol}: systems by human score (rank: {_rank_words(res)})")
 
 
 def _rank_words(res: HumanResult) -> str:
+    if res.settings.get("anytime"):
+        return f"anytime {1 - res.settings.get('alpha', 0.05):.0%} rank sets, valid at every screen"
     if res.protocol == "mtsig":
         return f"simultaneous {res.settings.get('confidence', 0.95):.0%} rank sets"
     return "WMT's losses + 1 to N - wins"
@@ -53,8 +60,23 @@ def _decimals(res: HumanResult, d: int | None) -> int:
     return d if d is not None else (res.decimals if res.decimals is not None else 3)
 
 
+def _anytime_tests(res: HumanResult, d: int) -> Table:
+    rows = []
+    for c in res.comparisons:
+        common = "-" if c.delta_common is None else f"{c.delta_common:+.{d}f}"
+        seq = "-" if c.cs is None else f"[{c.cs[0]:+.{d}f}, {c.cs[1]:+.{d}f}]" + ("*" if c.significant else "")
+        rows.append([c.a, c.b, f"{c.delta:+.{d}f}", common, str(c.n_common), seq,
+                     "-" if c.resolved_at is None else str(c.resolved_at)])  # fmt: skip
+    head = ["A", "B", "Δ (B − A)", "Δ common", "documents", "sequence of Δ", "resolved at screen"]
+    st = res.settings
+    return Table(head, rows, title=f"{res.protocol}: pairs ({st['sequence']} confidence sequences at alpha/M; * "
+                 f"resolved at α = {st['alpha']})")  # fmt: skip
+
+
 def tests_table(res: HumanResult, d: int | None = None) -> Table:
     d = _decimals(res, d)
+    if res.settings.get("anytime"):
+        return _anytime_tests(res, d)
     one = res.settings.get("one_sided")
     rows = []
     for c in res.comparisons:
@@ -92,6 +114,11 @@ def _settings_line(res: HumanResult) -> str:
     st = res.settings
     parts = [f"mtsig human: protocol {res.protocol}", f"{st['n_systems']} systems", f"{st['n_segments']} segments",
              f"input {st['input_format']}"]  # fmt: skip
+    if st.get("anytime"):
+        screens = f", {st['screens']} screens" if st.get("screens") else ""
+        parts.append(f"anytime: {st['sequence']} confidence sequences per pair at alpha/M, documents as units"
+                     f"{screens}")  # fmt: skip
+        return ", ".join(parts)
     if "test" in st:
         parts.append(f"test {st['test']} ({st['n_resamples']} resamples of {st['resample_unit']}s)")
     parts += [f"{st['n_bootstrap']} bootstrap resamples", f"seed {st['seed']}"]
@@ -119,9 +146,20 @@ def _csv(res: HumanResult) -> str:
         lo, hi = s.ci or (None, None)
         rows.append(["system", s.name, None, None, s.score, lo, hi, s.n_segments, s.wins, s.cluster, *s.rank_range,
                      None, None, None, None, None])  # fmt: skip
+    extra = bool(res.settings.get("anytime"))  # the anytime ranking: each pair's sequence and when it resolved
+    wmt26 = any(s.wmt26_boundary for s in res.systems)
+    if extra:
+        head += ["cs_low", "cs_high", "resolved_at"]
+        rows = [r + [None, None, None] for r in rows]
+    if wmt26:
+        head.append("wmt26_boundary")
+        rows = [r + [s.wmt26_boundary] for r, s in zip(rows, res.systems)]
     for c in res.comparisons:
-        rows.append(["comparison", None, c.a, c.b, None, None, None, None, None, None, None, None, c.delta,
-                     c.n_common, c.p_value, c.p_adjusted, c.significant])  # fmt: skip
+        row = ["comparison", None, c.a, c.b, None, None, None, None, None, None, None, None, c.delta,
+               c.n_common, c.p_value, c.p_adjusted, c.significant]  # fmt: skip
+        if extra:
+            row += [*(c.cs or (None, None)), c.resolved_at]
+        rows.append(row + ([None] if wmt26 else []))
     for n in res.notes:  # the notes too: a CSV read alone must not lose them (row "note", the text under "system")
         rows.append(["note", n, *([None] * (len(head) - 2))])
     return csv_text(head, [["" if x is None else x for x in r] for r in rows])
