@@ -53,6 +53,9 @@ class AdaptiveDesign(Design):
     alphas: tuple[float, ...] = option((0.05, 0.01), "levels", "floats", low=0, high=1, open=True)
     per_screen: int = option(3, "models per screen (Pearmut's dynamic_models; WMT26: 3)", "int", low=2)
     coldstart: int = option(20, "cold start: documents per model before adapting (WMT26: 20)", "int", low=0)
+    null: bool = option(False, "equally good systems: each system's scores shifted so that every mean document "
+                        "score of the full matrix is the same (then every resolved pair and every cluster line is "
+                        "an error)", "bool")  # fmt: skip
     seed: int = seed_option()
 
 
@@ -81,6 +84,14 @@ def complete_matrix(h) -> tuple[Matrix, list[str]]:
     return m, notes
 
 
+def equally_good(m: Matrix) -> Matrix:
+    """The matrix with each system's scores shifted by a constant so that every system's mean document score is
+    the grand mean (the systems stay different, segment by segment; none is better)."""
+    Dm = m.doc_means()
+    shift = Dm.mean() - Dm.mean(axis=1)
+    return Matrix(m.systems, m.docs, [s + shift[:, None] for s in m.scores])
+
+
 def _holm(p: np.ndarray) -> np.ndarray:
     order = np.argsort(p, kind="stable")
     adj = np.minimum(1, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
@@ -105,6 +116,7 @@ class AdaptiveJob:
     per_screen: int
     coldstart: int
     seed: int
+    null: bool = False
 
     def replicate(self, r: int) -> dict:
         from mtsig.humaneval.policy import replay
@@ -118,7 +130,8 @@ class AdaptiveJob:
                                     pool=self.coldstart or None, seed=int(rng.integers(2**31)))  # fmt: skip
         screens = replay(m, pol)
         T = _reveal(screens, K, D)
-        return {"screens": len(screens), **{f"{a!r}": _verdicts(m, T, len(screens), a) for a in self.alphas}}
+        return {"screens": len(screens),
+                **{f"{a!r}": _verdicts(m, T, len(screens), a, self.null) for a in self.alphas}}  # fmt: skip
 
 
 def _reveal(screens, K: int, D: int) -> np.ndarray:
@@ -130,7 +143,7 @@ def _reveal(screens, K: int, D: int) -> np.ndarray:
     return T
 
 
-def _verdicts(m: Matrix, T: np.ndarray, n_screens: int, alpha: float) -> dict:
+def _verdicts(m: Matrix, T: np.ndarray, n_screens: int, alpha: float, null: bool = False) -> dict:
     from mtsig.humaneval.anytime import pair_stream
     from mtsig.stats.confseq import betting_excludes
 
@@ -148,7 +161,7 @@ def _verdicts(m: Matrix, T: np.ndarray, n_screens: int, alpha: float) -> dict:
     for a in range(K):
         for b in range(a + 1, K):
             x, done = pair_stream(Dm, T, a, b)
-            sign = np.sign(truth[a] - truth[b])
+            sign = 0.0 if null else np.sign(truth[a] - truth[b])  # the null: equal by construction
             up, down = betting_excludes((x + R) / (2 * R), alpha / M) if x.size else (np.zeros(0, bool),) * 2
             anytime_wrong |= bool((sign <= 0 and up.any()) or (sign >= 0 and down.any()))
             resolved = up | down
@@ -166,15 +179,16 @@ def _verdicts(m: Matrix, T: np.ndarray, n_screens: int, alpha: float) -> dict:
     fixed_wrong = False
     for c in range(LOOKS):  # Holm over the pairs at each look (mtsig's default correction)
         fixed_wrong |= bool((_holm(P[:, c]) < alpha)[wrong_sign[:, c]].any())
-    false_lines = _wmt26_false_lines(m, T, looks, alpha)
+    false_lines = _wmt26_false_lines(m, T, looks, alpha, null)
     return {"anytime_covered": not anytime_wrong, "fixed_covered": not fixed_wrong,
             "wmt26_false_any": bool(false_lines.any()), "wmt26_false_lines": int(false_lines.sum()),
             "screens_to_resolve": last_resolved}  # fmt: skip
 
 
-def _wmt26_false_lines(m: Matrix, T: np.ndarray, looks: list[int], alpha: float) -> np.ndarray:
+def _wmt26_false_lines(m: Matrix, T: np.ndarray, looks: list[int], alpha: float, null: bool = False) -> np.ndarray:
     """WMT26's false cluster lines at each look (paired or pooled two-sample t-test on the annotated segments,
-    uncorrected), against the full matrix's segment means."""
+    uncorrected), against the full matrix's segment means: a line is false unless every system above is strictly
+    better than every one below (under ``null`` every line is false)."""
     from mtsig.humaneval.wmt26 import boundaries
 
     X = np.concatenate(m.scores, axis=1)  # (K, segments)
@@ -210,7 +224,7 @@ def _wmt26_false_lines(m: Matrix, T: np.ndarray, looks: list[int], alpha: float)
         marks = boundaries(K, dm)
         tr = truth[order]
         for j, mark in enumerate(marks):
-            if mark == "yes_cluster" and tr[: j + 1].min() < tr[j + 1 :].max():
+            if mark == "yes_cluster" and (null or tr[: j + 1].min() <= tr[j + 1 :].max()):
                 out[i] += 1
     return out
 
@@ -219,12 +233,16 @@ def adaptive(h, design: AdaptiveDesign, run: Runner) -> StudyResult:
     from mtsig.studies.nulls import binomial_interval
 
     m, notes = complete_matrix(h)
+    if design.null:
+        m = equally_good(m)
+        notes.append("null: each system's scores shifted so that every system's mean document score over the full "
+                     "matrix is the same; every resolved pair and every cluster line is an error")  # fmt: skip
     K, D = len(m.systems), len(m.docs)
     rows, resolve_rows = [], []
     coverage: dict = {}
     to_resolve: dict = {}
     for name in design.policies.split(","):
-        job = AdaptiveJob(m, name, tuple(design.alphas), design.per_screen, design.coldstart, design.seed)
+        job = AdaptiveJob(m, name, tuple(design.alphas), design.per_screen, design.coldstart, design.seed, design.null)
         res = run.replicates(f"{name} replays", job, design.replicates)
         screens = np.array([r["screens"] for r in res])
         for a in design.alphas:
@@ -261,7 +279,7 @@ def adaptive(h, design: AdaptiveDesign, run: Runner) -> StudyResult:
                    [None, 2, 0, 0, 0, 0, 0]),
     )  # fmt: skip
     settings = {"systems": K, "documents": D, "cells": K * D, "replays per policy": design.replicates,
-                "looks": LOOKS, "seed": design.seed}  # fmt: skip
+                "looks": LOOKS, "null": design.null, "seed": design.seed}  # fmt: skip
     notes = [*notes, "replicate r of a policy draws its document order, model order and the policy's own "
              "generators from (seed, r): the same seed gives the same numbers with any number of "
              "processes"]  # fmt: skip
