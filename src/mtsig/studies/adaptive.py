@@ -153,6 +153,7 @@ def _verdicts(m: Matrix, T: np.ndarray, n_screens: int, alpha: float, null: bool
     K = Dm.shape[0]
     M = K * (K - 1) // 2
     truth = Dm.mean(axis=1)
+    seen = np.where(np.isfinite(T), Dm, np.nan)  # what the campaign annotated (a policy may leave cells out)
     lo_s, hi_s = float(Dm.min()), float(Dm.max())
     R = max(hi_s - lo_s, 1e-12)
     looks = [int(np.ceil(n_screens * (i + 1) / LOOKS)) for i in range(LOOKS)]
@@ -162,7 +163,7 @@ def _verdicts(m: Matrix, T: np.ndarray, n_screens: int, alpha: float, null: bool
     j = 0
     for a in range(K):
         for b in range(a + 1, K):
-            x, done = pair_stream(Dm, T, a, b)
+            x, done = pair_stream(seen, T, a, b)
             sign = np.sign(truth[a] - truth[b])
             up, down = betting_excludes((x + R) / (2 * R), alpha / M) if x.size else (np.zeros(0, bool),) * 2
             anytime_wrong |= bool((sign <= 0 and up.any()) or (sign >= 0 and down.any()))
