@@ -59,7 +59,7 @@ def VALUES(f: dict[str, str]) -> dict[str, dict[str, object]]:  # noqa: N802 - a
         "compare": {"baseline": "base", "tests": ("bootstrap",)},
         "analyze": {"baseline": "base", "by": ("length-diff",), "cutoffs": {"ref-length": (10, 20)},
                     "freq_corpus": f["corpus"], "out_labels": {"new": f["labels"]}, "source": f["source"]},
-        "human": {"protocol": "wmt22"},
+        "human": {"protocol": "wmt22", "score_range": (-10, 20)},
         "meta": {"statistic": "spearman"},
     }  # fmt: skip
 
@@ -73,6 +73,8 @@ WITH = {
     ("score", "resample_unit"): {"ci": True},
     ("meta", "average_by"): {"level": "segment"},
     ("meta", "test"): {"level": "segment", "statistic": "acc23"},
+    ("human", "anytime"): {"protocol": "mtsig", "score_range": (-10, 20)},  # the scale of the synthetic TSV
+    ("human", "sequence"): {"anytime": True, "score_range": (-10, 20)},
 }
 
 

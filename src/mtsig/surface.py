@@ -61,6 +61,8 @@ class Field:
     many: bool = False
     #: one of the inputs most runs give (shown first)
     main: bool = False
+    #: a list of numbers (``texts`` whose words must each be a number: the scale's bounds, levels)
+    numbers: bool = False
 
     @property
     def is_path(self) -> bool:
@@ -166,9 +168,11 @@ def _field(action: argparse.Action, w: Web, group: str) -> Field:
     if default is argparse.SUPPRESS:
         default = None
     help_text = (action.help or "").replace("%%", "%")
+    numbers = kind == "texts" and (action.type in (int, float) or w.value in ("ints", "floats"))
     return Field(name=w.form or action.dest, dest=action.dest, flag=action.option_strings[0] if action.option_strings
                  else None, kind=kind, help=help_text, group=group, choices=choices, default=default, low=w.low,
-                 high=w.high, open=w.open, naming=w.naming, many=many, main=w.main)  # fmt: skip
+                 high=w.high, open=w.open, naming=w.naming, many=many, main=w.main,
+                 numbers=numbers)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ values to argv
