@@ -280,11 +280,11 @@ def draw_adaptive(fig, res: StudyResult) -> None:
     need = res.data["annotations_to_resolve"]
     pols = list(need)
     al = f"{alphas[0]!r}"
-    data = [need[p][al]["per_replay"] for p in pols]
+    data = [[x for x in need[p][al]["per_replay"] if x is not None] or [np.nan] for p in pols]
     ax2.boxplot(data, widths=0.5, showfliers=False)
     for i, p in enumerate(pols):
         ax2.hlines(need[p][al]["campaign_screens"], i + 0.6, i + 1.4, color="grey", lw=1, linestyles=":")
-    ax2.set_xticks(range(1, len(pols) + 1), pols, fontsize=7)
+    ax2.set_xticks(range(1, len(pols) + 1), [f"{p}\n{need[p][al]['reached']:.0%} reach" for p in pols], fontsize=7)
     ax2.set(ylabel="screens", title=f"(b) screens to resolve (α = {alphas[0]:g})\ndotted: the whole campaign")
 
 
