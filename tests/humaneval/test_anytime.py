@@ -113,5 +113,8 @@ def test_study_adaptive_same_numbers_with_any_number_of_processes(tmp_path):
     assert outs[0] == outs[1]
     d = json.loads(outs[0])
     assert set(d["data"]["coverage"]) == {"mtsig anytime rank sets", "fixed-sample rank sets, 10 looks", "wmt26"}
-    assert set(d["data"]["annotations_to_resolve"]) == {"pearmut", "uniform", "top-two"}
+    assert set(d["data"]["annotations_to_resolve"]) == {"pearmut", "uniform", "top-two", "successive-rejects"}
+    for per in d["data"]["annotations_to_resolve"].values():
+        for v in per.values():
+            assert 0 <= v["reached"] <= 1 and len(v["per_replay"]) == 30
     assert all(c["replays"] == 30 for cs in d["data"]["coverage"].values() for c in cs)

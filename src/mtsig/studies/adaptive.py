@@ -1,8 +1,9 @@
 """``mtsig study adaptive``: adaptive human evaluation replayed on a complete document x system matrix of human
 scores (every system annotated on every segment: WMT23's MQM en-de, or any complete block of a campaign).
 
-Each replay runs a policy (:mod:`mtsig.humaneval.policy`: Pearmut 1.1.6's dynamic assignment, uniform, top-two)
-on the matrix with its own document order and seed until every cell is annotated, and watches three procedures
+Each replay runs a policy (:mod:`mtsig.humaneval.policy`: Pearmut 1.1.6's dynamic assignment, uniform, top-two,
+evaluation-bandit's successive rejects) on the matrix with its own document order and seed until the policy is
+done (every cell; successive rejects: the cells of the models it keeps), and watches three procedures
 against the full matrix's own ranking:
 
 - **mtsig's anytime rank sets** (:mod:`mtsig.humaneval.anytime`: a hedged-betting confidence sequence per pair at
@@ -50,8 +51,9 @@ class AdaptiveDesign(Design):
     """``study adaptive``: policies replayed on a complete matrix, coverage of each ranking procedure."""
 
     replicates: int = option(1000, "replays per policy", "int", low=1, high=MAX_REPLICATES)
-    policies: str = option("pearmut,uniform,top-two", "assignment policies, comma-separated (pearmut: Pearmut 1.1.6's "
-                           "dynamic assignment; uniform; top-two)", "str", lookup=_policies)  # fmt: skip
+    policies: str = option("pearmut,uniform,top-two,successive-rejects", "assignment policies, comma-separated "
+                           "(pearmut: Pearmut 1.1.6's dynamic assignment; uniform; top-two; successive-rejects: "
+                           "evaluation-bandit's)", "str", lookup=_policies)  # fmt: skip
     alphas: tuple[float, ...] = option((0.05, 0.01), "levels", "floats", low=0, high=1, open=True)
     per_screen: int = option(3, "models per screen (Pearmut's dynamic_models; WMT26: 3)", "int", low=2)
     coldstart: int = option(20, "cold start: documents per model before adapting (WMT26: 20)", "int", low=0)
