@@ -48,6 +48,7 @@ def test_wmt26_equals_its_script_on_every_campaign(log):
     per_lp = campaign_scores(str(log))
     ours = global_ranking(per_lp)
     assert [m for m, _ in ours] == [g[0] for g in ORACLE["global"]]
+    assert [r["system"] for r in res.global_ranking] == [g[0] for g in ORACLE["global"]]  # in every result too
     for model, langs in ORACLE["global"]:  # the script's table: the system's mean in each pair (-100: absent)
         got = [per_lp[k].get(model, -100) for k in per_lp]
         assert got == pytest.approx(list(langs.values()), rel=1e-12)

@@ -76,6 +76,9 @@ class HumanResult:
     #: the anytime ranking: the unresolved pairs, those nearest to resolution first, with their documents and the
     #: further documents projected to resolve them (None: the pair may be a tie)
     next: tuple[dict[str, Any], ...] | None = jfield(None, omit="none")
+    #: protocol wmt26 on a Pearmut log of several campaigns: WMT26's ranking across them (system, mean relative
+    #: rank, campaigns), best first
+    global_ranking: tuple[dict[str, Any], ...] | None = jfield(None, omit="none")
     #: decimals shown in text, Markdown and LaTeX (``-w``; None: 3)
     decimals: int | None = jfield(None, repr=False, compare=False, skip=True)
 

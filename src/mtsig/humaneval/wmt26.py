@@ -104,7 +104,25 @@ def run_wmt26(h: HumanScores, opts, rs) -> HumanResult:
             "where only the adjacent pair does; segments as units although the campaign assigns documents")  # fmt: skip
     res = _wmt_result(h, opts, rs, "wmt26", (tested, beats, [note]), clusters=clusters, order=order)
     mark_of = dict(zip(names, marks))
-    return replace(res, systems=tuple(replace(s, wmt26_boundary=mark_of[s.name]) for s in res.systems))
+    res = replace(res, systems=tuple(replace(s, wmt26_boundary=mark_of[s.name]) for s in res.systems))
+    return _with_global(res, h)
+
+
+def _with_global(res: HumanResult, h: HumanScores) -> HumanResult:
+    """A Pearmut log of several campaigns: WMT26's global ranking across them (WMT26's reset rule), in the result
+    and one note."""
+    if h.input_format != "pearmut" or len(h.sources) != 1:
+        return res
+    per = campaign_scores(h.sources[0])
+    if len(per) < 2:
+        return res
+    rows = tuple({"system": s, "mean_relative_rank": r, "campaigns": sum(s in v for v in per.values())}
+                 for s, r in global_ranking(per))  # fmt: skip
+    shown = ", ".join(f"{i}. {r['system']} ({r['mean_relative_rank']:.3f})" for i, r in enumerate(rows[:10], 1))
+    more = f", ... ({len(rows)} systems)" if len(rows) > 10 else ""
+    note = (f"WMT26's global ranking over the log's {len(per)} campaigns (mean over the campaigns a system is in of "
+            f"the share of its systems that score higher; JSON global_ranking): {shown}{more}")  # fmt: skip
+    return replace(res, global_ranking=rows, notes=(*res.notes, note))
 
 
 def global_ranking(scores: Mapping[str, Mapping[str, float]]) -> list[tuple[str, float]]:
