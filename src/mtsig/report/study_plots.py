@@ -247,35 +247,39 @@ def draw_units(fig, res: StudyResult) -> None:
 
 def draw_adaptive(fig, res: StudyResult) -> None:
     """(a) joint coverage at every stopping time of each procedure under each policy, with binomial intervals, at
-    each level (dashes: 1 - α); (b) the screens each policy needed before the anytime ranking had resolved what the
-    full matrix resolves (box: replays; the line: the whole campaign)."""
+    each level (dashed: 1 - α); (b) the screens each policy needed before the anytime ranking had resolved what the
+    full matrix resolves (box: replays that got there; dotted: the whole campaign)."""
     ax1, ax2 = fig.subplots(1, 2, width_ratios=[3, 2])
     cov = res.data["coverage"]
     procs = list(cov)
     short = {"mtsig anytime rank sets": "anytime", "fixed-sample rank sets, 10 looks": "fixed, 10 looks",
              "wmt26": "WMT26 lines"}  # fmt: skip
+    abbrev = {"successive-rejects": "SR"}
     cells = [(p, c["policy"], c["alpha"], c) for p in procs for c in cov[p]]
     alphas = sorted({c[2] for c in cells}, reverse=True)
     groups = list(dict.fromkeys((p, pol) for p, pol, _, _ in cells))
     pos = np.array([i + 0.6 * procs.index(p) for i, (p, _) in enumerate(groups)])  # a gap between procedures
-    width = 0.8 / len(alphas)
+    step = 0.3 / max(len(alphas) - 1, 1)
+    lows = []
     for k, al in enumerate(alphas):
         pts = [next(c for p, pol, a, c in cells if (p, pol) == g and a == al) for g in groups]
-        x = pos + (k - (len(alphas) - 1) / 2) * width
+        x = pos + (k - (len(alphas) - 1) / 2) * step
         y = np.array([100 * c["coverage"] for c in pts])
-        err = np.array([[y[i] - 100 * c["interval"][0] for i, c in enumerate(pts)],
-                        [100 * c["interval"][1] - y[i] for i, c in enumerate(pts)]])  # fmt: skip
-        ax1.bar(x, y, width * 0.9, color=f"C{k}", hatch=HATCHES[k % len(HATCHES)], edgecolor="white", lw=0.3,
-                label=f"α = {al:g}")  # fmt: skip
-        ax1.errorbar(x, y, yerr=err, fmt="none", color="k", lw=0.8, capsize=2)
-        ax1.hlines([100 * (1 - al)] * len(x), x - width / 2, x + width / 2, color=f"C{k}", lw=2, linestyles="--")
-    ax1.set_xticks(pos, [pol for _, pol in groups], fontsize=6, rotation=30, ha="right")
+        lo = np.array([100 * c["interval"][0] for c in pts])
+        hi = np.array([100 * c["interval"][1] for c in pts])
+        lows.append(lo.min())
+        ax1.errorbar(x, y, yerr=[y - lo, hi - y], fmt=MARKERS[k % len(MARKERS)], color=f"C{k}", ms=4, lw=0.9,
+                     capsize=2, label=f"α = {al:g}")  # fmt: skip
+        ax1.axhline(100 * (1 - al), color=f"C{k}", lw=0.8, ls="--")
+    ax1.set_xticks(pos, [abbrev.get(pol, pol) for _, pol in groups], fontsize=6, rotation=30, ha="right")
+    top = 100.6
+    bottom = max(0.0, min(min(lows), 100 * (1 - max(alphas))) - 1.5)
     for p in procs:
         xs = [x for x, (q, _) in zip(pos, groups) if q == p]
-        ax1.text(float(np.mean(xs)), 104, short.get(p, p), ha="center", va="bottom", fontsize=7)
-    ax1.set_ylim(0, 112)
-    ax1.set_yticks([0, 20, 40, 60, 80, 100])
-    ax1.set(ylabel="joint coverage % (95% CI)", title="(a) covered at every stopping time (dashes: 1 - α)\n")
+        ax1.text(float(np.mean(xs)), top + 0.1 * (top - bottom), short.get(p, p), ha="center", va="bottom",
+                 fontsize=7)  # fmt: skip
+    ax1.set_ylim(bottom, top + 0.25 * (top - bottom))
+    ax1.set(ylabel="joint coverage % (95% CI)", title="(a) right at every stopping time (dashed: 1 - α)\n")
     ax1.legend(fontsize=7, loc="lower left")
     need = res.data["annotations_to_resolve"]
     pols = list(need)
@@ -284,8 +288,9 @@ def draw_adaptive(fig, res: StudyResult) -> None:
     ax2.boxplot(data, widths=0.5, showfliers=False)
     for i, p in enumerate(pols):
         ax2.hlines(need[p][al]["campaign_screens"], i + 0.6, i + 1.4, color="grey", lw=1, linestyles=":")
-    ax2.set_xticks(range(1, len(pols) + 1), [f"{p}\n{need[p][al]['reached']:.0%} reach" for p in pols], fontsize=7)
-    ax2.set(ylabel="screens", title=f"(b) screens to resolve (α = {alphas[0]:g})\ndotted: the whole campaign")
+    ax2.set_xticks(range(1, len(pols) + 1), [f"{abbrev.get(p, p)}\n{need[p][al]['reached']:.0%}" for p in pols],
+                   fontsize=7)  # fmt: skip
+    ax2.set(ylabel="screens", title=f"(b) screens to resolve (α = {alphas[0]:g})\nbelow: replays that get there")
 
 
 def plot_study(res: StudyResult, width: float | None = None):
