@@ -138,6 +138,13 @@ def test_malformed_screens_are_one_clear_error(tmp_path, bad, message):
         mtsig.human(_log(tmp_path, [line, _screen("u", "d2", {"A": 1, "B": 2})]), protocol="wmt26")
 
 
+def test_an_empty_or_reset_campaign_is_one_clear_error_and_the_format_is_recognised(tmp_path):
+    for lines in ([], [{"user_id": "u", "annotation": "__RESET__"}]):
+        p = _log(tmp_path, lines)
+        with pytest.raises(InputError, match="no scored annotation after the resets"):
+            mtsig.human(p)  # recognised as Pearmut's from its first line: the campaign key
+
+
 def test_a_campaign_jsonl_log_and_the_command_line(tmp_path):
     from mtsig.cli import main
 

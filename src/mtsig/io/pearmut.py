@@ -46,8 +46,13 @@ class Screen:
 
 
 def looks_like_pearmut(first_line: str) -> bool:
+    """A campaign's log line, or an ``annotations.json`` (``{`` alone, or a campaign key such as
+    ``"eng_Latn---ces_Latn v3": [`` first)."""
     s = first_line.lstrip()
-    return s.startswith("{") and ('"annotation"' in s or '"item_i"' in s or '"user_id"' in s or s.strip() == "{")
+    if not s.startswith("{"):
+        return False
+    return '"annotation"' in s or '"item_i"' in s or '"user_id"' in s or s.strip() == "{" or \
+        re.match(r'\{\s*"[^"]*---[^"]*"\s*:\s*\[', s) is not None  # fmt: skip
 
 
 def _campaigns(path: str, text: str) -> dict[str, list[tuple[int, object]]]:
