@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.humaneval.common import check_rankable, settings_of
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
 from mtsig.io.human import HumanScores
 from mtsig.stats.confseq import predmix_eb
@@ -183,9 +184,7 @@ def _system_sequence(v: np.ndarray, seq: np.ndarray, lo_s: float, R: float, conf
 
 
 def run_anytime(h: HumanScores, opts) -> HumanResult:
-    from mtsig.humaneval.protocols import _check, _settings
-
-    _check(h)
+    check_rankable(h)
     lo_s, hi_s = bounds_of(h, opts.score_range)
     R = hi_s - lo_s
     docs, D = document_scores(h)
@@ -220,7 +219,7 @@ def run_anytime(h: HumanScores, opts) -> HumanResult:
         shown = "; ".join(f"{r['a']} vs {r['b']}: " + (f"~{r['more_documents']} more" if r["more_documents"]
                           else "may be a tie") for r in nexts[:5])  # fmt: skip
         notes.append(f"to resolve next (further documents for the pair, projected): {shown}")
-    st = _settings(h, opts, "document", correction="bonferroni (alpha/M)", one_sided=False, n_comparisons=M,
+    st = settings_of(h, opts, "document", correction="bonferroni (alpha/M)", one_sided=False, n_comparisons=M,
                    anytime=True, sequence=opts.sequence, score_range=[lo_s, hi_s],
                    screens=screens)  # fmt: skip
     return HumanResult(protocol="mtsig", systems=systems, comparisons=tuple(comps),

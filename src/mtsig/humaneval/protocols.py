@@ -33,9 +33,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from mtsig.declare import Checked, changed, count_option, level_option, option, seed_option, unit_option
+from mtsig.declare import Checked, count_option, level_option, option, seed_option, unit_option
 from mtsig.errors import InputError
 from mtsig.humaneval import engine
+from mtsig.humaneval.common import check_rankable, settings_of
 from mtsig.humaneval.result import HumanComparison, HumanResult, HumanSystem
 from mtsig.io.human import HumanScores
 from mtsig.registry import Registry
@@ -181,9 +182,20 @@ class Protocol:
 
     name: str
     help: str
-    run: Callable[[HumanScores, HumanOptions, Resampling], HumanResult]
+    #: the procedure, or ``"module:name"`` of one imported when first run (a procedure in a module of its own that
+    #: builds on this one)
+    run: Callable[[HumanScores, HumanOptions, Resampling], HumanResult] | str
     #: its comparisons are one-sided ("a is better than b"), every ordered pair or neighbours
     one_sided: bool = False
+
+    def __call__(self, h: HumanScores, opts: HumanOptions, rs: Resampling) -> HumanResult:
+        run = self.run
+        if isinstance(run, str):
+            import importlib
+
+            module, _, name = run.partition(":")
+            run = getattr(importlib.import_module(module), name)
+        return run(h, opts, rs)
 
 
 PROTOCOLS: Registry[Protocol] = Registry("protocol", "mtsig.protocols")
@@ -201,12 +213,7 @@ def _order(h: HumanScores) -> list[int]:
     return sorted(range(len(h.systems)), key=lambda k: (-m[k], h.systems[k]))
 
 
-def _check(h: HumanScores) -> None:
-    empty = [s for k, s in enumerate(h.systems) if h.n_segments(k) == 0]
-    if empty:
-        raise InputError(f"no judged segment for system(s) {', '.join(empty)}")
-    if len(h.systems) < 2:
-        raise InputError(f"ranking needs at least two systems; the judgments have {len(h.systems)}")
+_check = check_rankable
 
 
 def _cluster_index(cl: list[list[str]]) -> dict[str, int]:
@@ -286,14 +293,7 @@ def _intervals(h: HumanScores, opts: HumanOptions, rs: Resampling) -> tuple[np.n
     return boot, engine.percentile(boot, opts.confidence), unit, notes
 
 
-def _settings(h: HumanScores, opts: HumanOptions, unit: str, **extra) -> dict:
-    """The JSON's settings: what the protocol ran with, then every other setting given (not at its default) under
-    its own name."""
-    out = {"protocol": opts.protocol, "input_format": h.input_format, "files": list(h.sources),
-           "n_systems": len(h.systems), "n_segments": len(h.segments), "alpha": opts.alpha,
-           "confidence": opts.confidence, "n_bootstrap": opts.n_bootstrap, "seed": opts.seed,
-           "resample_unit": unit, **extra}  # fmt: skip
-    return {**out, **changed(opts, tuple(out))}
+_settings = settings_of
 
 
 def _segments(h: HumanScores, opts: HumanOptions):
@@ -838,19 +838,13 @@ for _p in (
     Protocol(name="wmt25", help="WMT25 as its 08-compute_clusters.py: one-sided Wilcoxon at alpha/2, ranges by "
              "scanning, waves cross-paired", run=run_wmt25, one_sided=True),
     Protocol(name="wmt26", help="WMT26 as its 02-analyze_results.py: paired or two-sample t-test, cluster and local "
-             "lines", run=lambda h, o, r: _wmt26().run_wmt26(h, o, r)),
+             "lines", run="mtsig.humaneval.wmt26:run_wmt26"),
 ):  # fmt: skip
     register_protocol(_p)
-
-
-def _wmt26():
-    from mtsig.humaneval import wmt26
-
-    return wmt26
 
 
 def run_human(h: HumanScores, options: HumanOptions | None = None, progress=None) -> HumanResult:
     """Rank the systems of ``h`` under ``options.protocol``."""
     opts = options or HumanOptions()
     rs = opts.resampling(progress)
-    return PROTOCOLS.get(opts.protocol).run(h, opts, rs)
+    return PROTOCOLS.get(opts.protocol)(h, opts, rs)

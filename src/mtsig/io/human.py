@@ -895,7 +895,8 @@ def _read_one(path: str, input_format: str | None, weights, da_score: str, own_w
         from mtsig.io.pearmut import read_pearmut
 
         opts = pearmut if pearmut is not None else {}
-        got, more, screens, key = read_pearmut(path, text, opts.get("lp"), opts.get("reset") or "campaign")
+        raw, more, screens, key = read_pearmut(path, text, opts.get("lp"), opts.get("reset") or "campaign")
+        got = [Judgment(**r) for r in raw]
         opts["screens"] = screens
         opts["campaign"] = key
     elif fmt == "wmt-da":

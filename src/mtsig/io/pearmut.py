@@ -46,12 +46,13 @@ class Screen:
 
 
 def looks_like_pearmut(first_line: str) -> bool:
-    """A campaign's log line, or an ``annotations.json`` (``{`` alone, or a campaign key such as
-    ``"eng_Latn---ces_Latn v3": [`` first)."""
+    """A campaign's log line, or an ``annotations.json`` on one line (a campaign key such as
+    ``"eng_Latn---ces_Latn v3": [`` first). A pretty-printed ``annotations.json`` (``{`` alone on its first line,
+    as any JSON object) needs ``input_format="pearmut"``."""
     s = first_line.lstrip()
     if not s.startswith("{"):
         return False
-    return '"annotation"' in s or '"item_i"' in s or '"user_id"' in s or s.strip() == "{" or \
+    return '"annotation"' in s or '"item_i"' in s or '"user_id"' in s or \
         re.match(r'\{\s*"[^"]*---[^"]*"\s*:\s*\[', s) is not None  # fmt: skip
 
 
@@ -160,9 +161,8 @@ def _score(x: object, path: str, where: str) -> float:
 
 
 def _screen(rec: dict, path: str, where: str, kinds: dict, pair: str, out: list) -> Screen | None:
-    """One regular screen's judgments (appended to ``out``) and the screen itself (None when it scored nothing)."""
-    from mtsig.io.human import Judgment
-
+    """One regular screen's judgments (appended to ``out``, each as the fields of a
+    :class:`~mtsig.io.human.Judgment`) and the screen itself (None when it scored nothing)."""
     item, ann = rec.get("item"), rec.get("annotation")
     if not isinstance(ann, list) or len(ann) != len(item):  # type: ignore[arg-type]
         raise InputError(f"{path}: {where}: 'annotation' must be a list of one entry per segment of 'item' "
@@ -189,8 +189,8 @@ def _screen(rec: dict, path: str, where: str, kinds: dict, pair: str, out: list)
                 kinds["unscored"] += 1
                 continue
             x = _score(score, path, f"{where}, segment {iid}, model {model}")
-            out.append(Judgment(system=str(model), segment=iid, score=x, annotator=user, doc=d,
-                                domain=iid.split("_###_", 1)[0], lp=pair))  # fmt: skip
+            out.append({"system": str(model), "segment": iid, "score": x, "annotator": user, "doc": d,
+                        "domain": iid.split("_###_", 1)[0], "lp": pair})  # fmt: skip
             models.setdefault(str(model))
     return Screen(line=int(rec.get("__line__", 0)), user=user, doc=doc, models=tuple(models)) \
         if doc is not None and models else None  # fmt: skip
@@ -198,7 +198,8 @@ def _screen(rec: dict, path: str, where: str, kinds: dict, pair: str, out: list)
 
 def read_pearmut(path: str, text: str, lp: str | None, reset: str = "campaign"):
     """The judgments of one campaign (``lp``) with WMT26's rules (see the module's docstring); returns the
-    judgments, notes, the kept screens in log order and the campaign's key."""
+    judgments (each the fields of a :class:`~mtsig.io.human.Judgment`), notes, the kept screens in log order and the
+    campaign's key."""
     if reset not in RESETS:
         from mtsig.errors import unknown_name
 
