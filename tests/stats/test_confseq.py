@@ -26,7 +26,7 @@ def test_equal_to_confseq_on_every_stream(method):
         np.testing.assert_allclose(hi, hi_r, rtol=0, atol=1e-9, err_msg=key)
 
 
-@pytest.mark.parametrize(("method", "reps"), [("predmix_eb", 1000), ("betting", 300)])
+@pytest.mark.parametrize(("method", "reps"), [("predmix_eb", 1000), ("betting", 200)])
 def test_time_uniform_coverage(method, reps):
     """The fraction of streams whose sequence ever misses the mean, over 200 times, stays below alpha (the
     sequences are conservative; an upper binomial bound of 3 standard errors)."""
