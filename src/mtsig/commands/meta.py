@@ -101,6 +101,13 @@ def _mtme_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--include-outliers", action="store_true", help="keep the systems the year calls outliers")
     g.add_argument("--exclude", nargs="+", default=(), metavar="SYS", help="systems to leave out")
+    _task_run_args(g, task)
+
+
+def _task_run_args(g, task: str) -> None:
+    """How the WMT metrics task set runs: which metrics, and where its permutations go (command line only)."""
+    from mtsig.marks import off
+
     off(
         g.add_argument(
             "--only",
