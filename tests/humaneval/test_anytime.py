@@ -120,3 +120,16 @@ def test_study_adaptive_same_numbers_with_any_number_of_processes(tmp_path):
         for v in per.values():
             assert 0 <= v["reached"] <= 1 and len(v["per_replay"]) == 20
     assert all(c["replays"] == 20 for cs in d["data"]["coverage"].values() for c in cs)
+
+
+def test_the_html_report_shows_what_the_text_shows(log):
+    from mtsig.report.human import render_human_html, tests_table
+
+    res = mtsig.human(log, lp="en-cs")
+    page = render_human_html(res)
+    assert "sequence of Δ low" in page and "resolved at screen" in page and "bootstrap resamples" not in page
+    first = tests_table(res).rows[0][5]  # the text's sequence of the first pair, e.g. "[-19.400, +15.200]"
+    lo = first.strip("[]*").split(",")[0]
+    assert f">{float(lo):.3f}<" in page or f">{lo}<" in page
+    w = render_human_html(mtsig.human(log, lp="en-cs", protocol="wmt26", n_bootstrap=50))
+    assert "line below" in w and "yes_cluster" in w

@@ -246,12 +246,41 @@ def ranking_svg(res: HumanResult, width: int = 640) -> str:
     return "".join(out)
 
 
+def _tests_html(res: HumanResult, d: int) -> str:
+    from mtsig.report.html import _e, _num, _table
+    from mtsig.report.html import _p as p_cell
+
+    one = " (A better)" if res.settings.get("one_sided") else ""
+    tests = []
+    for c in res.comparisons:
+        cls = ' class="sig"' if c.significant else ""
+        tests.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
+                     f"{_num(c.n_common, 0)}{p_cell(c.p_value)}{p_cell(c.p_adjusted)}"
+                     f"<td>{'yes *' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
+    return _table(["A", "B", "Δ (B − A)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
+                  tests, "sortable", "mtsig-tests")  # fmt: skip
+
+
+def _anytime_html(res: HumanResult, d: int) -> str:
+    """The anytime ranking's pairs: each sequence of Δ and the screen it resolved at, as the text shows them."""
+    from mtsig.report.html import _e, _num, _table
+
+    rows = []
+    for c in res.comparisons:
+        cls = ' class="sig"' if c.significant else ""
+        lo, hi = c.cs or (None, None)
+        rows.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
+                    f"{_num(c.n_common, 0)}{_num(lo, d)}{_num(hi, d)}{_num(c.resolved_at, 0)}"
+                    f"<td>{'yes *' if c.significant else 'no'}</td></tr>")  # fmt: skip
+    return _table(["A", "B", "Δ (B − A)", "Δ common", "documents", "sequence of Δ low", "sequence of Δ high",
+                   "resolved at screen", "resolved"], rows, "sortable", "mtsig-tests")  # fmt: skip
+
+
 def render_human_html(res: HumanResult, command: str | None = None) -> str:
     """``human --html``: compare's report design (sortable tables whose cells carry full-precision ``data-value``,
     the settings, the command, the result's JSON embedded) with the ranking figure and both tables."""
     from mtsig._version import __version__
     from mtsig.report.html import _e, _num, _settings, _table, html_page
-    from mtsig.report.html import _p as p_cell
 
     st = res.settings
     items = [("mtsig", _e(__version__)), ("protocol", _e(res.protocol)),
@@ -261,8 +290,13 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
         items.append(("test", _e(f"{st['test']}, {st['n_resamples']} resamples of {st['resample_unit']}s, "
                                  f"{st.get('correction', 'none')} over {st.get('n_comparisons', '-')} pairs, "
                                  f"α = {st['alpha']}")))  # fmt: skip
-    items += [("intervals and rank sets", _e(f"{st['confidence']:.0%}, {st['n_bootstrap']} bootstrap resamples")),
-              ("seed", _e(st["seed"]))]  # fmt: skip
+    if st.get("anytime"):  # the anytime ranking: sequences, no resampling
+        items.append(("ranking", _e(f"anytime: {st['sequence']} confidence sequences per pair at α/M = "
+                                    f"{st['alpha']}/{st.get('n_comparisons')}, documents as units"
+                                    + (f", {st['screens']} screens" if st.get("screens") else ""))))  # fmt: skip
+    else:
+        items += [("intervals and rank sets", _e(f"{st['confidence']:.0%}, {st['n_bootstrap']} bootstrap resamples")),
+                  ("seed", _e(st["seed"]))]  # fmt: skip
     d = _decimals(res, None)
     rows = []
     for s in res.systems:
@@ -272,18 +306,13 @@ def render_human_html(res: HumanResult, command: str | None = None) -> str:
         rows.append(f'<tr><td class="n" data-value="{lo}">{_e(rank)}</td><td>{_e(s.name)}</td>{_num(s.score, d)}'
                     f"{_num(ci[0], d)}{_num(ci[1], d)}{_num(s.n_segments, 0)}{_num(s.wins, 0)}{_num(s.cluster, 0)}"
                     "</tr>")  # fmt: skip
-    conf = f"{st.get('confidence', 0.95):.0%}"
-    ranking = _table(["rank", "system", "score", f"{conf} CI low", f"{conf} CI high", "segments", "wins", "cluster"],
-                     rows, "sortable", "mtsig-ranking")  # fmt: skip
-    one = " (A better)" if st.get("one_sided") else ""
-    tests = []
-    for c in res.comparisons:
-        cls = ' class="sig"' if c.significant else ""
-        tests.append(f"<tr{cls}><td>{_e(c.a)}</td><td>{_e(c.b)}</td>{_num(c.delta, d)}{_num(c.delta_common, d)}"
-                     f"{_num(c.n_common, 0)}{p_cell(c.p_value)}{p_cell(c.p_adjusted)}"
-                     f"<td>{'yes *' if c.significant else 'no'}</td><td>{_e(c.note or '')}</td></tr>")  # fmt: skip
-    table = _table(["A", "B", "Δ (B − A)", "Δ common", "common", f"p{one}", "p adjusted", "significant", "note"],
-                   tests, "sortable", "mtsig-tests")  # fmt: skip
+    conf = f"{st.get('confidence', 0.95):.0%} {'sequence' if st.get('anytime') else 'CI'}"
+    head = ["rank", "system", "score", f"{conf} low", f"{conf} high", "segments", "wins", "cluster"]
+    if any(s.wmt26_boundary for s in res.systems):  # WMT26's mark of the line below each system
+        head.append("line below")
+        rows = [r.replace("</tr>", f"<td>{_e(s.wmt26_boundary or '')}</td></tr>") for r, s in zip(rows, res.systems)]
+    ranking = _table(head, rows, "sortable", "mtsig-ranking")
+    table = _anytime_html(res, d) if st.get("anytime") else _tests_html(res, d)
     notes = "".join(f"<li>{_e(n)}</li>" for n in res.notes)
     parts = [f"<h1>Human judgments: {_e(res.protocol)}</h1>", "<h2>Settings</h2>", _settings(items)]
     if command:
