@@ -16,6 +16,6 @@ CHECKS = ["src/mtsig/_checks.h"]
 setup(
     ext_modules=[
         Extension(f"mtsig.{name}", [f"src/mtsig/{name}.c"], depends=CHECKS, optional=True, extra_compile_args=["-O3"])
-        for name in ("_ter", "_tok", "_meteor", "_plan")
+        for name in ("_ter", "_tok", "_meteor", "_plan", "_meta")
     ]
 )

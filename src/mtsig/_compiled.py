@@ -13,6 +13,7 @@ WHAT = {
     "_tok": "13a tokenization",
     "_ter": "TER (its edit-distance search: about 15x slower)",
     "_plan": "resampling plans",
+    "_meta": "meta-evaluation's acc23 permutations (about 30x slower)",
     "_meteor": "METEOR's alignment search",
 }
 _said: list[bool] = []

@@ -234,8 +234,8 @@ def fork_call(fn: Callable[[], Any]) -> ForkedCall | None:
     blocked = _interrupt_blocked().__enter__()  # the child must not be interrupted before it ignores SIGINT
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its result is checked in the parent)
-        _ignore_interrupt()
-        try:
+        try:  # nothing may leave this block but os._exit: the child must never return into the parent's code
+            _ignore_interrupt()
             import pickle
 
             os.close(read)

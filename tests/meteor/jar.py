@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -67,6 +68,11 @@ def _run_stdio(jobs: dict, flags: list[str]) -> dict:
     out = {}
     with subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8") as jar:
         assert jar.stdin is not None and jar.stdout is not None
+        # a jar that stops answering is stopped (its next read is then empty, and the test fails saying so)
+        # instead of holding the test run
+        watchdog = threading.Timer(JAR_SECONDS, jar.kill)
+        watchdog.daemon = True
+        watchdog.start()
         for name, (hyp, refs) in jobs.items():
             stats = []
             for i, h in enumerate(hyp):
@@ -75,10 +81,21 @@ def _run_stdio(jobs: dict, flags: list[str]) -> dict:
                 stats.append(jar.stdout.readline().strip())
             jar.stdin.write("EVAL ||| " + " ||| ".join(stats) + "\n")
             jar.stdin.flush()
-            segs = [float(jar.stdout.readline()) for _ in stats]
-            out[name] = (segs, float(jar.stdout.readline()))
+            segs = [_number(jar.stdout.readline()) for _ in stats]
+            out[name] = (segs, _number(jar.stdout.readline()))
         jar.stdin.close()
+        watchdog.cancel()
     return out
+
+
+#: the longest one jar may take for its group of jobs
+JAR_SECONDS = 600
+
+
+def _number(line: str) -> float:
+    if not line:
+        raise AssertionError(f"the METEOR jar stopped answering (ended, or stopped after {JAR_SECONDS} s)")
+    return float(line)
 
 
 def run_many(jobs: dict, workers: int = 2) -> dict:

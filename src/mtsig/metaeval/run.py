@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -410,6 +411,20 @@ def _perm_both_pearson(H, za, zb, average_by: str, mask: np.ndarray) -> tuple[fl
     return float(obs), np.concatenate(nulls)
 
 
+def pack_rows(bits: np.ndarray) -> np.ndarray:
+    """0/1 rows (R, E), 64 at a time, as words (ceil(R / 64), E) uint64: bit d of word (b, e) is row 64 b + d's
+    entry e (rows past R: 0)."""
+    R, E = bits.shape
+    nb = -(-R // 64)
+    rows = np.zeros((nb * 64, E), dtype=np.uint8)
+    rows[:R] = bits
+    by_entry = np.ascontiguousarray(rows.reshape(nb, 64, E).transpose(0, 2, 1))
+    return np.packbits(by_entry, axis=2, bitorder="little").view("<u8")[..., 0]
+
+
+#: threads of the compiled acc23 kernel (blocks of 64 draws at a time; the same numbers with any count)
+KERNEL_THREADS = min(2, os.cpu_count() or 1)
+
 #: the most (pair, source-combination) candidates the tie-calibrated acc23 PERM-BOTH tabulates (about 28 bytes each)
 ACC23_CANDIDATES = 2**24
 
@@ -461,6 +476,71 @@ class _Acc23Table:
         self.gain_sorted = gain.reshape(-1)[self.order]
         self.rank = np.empty_like(self.order)
         self.rank[self.order] = np.arange(self.order.size)  # where candidate (p, code) sits in the sorted order
+        self.group = group
+        self._kernel = None  # the compiled kernel's arrays (:meth:`_compiled`), made at the first use
+
+    def _compiled(self):
+        """The compiled kernel (``mtsig._meta.acc23_block``) and its arrays, or None without it. Only the candidates
+        whose gain is not 0 are kept (the others add nothing to any running sum), each marked where it is the last
+        kept candidate of its run of equal differences: the largest running sum at those marks is the largest at
+        every run's end (a run with nothing kept repeats the value before it)."""
+        if self._kernel is None:
+            from mtsig._compiled import load
+
+            mod = load("_meta")
+            if mod is None:
+                self._kernel = (None,)
+            else:
+                is_end = np.zeros(self.order.size, dtype=bool)
+                is_end[self.ends] = True
+                run = np.cumsum(is_end) - is_end  # each sorted candidate's run
+                kept = np.flatnonzero(self.gain_sorted != 0)
+                last = np.r_[run[kept][1:] != run[kept][:-1], True] if kept.size else np.zeros(0, dtype=bool)
+                pair, code = np.divmod(self.order[kept], 4)
+                arrays = (self.u, self.v, np.ascontiguousarray(self.good, dtype=np.uint8), self.group,
+                          self.u[pair], self.v[pair], code.astype(np.uint8), self.gain_sorted[kept],
+                          last.astype(np.uint8))  # fmt: skip
+                self._kernel = (mod.acc23_block, tuple(np.ascontiguousarray(a) for a in arrays))
+        return None if self._kernel[0] is None else self._kernel
+
+    def compiled(self) -> bool:
+        """Whether the compiled kernel computes the draws."""
+        return bool(self.n_groups) and self._compiled() is not None
+
+    def both(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Calibrated acc23 of both hybrids of each draw: ``values(bits)`` and ``values(1 - bits)``; through the
+        compiled kernel, 64 draws at a time, where it is built (the same numbers: the same sums in the same order)."""
+        if not self.compiled():
+            return self.values(bits), self.values(1 - bits)
+        return self.draws(pack_rows(bits), len(bits))
+
+    def draws(self, words: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`both` of ``n`` draws given as packed words (:func:`pack_rows`: block b, entry e, bit d = draw
+        64 b + d's bit of entry e), through the compiled kernel (:meth:`compiled` must be true)."""
+        fn, arrays = self._compiled()
+        G = self.tot.size
+        ca, cb = np.empty((n, G), dtype=np.int64), np.empty((n, G), dtype=np.int64)
+        ba, bb = np.empty(n), np.empty(n)
+
+        def block(b: int) -> None:
+            lo = 64 * b
+            fn(words[b], *arrays, ca[lo : lo + 64], cb[lo : lo + 64], ba[lo : lo + 64], bb[lo : lo + 64])
+
+        blocks = range(-(-n // 64))
+        if KERNEL_THREADS > 1 and len(blocks) > 1:  # the kernel releases the GIL; each block writes its own rows
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(KERNEL_THREADS, len(blocks))) as pool:
+                list(pool.map(block, blocks))
+        else:
+            for b in blocks:
+                block(b)
+        return self._finish(ca, ba), self._finish(cb, bb)
+
+    def _finish(self, counts: np.ndarray, best: np.ndarray) -> np.ndarray:
+        per = counts / self.tot  # each group's acc23 at ε = 0
+        base = per.sum(axis=1) if self.short else np.cumsum(per, axis=1)[:, -1]
+        return (base + best) / self.n_groups
 
     def values(self, bits: np.ndarray) -> np.ndarray:
         """Calibrated acc23 of the hybrids whose entries come from metric b where ``bits`` (R, entries) is 1."""
@@ -488,13 +568,45 @@ def _perm_both_acc23(H, za, zb, average_by: str, mask: np.ndarray, advance=None)
         return None
     table = _Acc23Table(H, za, zb, average_by)
     obs = segment_level(H, za, "acc23", average_by)[0] - segment_level(H, zb, "acc23", average_by)[0]
-    per = max(1, 2**23 // max(1, 4 * table.u.size))
+    # draws per call: the dense rows of the numpy path take 32 bytes per candidate and draw; the compiled kernel
+    # takes blocks of 64 draws and holds only each draw's agreement count per group
+    per = 64 * 4 * KERNEL_THREADS if table.compiled() else max(1, 2**23 // max(1, 4 * table.u.size))
     nulls = []
     for c in range(0, mask.shape[0], per):
         bits = mask[c : c + per].reshape(-1, H.size)
-        nulls.append(table.values(bits) - table.values(1 - bits))
+        va, vb = table.both(bits)
+        nulls.append(va - vb)
         if advance:
             advance(len(bits))
+    return float(obs), np.concatenate(nulls)
+
+
+def _perm_both_acc23_words(data: MetaData, a, b, opts: MetaOptions, W: SwapMasks,
+                           advance=None) -> tuple[float, np.ndarray] | None:  # fmt: skip
+    """PERM-BOTH of tie-calibrated acc23 through the compiled kernel, from the masks packed once for every pair of
+    metrics (:meth:`SwapMasks.words`); None where the kernel is not built or the table would be too large (the
+    caller then takes the numpy path, which gives the same numbers)."""
+    ok = np.isfinite(data.H)
+    za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
+    za[ok], zb[ok] = _zscore(a.seg[ok]), _zscore(b.seg[ok])
+    g = groups(data.H.shape[0], data.H.shape[1], opts.average_by)
+    if 2 * g.shape[1] * (g.shape[1] - 1) * g.shape[0] > ACC23_CANDIDATES:
+        return None
+    table = _Acc23Table(data.H, za, zb, opts.average_by)
+    if not table.compiled():
+        return None
+    obs = segment_level(data.H, za, "acc23", opts.average_by)[0] - segment_level(data.H, zb, "acc23",
+                                                                                 opts.average_by)[0]  # fmt: skip
+    words = W.words()
+    step = 16 * KERNEL_THREADS  # blocks of 64 draws per call
+    nulls = []
+    for lo in range(0, words.shape[0], step):
+        w = words[lo : lo + step]
+        n = min(W.n - 64 * lo, 64 * len(w))
+        va, vb = table.draws(w if W.expand is None else np.ascontiguousarray(w[:, W.expand]), n)
+        nulls.append(va - vb)
+        if advance:
+            advance(n)
     return float(obs), np.concatenate(nulls)
 
 
@@ -588,6 +700,14 @@ class SwapMasks:
         #: each entry's block (documents as the unit: a system's entries of one document swap together)
         self.expand = expand
         self._held = self._draw() if width * n <= MASK_BYTES else None
+        self._words: np.ndarray | None = None
+
+    def words(self) -> np.ndarray:
+        """The masks as words (:func:`pack_rows`: 64 resamples to a word, one word per unit and block), made once:
+        ``(ceil(n / 64), width)`` uint64, an eighth of the masks' bytes."""
+        if self._words is None:
+            self._words = np.concatenate([pack_rows(M) for M in self._blocks(64 * 256)])
+        return self._words
 
     def _draw(self) -> np.ndarray:
         plan = Resampling(self.n, self.seed).plan("randomization", self.width, self.n)
@@ -704,6 +824,11 @@ def pair_test(data: MetaData, a, b, opts: MetaOptions, eps: dict, W, advance=Non
         if advance:
             advance(R)
         return obs, (_count(obs, null) + 1) / (null.size + 1)
+    if opts.level == "segment" and stat == "acc23" and isinstance(W, SwapMasks):
+        packed = _perm_both_acc23_words(data, a, b, opts, W, advance)
+        if packed is not None:
+            obs, null = packed
+            return obs, (_count(obs, null) + 1) / (null.size + 1)
     masks = W.chunks(W.n if W._held is not None else max(100, MASK_BYTES // W.width)) if isinstance(W, SwapMasks) \
         else [W]  # fmt: skip
     c = n = 0
