@@ -3,7 +3,7 @@
 Copies the package and its tests to a scratch folder, builds the four C extensions there with
 ``-fsanitize=address,undefined`` (every UB check fatal), and runs the tests that hold each compiled part to its
 Python reference and throw hostile sizes, offsets and indices at every entry point (the fuzzing of
-``_ter.edits``/``_ter.tercom``, ``_tok``, ``_plan`` and ``_meteor`` against their references included), with
+``_ter.edits``/``_ter.tercom``, ``_tok``, ``_plan``, ``_meteor`` and ``_meta`` against their references included), with
 ``PYTHONMALLOC=malloc`` so that small Python blocks are visible to ASan, and the ASan runtime preloaded
 (Python itself is not instrumented). Prints a summary: the tests' own result and any sanitizer report.
 
@@ -39,6 +39,7 @@ TESTS = [
     "tests/meteor/test_meteor_units.py",
     "tests/test_resample.py",
     "tests/test_pcg.py",
+    "tests/meta/test_acc23_kernel.py",
     "tests/test_hostile.py",
 ]
 
@@ -98,7 +99,7 @@ def main() -> int:
         build = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=work, env=env,
                                capture_output=True, text=True)  # fmt: skip
         built = sorted(p.name for p in (work / "src" / "mtsig").glob("_*.so"))
-        if build.returncode != 0 or len(built) != 4:
+        if build.returncode != 0 or len(built) != 5:  # _ter, _tok, _meteor, _plan, _meta
             print(build.stdout[-3000:], build.stderr[-3000:], sep="\n")
             sys.exit(f"the sanitized build failed (built: {built})")
         for so in (work / "src" / "mtsig").glob("_*.so"):  # instrumented: linked against the sanitizer runtimes

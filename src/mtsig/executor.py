@@ -294,7 +294,7 @@ class DaskExecutor:
     """Items as tasks on a Dask distributed cluster: ``address`` of a running scheduler, or ``local:N`` for a
     ``LocalCluster`` of N single-threaded worker processes started here (and closed by :meth:`close`)."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, job: dict | None = None):
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError as exc:
@@ -302,7 +302,12 @@ class DaskExecutor:
 
             raise InputError("--dask needs Dask distributed: pip install 'mtsig[dask]'") from exc
         self.cluster = None
-        if address.startswith("local:"):
+        kind = address.partition(":")[0].lower()
+        if kind in BATCH_SYSTEMS:
+            self.cluster = batch_cluster(address, job or {})
+            self.client = Client(self.cluster)
+            _wait_for_workers(self.client, address)
+        elif address.startswith("local:"):
             import logging
             import signal
 
@@ -346,7 +351,92 @@ class DaskExecutor:
 def _workers(address: str) -> int:
     from mtsig.errors import InputError
 
-    n = address.split(":", 1)[1]
+    kind, _, n = address.partition(":")
     if not n.isdigit() or int(n) < 1:
-        raise InputError(f"--dask local:N needs a number of workers of at least 1, got {address!r}")
+        raise InputError(f"--dask {kind}:N needs a number of workers of at least 1, got {address!r}")
     return int(n)
+
+
+#: ``--dask KIND:N``: N single-process jobs of a batch system, through dask-jobqueue (the cluster extra)
+BATCH_SYSTEMS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
+#: the command that submits a job of each batch system
+SUBMIT = {"slurm": "sbatch", "pbs": "qsub", "sge": "qsub"}
+#: the size of one job where the command line does not say (dask-jobqueue needs cores and memory)
+JOB_DEFAULTS = {"cores": 1, "memory": "4GB", "walltime": "01:00:00"}
+#: seconds to wait for the first worker of a batch cluster (its jobs may queue)
+BATCH_WAIT = 600
+
+
+def batch_cluster(address: str, job: dict):
+    """A dask-jobqueue cluster of N jobs for ``slurm:N``, ``pbs:N`` or ``sge:N``, each one worker process of
+    ``job``'s size (``cores``, ``memory``, ``walltime``, ``queue``, ``account``, ``directives``: lines added to the
+    job script's header; ``python``: the interpreter the jobs run, this one by default)."""
+    import shutil
+    import sys
+
+    from mtsig.errors import InputError
+
+    kind = address.partition(":")[0].lower()
+    n = _workers(address)
+    try:
+        import dask_jobqueue
+    except ImportError:
+        raise InputError(f"--dask {kind}:N needs dask-jobqueue: pip install 'mtsig[cluster]'") from None
+    submit = SUBMIT[kind]
+    if shutil.which(submit) is None:
+        raise InputError(f"--dask {address}: {submit} is not on this machine's PATH; run mtsig where {kind} jobs are "
+                         "submitted (a login node)")  # fmt: skip
+    settings = {**JOB_DEFAULTS, **{k: v for k, v in job.items() if v not in (None, (), [])}}
+    kwargs = {"cores": int(settings["cores"]), "memory": str(settings["memory"]), "processes": 1,
+              "walltime": settings["walltime"], "python": settings.get("python") or sys.executable,
+              "job_extra_directives": list(settings.get("directives") or [])}  # fmt: skip
+    for key in ("queue", "account"):
+        if settings.get(key):
+            kwargs[key] = settings[key]
+    try:
+        cluster = getattr(dask_jobqueue, BATCH_SYSTEMS[kind])(**kwargs)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"--dask {address}: {exc}") from None
+    cluster.scale(jobs=n)
+    return cluster
+
+
+def _wait_for_workers(client, address: str) -> None:
+    from mtsig.errors import InputError
+
+    try:
+        client.wait_for_workers(1, timeout=BATCH_WAIT)
+    except (TimeoutError, OSError) as exc:
+        client.close()
+        raise InputError(f"--dask {address}: no worker started within {BATCH_WAIT} s (are the jobs queued? "
+                         f"squeue, qstat; {type(exc).__name__})") from None  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ flags
+#: ``--dask``'s help, one text for every command that has it
+DASK_HELP = ("where the work goes: a Dask scheduler's address (tcp://host:8786), local:N (N worker processes here), "
+             "or slurm:N, pbs:N, sge:N (N batch jobs of one worker each, sized by --job-*; pip install "
+             "'mtsig[cluster]'); the same results wherever it runs")  # fmt: skip
+
+
+def add_job_flags(g) -> list:
+    """The size of each batch job of ``--dask slurm:N`` (and pbs, sge); returns the actions added."""
+    return [
+        g.add_argument("--job-cores", type=int, default=None, metavar="C",
+                       help=f"--dask slurm:N: cores per job (default {JOB_DEFAULTS['cores']})"),
+        g.add_argument("--job-memory", default=None, metavar="MEM",
+                       help=f"--dask slurm:N: memory per job, e.g. 8GB (default {JOB_DEFAULTS['memory']})"),
+        g.add_argument("--job-walltime", default=None, metavar="HH:MM:SS",
+                       help=f"--dask slurm:N: time limit of each job (default {JOB_DEFAULTS['walltime']})"),
+        g.add_argument("--job-queue", default=None, metavar="Q", help="--dask slurm:N: partition or queue"),
+        g.add_argument("--job-account", default=None, metavar="A", help="--dask slurm:N: account to charge"),
+        g.add_argument("--job-directive", action="append", default=[], metavar="LINE",
+                       help="--dask slurm:N: a line for the job script's header, e.g. '--gres=gpu:0' (repeat)"),
+    ]  # fmt: skip
+
+
+def job_settings(a) -> dict:
+    """The job size the command line gave (``--job-*``)."""
+    return {"cores": getattr(a, "job_cores", None), "memory": getattr(a, "job_memory", None),
+            "walltime": getattr(a, "job_walltime", None), "queue": getattr(a, "job_queue", None),
+            "account": getattr(a, "job_account", None), "directives": getattr(a, "job_directive", None)}  # fmt: skip

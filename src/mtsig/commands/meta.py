@@ -8,8 +8,20 @@ import argparse
 from mtsig.commands.common import output_flags, plot_width, save_plot
 
 
+#: how a task set runs on a cluster, in ``meta --help``
+ON_A_CLUSTER = (
+    "On a Slurm cluster (pip install 'mtsig[cluster]'): mtsig meta --mtme DIR --task wmt25 --dask slurm:16 "
+    "--job-memory 8GB --job-walltime 02:00:00 submits 16 batch jobs of one Dask worker each and sends them the "
+    "permutations; the results are the same as in one process (pbs:N and sge:N likewise; a running scheduler: "
+    "--dask tcp://HOST:8786). The docs' page 'Running on a cluster' has the details."
+)
+
+
 def add_args(p: argparse.ArgumentParser) -> None:
+    from mtsig.commands.common import EPILOG
     from mtsig.marks import web
+
+    p.epilog = f"{ON_A_CLUSTER} {EPILOG}"
 
     web(p.add_argument("--human", nargs="+", default=None, metavar="FILE",
                        help="human scores: WMT DA, MQM, TSV (as mtsig human reads them) or SYSTEM score lines"),
@@ -119,15 +131,11 @@ def _task_run_args(g, task: str) -> None:
         task,
     )
     off(g.add_argument("-j", "--jobs", type=int, default=1, help="--task: worker processes for the permutations"), task)
-    off(
-        g.add_argument(
-            "--dask",
-            default=None,
-            metavar="ADDRESS",
-            help="--task: run the permutations on a Dask scheduler (or local:N workers); same results",
-        ),
-        task,
-    )
+    from mtsig.executor import DASK_HELP, add_job_flags
+
+    off(g.add_argument("--dask", default=None, metavar="WHERE", help="--task: " + DASK_HELP), task)
+    for action in add_job_flags(g):
+        off(action, task)
 
 
 def _meta_tasks(a: argparse.Namespace, prog):
@@ -142,7 +150,9 @@ def _meta_tasks(a: argparse.Namespace, prog):
                              "(text, JSON, CSV, Markdown, LaTeX)")  # fmt: skip
     from mtsig.studies.replicates import runner
 
-    run = runner(a.jobs, a.dask)
+    from mtsig.executor import job_settings
+
+    run = runner(a.jobs, a.dask, job=job_settings(a))
     try:
         return run_task_set(a.mtme, a.task, a.lps, k=1000 if a.k is None else a.k, seed=a.seed, gold=a.gold,
                             refs=set(a.ref) if a.ref else None, primary=not a.all_metrics,

@@ -39,9 +39,10 @@ def add_args(p: Parser, only: str | None = None) -> None:
         if study.unit_option:
             _unit_flag(q.add_argument_group("resampling"))
         if study.replicated:
-            q.add_argument("--dask", default=None, metavar="ADDRESS",
-                           help="run the replicates on Dask distributed: a scheduler address, or local:N for N local "
-                           "worker processes (pip install 'mtsig[dask]')")  # fmt: skip
+            from mtsig.executor import DASK_HELP, add_job_flags
+
+            q.add_argument("--dask", default=None, metavar="WHERE", help="the replicates: " + DASK_HELP)
+            add_job_flags(q.add_argument_group("batch jobs (--dask slurm:N, pbs:N, sge:N)"))
         output_flags(
             q,
             plot="also draw the study's figure (.png, .svg, .pdf)",
@@ -114,7 +115,9 @@ def run(a: argparse.Namespace, table, prog):
         table = _human_scores(a)
     if not study.replicated:
         return run_study(a.study, table, design, Runner(progress=prog), unit)
-    replicates = runner(a.jobs, a.dask, prog)
+    from mtsig.executor import job_settings
+
+    replicates = runner(a.jobs, a.dask, prog, job=job_settings(a))
     try:
         return run_study(a.study, table, design, replicates, unit)
     finally:

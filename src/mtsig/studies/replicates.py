@@ -55,12 +55,13 @@ class Runner:
         return [x for part in out for x in part]
 
 
-def runner(jobs: int = 1, dask: str | None = None, progress: ProgressFactory | None = None) -> Runner:
+def runner(jobs: int = 1, dask: str | None = None, progress: ProgressFactory | None = None,
+           job: dict | None = None) -> Runner:  # fmt: skip
     """Serial for ``jobs <= 1``, worker processes for more (:class:`~mtsig.executor.ProcessExecutor`: forked on
-    Linux, spawned elsewhere; the replicate tasks pickle), or Dask for ``dask`` (a scheduler address or
-    ``local:N``). Close a Dask runner's executor when done."""
+    Linux, spawned elsewhere; the replicate tasks pickle), or Dask for ``dask`` (a scheduler address, ``local:N``,
+    or ``slurm:N``/``pbs:N``/``sge:N`` jobs of the size ``job`` gives). Close a Dask runner's executor when done."""
     if dask:
-        return Runner(DaskExecutor(dask), progress)
+        return Runner(DaskExecutor(dask, job), progress)
     if jobs > 1:
         return Runner(ProcessExecutor(jobs), progress)
     return Runner(SerialExecutor(), progress)
