@@ -220,10 +220,21 @@ class DrawJob:
 
     def rng(self, shape: tuple[int, ...]) -> np.ndarray:
         """The task's swap masks: a function of (seed, task) only, the same for every pair of metrics."""
-        gen = np.random.default_rng(np.random.SeedSequence([self.seed, self.index]))
         n = int(np.prod(shape))
-        bits = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)
+        bits = np.unpackbits(self.packed(n), count=n)
         return bits.reshape(shape).view(bool)
+
+    def packed(self, n: int) -> np.ndarray:
+        """The first ``n`` bits of the task's stream, 8 to a byte (most significant first): :meth:`rng`'s masks
+        in an eighth of the memory."""
+        gen = np.random.default_rng(np.random.SeedSequence([self.seed, self.index]))
+        return np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8)
+
+    def rows(self, packed: np.ndarray, width: int, lo: int, hi: int) -> np.ndarray:
+        """Rows ``lo:hi`` of ``rng((k, width))`` from its packed bits."""
+        start, stop = lo * width, hi * width
+        bits = np.unpackbits(packed[start // 8 : (stop + 7) // 8])[start % 8 : start % 8 + stop - start]
+        return bits.reshape(hi - lo, width).view(bool)
 
 
 def draw_job(ti: TaskInput, k: int, seed: int, index: int) -> DrawJob:
@@ -336,6 +347,13 @@ def _pce_signs(n_items: int) -> np.ndarray:
     return signs
 
 
+def work_item(item: tuple[str, Any]) -> Any:
+    """One work item of a task set's draws (it pickles for Dask): ``("pairs", (job, pairs))`` -> :func:`pair_draws`,
+    ``("metrics", (job, metrics))`` -> :func:`metric_products`."""
+    kind, what = item
+    return pair_draws(what) if kind == "pairs" else metric_products(what)
+
+
 def pair_draws(item: tuple[DrawJob, list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray]:
     """For pairs (a, b) of metric indices: the observed difference stat(a) - stat(b) on the test's own footing and
     the ``k`` draws of stat(hybrid a) - stat(hybrid b). Returns (deltas (P,), draws (P, k))."""
@@ -359,16 +377,115 @@ def pair_draws(item: tuple[DrawJob, list[tuple[int, int]]]) -> tuple[np.ndarray,
                 draws[n, lo : lo + 100] = _pce_pair(job, za, zb, M[lo : lo + 100])
         return deltas, draws
     M = job.rng((k, job.prepared[0].size))
+    B = M.astype(np.float64) if job.statistic == "accuracy" else None
     for n, (a, b) in enumerate(pairs):
         za, zb = job.prepared[a], job.prepared[b]
         obs = _stats_scores(job, np.stack([za, zb]))
         deltas[n] = obs[0] - obs[1]
-        draws[n] = _stats_scores(job, np.where(M, za, zb)) - _stats_scores(job, np.where(M, zb, za))
+        if B is not None:
+            draws[n] = _accuracy_draws(job, za, zb, B)
+        else:
+            draws[n] = _stats_scores(job, np.where(M, za, zb)) - _stats_scores(job, np.where(M, zb, za))
     return deltas, draws
+
+
+def _accuracy_draws(job: DrawJob, za: np.ndarray, zb: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Pairwise accuracy of hybrid a (system s from za where B's bit is 1, from zb elsewhere) minus hybrid b's, for
+    every draw: a system pair's agreement is one of four outcomes, by the sources of its two systems, so a hybrid's
+    count is ``base + B lin + B Q B'`` (integers, exact in float64): two products per hybrid instead of every
+    system pair of every draw. The same counts as comparing the hybrids' scores pair by pair."""
+    L = job.const["L"]
+    base, lin, Q, pairs = 0.0, np.zeros(L), np.zeros((L, L)), 0
+    for i, j, gs in job.const["blocks"]:
+        e = [(np.sign(np.where(c >> 1, za[i], zb[i]) - np.where(c & 1, za[j], zb[j])) == gs).astype(np.float64)
+             for c in range(4)]  # fmt: skip
+        base += e[0].sum()
+        np.add.at(lin, i, e[2] - e[0])
+        np.add.at(lin, j, e[1] - e[0])
+        np.add.at(Q, (i, j), e[3] - e[2] - e[1] + e[0])
+        pairs += i.size
+    if not pairs:
+        return np.zeros(B.shape[0])
+
+    def agree(bits: np.ndarray) -> np.ndarray:
+        return base + bits @ lin + ((bits @ Q) * bits).sum(axis=1)
+
+    return agree(B) / pairs - agree(1.0 - B) / pairs
 
 
 #: entries of a mask block multiplied at once (float64: 8 bytes each per draw)
 _SLOTS = 8192
+#: mask bits unpacked at once (one byte each) when the products go row block by row block
+_ROW_BITS = 2**24
+#: statistics whose draws are differences of per-metric products ``M @ v`` (one product per metric, not per pair)
+BY_METRIC = ("KendallWithTiesOpt", "pearson")
+#: metrics per work item of those statistics (fixed, so the products do not depend on the number of workers)
+METRICS_PER_BLOCK = 8
+
+
+def metric_columns(job: DrawJob, metric: int) -> np.ndarray:
+    """The vectors ``v`` (L, c) whose products ``M @ v`` give a metric's hybrid sums: acc-eq, its agreement
+    outcomes weighted (c = 1); Pearson, g z, z and z^2 (c = 3; g the centred gold)."""
+    z = job.prepared[metric]
+    if job.statistic == "KendallWithTiesOpt":
+        return (z.astype(np.float64) * job.const["weight"])[:, None]
+    g = job.const["gold"]
+    gc = g - g.mean()
+    return np.stack([gc * z, z, z * z], axis=1)
+
+
+def metric_products(item: tuple[DrawJob, list[int]]) -> np.ndarray:
+    """``M @ v`` for the task's masks M (k, L) and every column of the listed metrics (:func:`metric_columns`),
+    side by side (k, c * metrics): the masks unpacked a block of rows at a time from their packed bits, so memory
+    stays bounded (an eighth of the masks, plus a block)."""
+    job, metrics = item
+    V = np.concatenate([metric_columns(job, m) for m in metrics], axis=1)
+    L = V.shape[0]
+    packed = job.packed(job.k * L)
+    out = np.zeros((job.k, V.shape[1]))
+    step = max(1, _ROW_BITS // max(L, 1))
+    for r0 in range(0, job.k, step):
+        r1 = min(job.k, r0 + step)
+        M = job.rows(packed, L, r0, r1)
+        for lo in range(0, L, _SLOTS):
+            out[r0:r1] += M[:, lo : lo + _SLOTS].astype(np.float64) @ V[lo : lo + _SLOTS]
+    return out
+
+
+def pairs_from_products(job: DrawJob, U: np.ndarray, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pair_draws` of acc-eq or Pearson from the per-metric products ``U`` (k, c * metrics, in metric order):
+    a hybrid's sums are metric b's plus the swapped entries' differences, ``M @ (v_a - v_b) = U_a - U_b``."""
+    c = 1 if job.statistic == "KendallWithTiesOpt" else 3
+    deltas = np.empty(len(pairs))
+    draws = np.empty((len(pairs), job.k))
+    if job.statistic == "KendallWithTiesOpt":
+        w = job.const["weight"]
+        for n, (a, b) in enumerate(pairs):
+            total = float(((job.prepared[a].astype(np.float64) - job.prepared[b]) * w).sum())
+            deltas[n] = total
+            draws[n] = 2.0 * (U[:, a] - U[:, b]) - total
+        return deltas, draws
+    g = job.const["gold"]
+    gc = g - g.mean()
+    sxx = float(gc @ gc)
+    L = g.size
+
+    def r(sxy, sy, syy):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = sxy / np.sqrt(sxx * (syy - sy * sy / L))
+        return np.where(np.isfinite(out), np.clip(out, -1.0, 1.0), 0.0)
+
+    for n, (a, b) in enumerate(pairs):
+        za, zb = job.prepared[a], job.prepared[b]
+        D = za - zb
+        b0, b1, b2 = float(gc @ zb), float(zb.sum()), float(zb @ zb)
+        tot = np.array([(gc * D).sum(), D.sum(), (za * za - zb * zb).sum()])
+        mv = U[:, c * a : c * a + c] - U[:, c * b : c * b + c]
+        draws[n] = r(b0 + mv[:, 0], b1 + mv[:, 1], b2 + mv[:, 2]) - r(b0 + tot[0] - mv[:, 0], b1 + tot[1] - mv[:, 1],
+                                                                       b2 + tot[2] - mv[:, 2])  # fmt: skip
+        deltas[n] = float(r(np.array([b0 + tot[0]]), np.array([b1 + tot[1]]), np.array([b2 + tot[2]]))[0]
+                          - r(np.array([b0]), np.array([b1]), np.array([b2]))[0])  # fmt: skip
+    return deltas, draws
 
 
 def _mask_products(job: DrawJob, V: np.ndarray) -> np.ndarray:
@@ -572,17 +689,32 @@ def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executo
     from mtsig.executor import SerialExecutor
 
     draws: list[dict[tuple[str, str], np.ndarray]] = [{} for _ in results]
-    jobs = []
+    jobs: list[tuple[int, DrawJob, list[tuple[int, int]]]] = []
+    items: list[tuple[str, Any]] = []  # ("pairs", (job, pairs)) or ("metrics", (job, metric indices))
     for index, (ti, res) in enumerate(zip(inputs, results)):
         order = list(res.values)
         job = draw_job(ti, k, seed, index)
         pos = {n: i for i, n in enumerate(ti.names)}
         pairs = [(pos[order[i]], pos[order[j]]) for i in range(len(order)) for j in range(i + 1, len(order))]
+        if job.statistic in BY_METRIC:  # one product per metric; the pairs' draws are their differences
+            jobs.append((index, job, pairs))
+            m = len(ti.names)
+            items += [("metrics", (job, list(range(lo, min(m, lo + METRICS_PER_BLOCK)))))
+                      for lo in range(0, m, METRICS_PER_BLOCK)]  # fmt: skip
+            continue
         for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
             jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
+            items.append(("pairs", (job, pairs[lo : lo + PAIRS_PER_BLOCK])))
     advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,})",
-                       len(jobs)) if progress else None  # fmt: skip
-    out = (executor or SerialExecutor()).map(pair_draws, [(j, p) for _, j, p in jobs], advance)
+                       len(items)) if progress else None  # fmt: skip
+    done = (executor or SerialExecutor()).map(work_item, items, advance)
+    products: dict[int, list[np.ndarray]] = {}
+    plain = iter([r for (kind, _), r in zip(items, done) if kind == "pairs"])
+    for (kind, (job, _)), r in zip(items, done):
+        if kind == "metrics":
+            products.setdefault(job.index, []).append(r)
+    out = [pairs_from_products(job, np.concatenate(products[job.index], axis=1), pairs) if job.statistic in BY_METRIC
+           else next(plain) for _, job, pairs in jobs]  # fmt: skip
     sig = [np.ones((len(r.values), len(r.values))) for r in results]
     for (index, _, pairs), (deltas, d) in zip(jobs, out):
         ti, res = inputs[index], results[index]
