@@ -97,16 +97,18 @@ def _lines(path: Path) -> list[str]:
     return split_lines(read_text(str(path)))
 
 
-def _score(text: str, path: Path, line: int) -> float | None:
+def _score(text: str, path: Path, line: int, limit: list[float] = []) -> float | None:  # noqa: B006 - a cache
     if text == "None":
         return None
-    from mtsig.io.human import MAX_SCORE
+    if not limit:
+        from mtsig.io.human import MAX_SCORE
 
+        limit.append(MAX_SCORE)
     try:
         x = float(text)
     except ValueError:
         raise InputError(f"{path}: line {line}: score {text!r} is not a number") from None
-    if not np.isfinite(x) or abs(x) >= MAX_SCORE:
+    if not -limit[0] < x < limit[0]:  # NaN and the infinities fail too
         raise InputError(f"{path}: line {line}: score {text!r} is not a finite number of a usable size")
     return x
 

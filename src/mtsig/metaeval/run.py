@@ -423,7 +423,8 @@ def pack_rows(bits: np.ndarray) -> np.ndarray:
 
 
 #: threads of the compiled acc23 kernel (blocks of 64 draws at a time; the same numbers with any count)
-KERNEL_THREADS = min(2, os.cpu_count() or 1)
+KERNEL_THREADS = int(os.environ["MTSIG_THREADS"]) if os.environ.get("MTSIG_THREADS", "").isdigit() \
+    and int(os.environ["MTSIG_THREADS"]) > 0 else min(2, os.cpu_count() or 1)  # fmt: skip
 
 #: the most (pair, source-combination) candidates the tie-calibrated acc23 PERM-BOTH tabulates (about 28 bytes each)
 ACC23_CANDIDATES = 2**24

@@ -125,6 +125,8 @@ class TaskInput:
     #: per language pair of the task: its Scored data (sys level for accuracy/pearson-sys, seg otherwise)
     parts: list[Scored]
     notes: list[str] = field(default_factory=list)
+    #: acc-eq's (value, threshold) per metric, calibrated once
+    calibrated: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def _inputs(task: TaskDef, sets: dict[str, EvalSet], opts: dict[str, Any]) -> TaskInput:
@@ -183,12 +185,21 @@ def value(ti: TaskInput, name: str) -> float:
     if t.statistic == "pearson":
         return _pearson_value(p.gold.reshape(-1), p.metrics[name].reshape(-1))
     if t.statistic == "KendallWithTiesOpt":
-        return float(segment_level(p.gold, p.metrics[name], "acc23", "item")[0])
+        return _acc_eq(ti, name)[0]
     g, m = _full_columns(p.gold, p.metrics[name])
     ph = permutation_pvalues(g, PCE_PERMUTATIONS)
     pm = permutation_pvalues(m, PCE_PERMUTATIONS)
     iu = np.triu_indices(g.shape[0], 1)
     return float(1.0 - np.mean(np.abs(ph - pm)[iu]))
+
+
+def _acc_eq(ti: TaskInput, name: str) -> tuple[float, float]:
+    """A metric's acc-eq and its calibrated threshold, calibrated once (the statistic and the draws need both)."""
+    if name not in ti.calibrated:
+        p = ti.parts[0]
+        v, eps = segment_level(p.gold, p.metrics[name], "acc23", "item")
+        ti.calibrated[name] = (float(v), eps)
+    return ti.calibrated[name]
 
 
 def _full_columns(g: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -278,7 +289,7 @@ def draw_job(ti: TaskInput, k: int, seed: int, index: int) -> DrawJob:
     gd = G[:, i] - G[:, j]
     prepared = []
     for n in ti.names:
-        _, eps = segment_level(p.gold, p.metrics[n], "acc23", "item")
+        eps = _acc_eq(ti, n)[1]
         M = p.metrics[n].T
         md = M[:, i] - M[:, j]
         mtie = np.abs(md) <= eps
@@ -420,7 +431,7 @@ _ROW_BITS = 2**24
 #: statistics whose draws are differences of per-metric products ``M @ v`` (one product per metric, not per pair)
 BY_METRIC = ("KendallWithTiesOpt", "pearson")
 #: metrics per work item of those statistics (fixed, so the products do not depend on the number of workers)
-METRICS_PER_BLOCK = 8
+METRICS_PER_BLOCK = 32
 
 
 def metric_columns(job: DrawJob, metric: int) -> np.ndarray:
