@@ -14,9 +14,9 @@ before and after, and with more workers.
   resident set of the process and its children). ``--triple`` runs it on a copy of the folder where every system that
   is not a reference is there three times: itself, and two copies whose scores (every metric's and the human
   scores, at every level) are shifted by +2% and -2% of that score file's spread (the steering check's recipe).
-- ``workers``: ``tasks`` with one process, ``-j 2``, and Dask ``local:1``, ``local:2``, ``local:4``, every process on one
-  thread (so that n processes use n cores), and with ``--k 0`` (the part that stays in the main process); the JSON of
-  each must equal the single process's; ``--figure`` draws the times and the model ``t0 + (t1 - t0) / n``.
+- ``workers``: ``tasks`` with one process, ``-j 2``, and Dask ``local:1``, ``local:2``, ``local:4``, every process on
+  one thread (so that n processes use n cores), and with ``--k 0`` (the part that stays in the main process); the
+  JSON of each must equal the single process's; ``--figure`` draws the times and the model ``t0 + (t1 - t0) / n``.
 
 The default folder is ``../shared/data/mtme-wmt23-ende/wmt23`` (WMT23 en-de in mt-metrics-eval's layout).
 """
@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -98,10 +97,10 @@ def stretch(folder: Path, src_lp: str, lp: str, times: int) -> None:
     docs = lines(folder / "documents" / f"{src_lp}.docs")
     write(folder / "documents" / f"{lp}.docs", [f"{d}.{c}" for c in range(times) for d in docs])
     for p in (folder / "references").glob(f"{src_lp}.*.txt"):
-        write(p.with_name(lp + p.name[len(src_lp):]), lines(p) * times)
+        write(p.with_name(lp + p.name[len(src_lp) :]), lines(p) * times)
     for p in (folder / "system-outputs" / src_lp).glob("*.txt"):
         write(folder / "system-outputs" / lp / p.name, lines(p) * times)
-    files = [(p, p.with_name(lp + p.name[len(src_lp):])) for p in (folder / "human-scores").glob(f"{src_lp}.*.score")]
+    files = [(p, p.with_name(lp + p.name[len(src_lp) :])) for p in (folder / "human-scores").glob(f"{src_lp}.*.score")]
     files += [(p, folder / "metric-scores" / lp / p.name) for p in (folder / "metric-scores" / src_lp).glob("*.score")]
     for p, q in files:
         rows = lines(p)
@@ -175,9 +174,9 @@ def segment(a: argparse.Namespace) -> None:
         args = ["meta", "--mtme", str(folder), "--lp", a.lp, "--level", "segment", "-f", "json", "-q"]
         results = {}
         for label in (["before"] if a.before else []) + ["after"]:
+            original = _compiled.load
             if label == "before":
-                original = _compiled.load
-                _compiled.load = lambda name: None if name == "_meta" else original(name)
+                _compiled.load = lambda name, load=original: None if name == "_meta" else load(name)
             out = Path(tmp) / f"{label}.json"
             t0 = time.perf_counter()
             rc = main([*args, "-o", str(out)])
@@ -281,8 +280,11 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=6)
     ap.add_argument("--before", action="store_true")
     ap.add_argument("--triple", action="store_true")
-    ap.add_argument("--wmt23-size", action="store_true",
-                    help="tasks: add zh-en and ja-en of WMT23's size (en-de's segments three times, MQM and DA gold)")
+    ap.add_argument(
+        "--wmt23-size",
+        action="store_true",
+        help="tasks: add zh-en and ja-en of WMT23's size (en-de's segments three times, MQM and DA gold)",
+    )
     ap.add_argument("--k", type=int, default=1000)
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--dask", default=None)

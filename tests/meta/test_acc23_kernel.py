@@ -91,8 +91,9 @@ def test_pack_rows_puts_draw_d_in_bit_d():
 
 
 def _outcome(body: str) -> str:
-    prog = textwrap.dedent(
-        """
+    prog = (
+        textwrap.dedent(
+            """
         import numpy as np
         from mtsig import _meta
         E, P, Q, D, G = 6, 3, 5, 4, 2
@@ -101,14 +102,17 @@ def _outcome(body: str) -> str:
                  qv=np.ones(Q, np.int64), qcode=np.zeros(Q, np.uint8), qgain=np.zeros(Q), qend=np.ones(Q, np.uint8),
                  ca=np.zeros((D, G), np.int64), cb=np.zeros((D, G), np.int64), ba=np.zeros(D), bb=np.zeros(D))
         """
-    ) + textwrap.dedent(body) + textwrap.dedent(
-        """
+        )
+        + textwrap.dedent(body)
+        + textwrap.dedent(
+            """
         try:
             _meta.acc23_block(*a.values())
             print("ok")
         except Exception as exc:
             print(type(exc).__name__, exc)
         """
+        )
     )
     p = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, f"the interpreter died (status {p.returncode}): {p.stderr[-2000:]}"
@@ -124,15 +128,18 @@ def _outcome(body: str) -> str:
         ("a['group'][2] = 2", "ValueError acc23_block: a pair's group is outside [0, G)"),
         ("a['qu'][4] = 99", "ValueError acc23_block: a candidate's entry is outside [0, E)"),
         ("a['qcode'][0] = 4", "ValueError acc23_block: a candidate's code is above 3"),
-        ("a['good'] = np.zeros((P, 3), np.uint8)", "ValueError acc23_block: pu, pv, good (P, 4) and group (P,) do not agree"),
+        ("a['good'] = np.zeros((P, 3), np.uint8)",
+         "ValueError acc23_block: pu, pv, good (P, 4) and group (P,) do not agree"),
         ("a['qgain'] = np.zeros(Q - 1)", "ValueError acc23_block: qu, qv, qcode, qgain and qend do not agree"),
-        ("a['ca'] = np.zeros((65, G), np.int64); a['cb'] = a['ca'].copy(); a['ba'] = np.zeros(65); a['bb'] = np.zeros(65)",
+        ("a['ca'] = np.zeros((65, G), np.int64); a['cb'] = a['ca'].copy(); a['ba'] = a['bb'] = np.zeros(65)",
          "ValueError acc23_block: count_a has more than 64 rows (draws)"),
-        ("a['bb'] = np.zeros(D - 1)", "ValueError acc23_block: count_a, count_b (D, G), best_a and best_b (D,) do not agree"),
+        ("a['bb'] = np.zeros(D - 1)",
+         "ValueError acc23_block: count_a, count_b (D, G), best_a and best_b (D,) do not agree"),
         ("a['pu'] = a['pu'].astype(np.int32)", "TypeError acc23_block: pu: expected a C-contiguous 1-d int64 array"),
         ("a['words'] = np.zeros((E, 2), np.uint64)[:, 0]", "ValueError ndarray is not C-contiguous"),
         ("a['ca'] = np.zeros((D, G), np.int64); a['ca'].setflags(write=False)", "ValueError"),
-        ("a['qgain'] = np.zeros(Q, np.float32)", "TypeError acc23_block: qgain: expected a C-contiguous 1-d float64 array"),
+        ("a['qgain'] = np.zeros(Q, np.float32)",
+         "TypeError acc23_block: qgain: expected a C-contiguous 1-d float64 array"),
     ],
 )  # fmt: skip
 def test_hostile_sizes_indices_and_types_are_exceptions(body, expected):

@@ -472,3 +472,83 @@ def test_api_meta_reads_an_mtme_folder_as_the_command_does(tmp_path, capsys):
         mtsig.meta("human.tsv", mtme=str(d), lp="xx-yy")
     with pytest.raises(InputError, match="gold belongs to mtme"):
         mtsig.meta("human.tsv", ["m=m.txt"], gold="mqm")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_per_metric_products_give_the_per_pair_draws(tmp_path, seed):
+    """Issue 61: acc-eq's and Pearson's draws from one product per metric (``U_a - U_b``) and the pooled accuracy's
+    from the four outcomes of each system pair equal the per-pair reference paths (``_acc_eq_draws``,
+    ``_pearson_draws``, hybrids compared pair by pair) to rounding, so every p-value is the same count."""
+    from mtsig.metaeval import tasks as T
+
+    d = make_folder(tmp_path, seed=seed)
+    res = T.run_task_set(d, "wmt23", ["xx-yy"], k=0)
+    tasks, _ = T.task_set("wmt23", ["xx-yy"], "wmt23")
+    for index, t in enumerate(tasks):
+        ti = T._inputs(t, {"xx-yy": T.read_evalset(d, "xx-yy")}, {})
+        job = T.draw_job(ti, 257, seed, index)
+        m = len(ti.names)
+        pairs = [(a, b) for a in range(m) for b in range(m) if a != b]
+        if job.statistic in T.BY_METRIC:
+            got = T.pairs_from_products(job, T.metric_products((job, list(range(m)))), pairs)
+            ref = (T._acc_eq_draws if job.statistic == "KendallWithTiesOpt" else T._pearson_draws)(job, pairs)
+        else:
+            got = T.pair_draws((job, pairs))
+            M = job.rng((job.k, job.prepared[0].size))
+            ref = (np.array([got[0][n] for n in range(len(pairs))]),
+                   np.array([T._stats_scores(job, np.where(M, job.prepared[a], job.prepared[b]))
+                             - T._stats_scores(job, np.where(M, job.prepared[b], job.prepared[a]))
+                             for a, b in pairs]))  # fmt: skip
+        assert np.allclose(got[0], ref[0], rtol=0, atol=1e-13) and np.allclose(got[1], ref[1], rtol=0, atol=1e-13)
+        counts = (got[1] >= got[0][:, None] - T.TIE).sum(1)
+        assert np.array_equal(counts, (ref[1] >= ref[0][:, None] - T.TIE).sum(1))
+    assert res.tasks
+
+
+def test_packed_rows_are_the_masks():
+    from mtsig.metaeval.tasks import DrawJob
+
+    job = DrawJob("pearson", 37, 5, 2, [], {})
+    M = job.rng((37, 29))
+    packed = job.packed(37 * 29)
+    for lo, hi in ((0, 37), (3, 4), (5, 21), (36, 37)):
+        assert np.array_equal(job.rows(packed, 29, lo, hi), M[lo:hi])
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("slurm:0", "--dask slurm:N needs a number of workers of at least 1, got 'slurm:0'"),
+        ("pbs:two", "--dask pbs:N needs a number of workers of at least 1, got 'pbs:two'"),
+    ],
+)
+def test_batch_cluster_addresses_are_checked_in_one_line(tmp_path, capsys, where, message):
+    from mtsig.cli import main
+
+    d = make_folder(tmp_path)
+    assert main(["meta", "--mtme", str(d), "--task", "wmt23", "--lps", "xx-yy", "--k", "10", "--dask", where]) == 2
+    assert capsys.readouterr().err.strip() == f"mtsig: error: {message}"
+
+
+def test_batch_cluster_without_its_submit_command_says_where_to_run(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("dask_jobqueue")
+    from mtsig.cli import main
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch, no qsub
+    d = make_folder(tmp_path)
+    assert main(["meta", "--mtme", str(d), "--task", "wmt23", "--lps", "xx-yy", "--k", "10",
+                 "--dask", "sge:2"]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mtsig: error: --dask sge:2: qsub is not on this machine's PATH"), err
+
+
+def test_meta_help_says_how_to_run_on_slurm(capsys):
+    from mtsig.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["meta", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "On a Slurm cluster (pip install 'mtsig[cluster]'): mtsig meta --mtme DIR --task wmt25 --dask slurm:16" \
+        in out  # fmt: skip
+    for flag in ("--job-cores", "--job-memory", "--job-walltime", "--job-queue", "--job-account", "--job-directive"):
+        assert flag in out

@@ -7,7 +7,6 @@ import argparse
 
 from mtsig.commands.common import output_flags, plot_width, save_plot
 
-
 #: how a task set runs on a cluster, in ``meta --help``
 ON_A_CLUSTER = (
     "On a Slurm cluster (pip install 'mtsig[cluster]'): mtsig meta --mtme DIR --task wmt25 --dask slurm:16 "
@@ -148,9 +147,8 @@ def _meta_tasks(a: argparse.Namespace, prog):
         if given:
             raise InputError(f"{flag} draws one meta-evaluation (--lp or --human); --task prints the task tables "
                              "(text, JSON, CSV, Markdown, LaTeX)")  # fmt: skip
-    from mtsig.studies.replicates import runner
-
     from mtsig.executor import job_settings
+    from mtsig.studies.replicates import runner
 
     run = runner(a.jobs, a.dask, job=job_settings(a))
     try:
