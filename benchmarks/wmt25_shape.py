@@ -6,15 +6,15 @@ documents and domains, made from the real per-system score distributions of WMT2
 
 ``--scores`` is ``data/automatic_scores`` of ``wmt-conference/wmt25-general-mt`` (one JSON line per system, language
 pair and document: its domain, document id and every segment's scores by CometKiwi-XL, GEMBA-ESA-CMDA,
-GEMBA-ESA-GPT4.1, MetricX-24-Hybrid-XL, XCOMET-XL, and chrF++ on two pairs). For each of the WMT25 task set's 16 pairs: the
-documents of the first system that has the pair, in its order, until 400 segments; the systems that scored all of
-them (up to 40; fewer are made up to 40 with copies whose scores move by 2% of their spread); the gold (ESA, or MQM
-for ja-zh_CN and en-ko_KR, as WMT25's) is GEMBA-ESA-GPT4.1 plus noise (N(0, 8), clipped to 0-100; MQM as
--(100 - ESA) / 4), and the 20 metrics are the four other real metrics (chrF++ left out), standardised, each plus its own noise
-(standard deviations 0.10 to 1.05). Only the shape and the score distributions are WMT25's: the values are not
-anyone's metric. The folder is written in mt-metrics-eval's layout; the task set runs with ``--all-metrics`` at each
-``--k`` in a fresh process (time and peak memory), and the time at k = 1000 is extrapolated from the largest k run
-(the draws are linear in k).
+GEMBA-ESA-GPT4.1, MetricX-24-Hybrid-XL, XCOMET-XL, and chrF++ on two pairs). For each of the WMT25 task set's 16
+pairs: the documents of the first system that has the pair, in its order, until 400 segments; the systems that
+scored all of them (up to 40; fewer are made up to 40 with copies whose scores move by 2% of their spread); the gold
+(ESA, or MQM for ja-zh_CN and en-ko_KR, as WMT25's) is GEMBA-ESA-GPT4.1 plus noise (N(0, 8), clipped to 0-100; MQM
+as -(100 - ESA) / 4), and the 20 metrics are the four other real metrics (chrF++ left out), standardised, each plus
+its own noise (standard deviations 0.10 to 1.05). Only the shape and the score distributions are WMT25's: the values
+are not anyone's metric. The folder is written in mt-metrics-eval's layout; the task set runs with
+``--all-metrics`` at each ``--k`` in a fresh process (time and peak memory), and the time at k = 1000 is
+extrapolated from the largest k run (the draws are linear in k).
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def build(scores: Path, out: Path, seed: int = 25) -> Path:
             got = {x["document_id"]: x for x in lines}
             if all(doc in got and all(m in got[doc]["metric_scores"] for m in [*REAL, JUDGE]) for _, doc in docs):
                 systems[name] = {m: _filled(np.concatenate([np.array(got[doc]["metric_scores"][m], dtype=float)
-                                                            for _, doc in docs])[:ITEMS]) for m in [*REAL, JUDGE]}  # fmt: skip
+                                                            for _, doc in docs])[:ITEMS])
+                                 for m in [*REAL, JUDGE]}  # fmt: skip
         names = sorted(systems)[:SYSTEMS]
         base = list(names)
         while len(names) < SYSTEMS:  # copies of real systems, their scores moved by 2% of the spread

@@ -22,6 +22,17 @@ static __inline int mtsig_ctzll(unsigned long long x) {
 #define mtsig_ctzll(x) __builtin_ctzll(x)
 #endif
 
+/* A buffer a caller passed, and whether it is held (released once, by release). */
+typedef struct {
+    Py_buffer b;
+    int held;
+} View;
+
+static inline void release(View *v) {
+    if (v->held) PyBuffer_Release(&v->b);
+    v->held = 0;
+}
+
 static inline int mtsig_check_offsets64(const int64_t *off, Py_ssize_t n, Py_ssize_t total, const char *name) {
     if (n < 0) {
         PyErr_Format(PyExc_ValueError, "%s: an offsets array needs at least one entry", name);

@@ -27,16 +27,6 @@
 
 #include "_checks.h"
 
-typedef struct {
-    Py_buffer b;
-    int held;
-} View;
-
-static void release(View *v) {
-    if (v->held) PyBuffer_Release(&v->b);
-    v->held = 0;
-}
-
 /* a C-contiguous buffer of ndim dimensions whose item is `itemsize` bytes of one of `formats` */
 static int get_view(PyObject *o, View *v, int ndim, const char *formats, Py_ssize_t itemsize, int writable,
                     const char *what, const char *type) {

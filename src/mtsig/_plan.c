@@ -38,16 +38,6 @@
 
 #include "_checks.h"
 
-typedef struct {
-    Py_buffer b;
-    int held;
-} View;
-
-static void release(View *v) {
-    if (v->held) PyBuffer_Release(&v->b);
-    v->held = 0;
-}
-
 /* a C-contiguous buffer of ndim dimensions and the given item format ('q' int64, 'B' uint8, 'f' float32,
    'd' float64; "fd" accepts either float type) */
 static int get_view(PyObject *o, View *v, int ndim, const char *formats, int writable, const char *what) {

@@ -6,8 +6,6 @@ each hostile call runs in its own interpreter)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -91,9 +89,10 @@ def test_pack_rows_puts_draw_d_in_bit_d():
 
 
 def _outcome(body: str) -> str:
-    prog = (
-        textwrap.dedent(
-            """
+    """What one call of the kernel on these arrays (changed by ``body``) raised, in a fresh interpreter."""
+    from tests.test_compiled_offsets import _outcome as outcome
+
+    setup = """
         import numpy as np
         from mtsig import _meta
         E, P, Q, D, G = 6, 3, 5, 4, 2
@@ -102,21 +101,9 @@ def _outcome(body: str) -> str:
                  qv=np.ones(Q, np.int64), qcode=np.zeros(Q, np.uint8), qgain=np.zeros(Q), qend=np.ones(Q, np.uint8),
                  ca=np.zeros((D, G), np.int64), cb=np.zeros((D, G), np.int64), ba=np.zeros(D), bb=np.zeros(D))
         """
-        )
-        + textwrap.dedent(body)
-        + textwrap.dedent(
-            """
-        try:
-            _meta.acc23_block(*a.values())
-            print("ok")
-        except Exception as exc:
-            print(type(exc).__name__, exc)
-        """
-        )
+    return outcome(
+        textwrap.dedent(setup) + textwrap.dedent(body) + "\ndef call():\n    _meta.acc23_block(*a.values())\n"
     )
-    p = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, f"the interpreter died (status {p.returncode}): {p.stderr[-2000:]}"
-    return p.stdout.strip()
 
 
 @pytest.mark.parametrize(
