@@ -113,13 +113,6 @@ def stretch(folder: Path, src_lp: str, lp: str, times: int) -> None:
         write(q, rows)
 
 
-def stretch_rename_gold(folder: Path, lp: str) -> None:
-    """The pair's MQM files are its gold for zh-en (mt-metrics-eval's facts); ja-en's gold is DA (da-sqm), there
-    already. Nothing to do but check they are there."""
-    need = "mqm" if lp == "zh-en" else "da-sqm"
-    assert (folder / "human-scores" / f"{lp}.{need}.seg.score").exists(), (lp, need)
-
-
 def keep_metrics(src: Path, dst: Path, lp: str, n: int) -> tuple[Path, list[str]]:
     """A copy of ``src`` whose pair ``lp`` keeps the first ``n`` metrics (by name) with segment scores."""
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("metric-scores"))
@@ -202,8 +195,7 @@ def tasks(a: argparse.Namespace) -> None:
             shutil.copytree(folder, Path(tmp) / "big" / "wmt23")
             folder = Path(tmp) / "big" / "wmt23"
             for lp in ("zh-en", "ja-en"):
-                stretch(folder, "en-de", lp, 3)
-                stretch_rename_gold(folder, lp)
+                stretch(folder, "en-de", lp, 3)  # en-de's MQM and DA files: zh-en's and ja-en's gold
             lps = ["en-de", "ja-en", "zh-en"]
         if a.triple:
             folder = triple(folder, Path(tmp) / "wmt23", lps)

@@ -539,6 +539,7 @@ class _Acc23Table:
         return self._finish(ca, ba), self._finish(cb, bb)
 
     def _finish(self, counts: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """The calibrated acc23 of each draw from its agreeing pairs per group at ε = 0 and its best gain."""
         per = counts / self.tot  # each group's acc23 at ε = 0
         base = per.sum(axis=1) if self.short else np.cumsum(per, axis=1)[:, -1]
         return (base + best) / self.n_groups
@@ -555,10 +556,8 @@ class _Acc23Table:
         picked[rows, at] = self.gain_sorted[at]
         running = np.cumsum(picked, axis=1)[:, self.ends]
         good = self.good.reshape(-1)[np.arange(P) * 4 + code]  # (R, P): each pair's agreement at ε = 0
-        per = np.add.reduceat(good, self.starts, axis=1) / self.tot  # each group's acc23 at ε = 0
-        base = per.sum(axis=1) if self.short else np.cumsum(per, axis=1)[:, -1]
         best = np.maximum(0.0, running.max(axis=1)) if running.shape[1] else np.zeros(len(bits))
-        return (base + best) / self.n_groups
+        return self._finish(np.add.reduceat(good, self.starts, axis=1), best)
 
 
 def _perm_both_acc23(H, za, zb, average_by: str, mask: np.ndarray, advance=None) -> tuple[float, np.ndarray] | None:
@@ -582,14 +581,21 @@ def _perm_both_acc23(H, za, zb, average_by: str, mask: np.ndarray, advance=None)
     return float(obs), np.concatenate(nulls)
 
 
+def _zscored_pair(data: MetaData, a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Both metrics' segment scores z-scored over the entries with a human score (NaN elsewhere), as PERM-BOTH swaps
+    them."""
+    ok = np.isfinite(data.H)
+    za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
+    za[ok], zb[ok] = _zscore(a.seg[ok]), _zscore(b.seg[ok])
+    return za, zb
+
+
 def _perm_both_acc23_words(data: MetaData, a, b, opts: MetaOptions, W: SwapMasks,
                            advance=None) -> tuple[float, np.ndarray] | None:  # fmt: skip
     """PERM-BOTH of tie-calibrated acc23 through the compiled kernel, from the masks packed once for every pair of
     metrics (:meth:`SwapMasks.words`); None where the kernel is not built or the table would be too large (the
     caller then takes the numpy path, which gives the same numbers)."""
-    ok = np.isfinite(data.H)
-    za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
-    za[ok], zb[ok] = _zscore(a.seg[ok]), _zscore(b.seg[ok])
+    za, zb = _zscored_pair(data, a, b)
     g = groups(data.H.shape[0], data.H.shape[1], opts.average_by)
     if 2 * g.shape[1] * (g.shape[1] - 1) * g.shape[0] > ACC23_CANDIDATES:
         return None
@@ -614,9 +620,8 @@ def _perm_both_acc23_words(data: MetaData, a, b, opts: MetaOptions, W: SwapMasks
 def _perm_both_segment(data: MetaData, a, b, opts: MetaOptions, W: np.ndarray,
                        advance=None) -> tuple[float, np.ndarray]:  # fmt: skip
     stat = opts.compared_on
+    za, zb = _zscored_pair(data, a, b)
     ok = np.isfinite(data.H)
-    za, zb = np.full(ok.shape, np.nan), np.full(ok.shape, np.nan)
-    za[ok], zb[ok] = _zscore(a.seg[ok]), _zscore(b.seg[ok])
     mask = W[:, : ok.size].reshape(-1, *ok.shape)
     if stat in _PAIR_CODED and opts.average_by == "item" and data.H.shape[0] <= 64:
         got = _perm_both_coded(data.H, za, zb, stat, mask)

@@ -499,6 +499,7 @@ def pairs_from_products(job: DrawJob, U: np.ndarray, pairs: list[tuple[int, int]
     return deltas, draws
 
 
+# the per-pair reference of metric_products, held to it in the tests
 def _mask_products(job: DrawJob, V: np.ndarray) -> np.ndarray:
     """``M @ V`` for the task's masks M (k, L) and V (L, c), a block of entries at a time."""
     L = V.shape[0]
@@ -509,6 +510,7 @@ def _mask_products(job: DrawJob, V: np.ndarray) -> np.ndarray:
     return out
 
 
+# the per-pair reference of pairs_from_products, held to it in the tests
 def _pearson_draws(job: DrawJob, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """PERM-BOTH on Pearson's r from sums: hybrid a = zb + M (za - zb) entrywise, so its sums of g h, h and h^2
     are zb's plus ``M @ v`` for three vectors v (and hybrid b's are the rest), one matrix product per block of
@@ -542,6 +544,7 @@ def _pearson_draws(job: DrawJob, pairs: list[tuple[int, int]]) -> tuple[np.ndarr
     return deltas, draws
 
 
+# the per-pair reference of pairs_from_products, held to it in the tests
 def _acc_eq_draws(job: DrawJob, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """The pairwise permutation test of acc-eq: hybrid a takes metric a's agreement outcome of a (item, system
     pair) slot where the mask says so, metric b's elsewhere; stat(a) - stat(b) = sum over slots of
