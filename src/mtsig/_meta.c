@@ -19,17 +19,30 @@
  *
  * Every index is checked (an entry outside [0, E), a group outside [0, G), a code above 3 or shapes that do not
  * agree are a ValueError) before any loop reads through it; the loops release the GIL.
+ *
+ * pce_block(V, W, pairs, tol, ph, out): soft pairwise accuracy (pce) under PERM-BOTH (mtsig.metaeval.tasks), equal
+ * to its numpy reference. For K metrics, S systems and P permutations of the items: V is a C-contiguous float64
+ * (K, S, P) array, each metric's sum over the items a permutation flips (Y = F @ z per system), W a C-contiguous
+ * float64 (K, R, S, P) array, the same sums over the items each of R draws' masks also selects. For each pair q of
+ * metrics (pairs, C-contiguous int64 (Q, 2), a = pairs[q, 0], b = pairs[q, 1]) and draw r, hybrid a's sums are
+ * (V[b] + W[a, r]) - W[b, r] and hybrid b's (V[a] + W[b, r]) - W[a, r]; in each hybrid a permutation counts for
+ * systems i < j when Y[i] - Y[j] <= tol[q] (C-contiguous float64 (Q,)), the pair's p-value is that count over P,
+ * and pce is 1 - (the sum of |ph[i, j] - p| over i < j, row by row, one term at a time) / (S (S - 1) / 2), ph a
+ * C-contiguous float64 (S, S) array. out, a C-contiguous float64 (Q, R) array, becomes pce(hybrid a) -
+ * pce(hybrid b) (NaN when S < 2). A metric index outside [0, K) or shapes that do not agree are a ValueError.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "_checks.h"
 
 /* a C-contiguous buffer of ndim dimensions whose item is `itemsize` bytes of one of `formats` */
 static int get_view(PyObject *o, View *v, int ndim, const char *formats, Py_ssize_t itemsize, int writable,
-                    const char *what, const char *type) {
+                    const char *what, const char *type, const char *fn) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(o, &v->b, flags) < 0) return -1;
     v->held = 1;
@@ -38,7 +51,7 @@ static int get_view(PyObject *o, View *v, int ndim, const char *formats, Py_ssiz
     int ok = v->b.ndim == ndim && f[0] != 0 && f[1] == 0 && strchr(formats, f[0]) != NULL &&
              v->b.itemsize == itemsize;
     if (!ok) {
-        PyErr_Format(PyExc_TypeError, "acc23_block: %s: expected a C-contiguous %d-d %s array", what, ndim, type);
+        PyErr_Format(PyExc_TypeError, "%s: %s: expected a C-contiguous %d-d %s array", fn, what, ndim, type);
         release(v);
         return -1;
     }
@@ -140,7 +153,7 @@ static PyObject *acc23_block(PyObject *self, PyObject *args) {
     static const char *types[14] = {"uint64", "int64", "int64", "uint8", "int64", "int64", "int64", "uint8",
                                     "float64", "uint8", "int64", "int64", "float64", "float64"};
     for (int k = 0; k < 14; k++) {
-        if (get_view(o[k], &v[k], dims[k], fmts[k], sizes[k], k >= 10, names[k], types[k]) < 0) {
+        if (get_view(o[k], &v[k], dims[k], fmts[k], sizes[k], k >= 10, names[k], types[k], "acc23_block") < 0) {
             for (int j = 0; j < k; j++) release(&v[j]);
             return NULL;
         }
@@ -189,10 +202,126 @@ static PyObject *acc23_block(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+
+/* permutations per pass of the counts: a pass's rows of both hybrids stay in the first-level cache */
+#define PCE_CHUNK 256
+
+/* the loops of pce_block on checked arrays; 1 when out of memory */
+MTSIG_CLONES
+static int pce_scan(const double *V, const double *W, const int64_t *pairs, const double *tol, const double *ph,
+                    Py_ssize_t K, Py_ssize_t R, Py_ssize_t S, Py_ssize_t P, Py_ssize_t Q, double *out) {
+    size_t SP = (size_t)S * (size_t)P, npairs = (size_t)S * (size_t)(S > 0 ? S - 1 : 0) / 2;
+    double *ya = (double *)malloc((SP ? SP : 1) * sizeof(double));
+    double *yb = (double *)malloc((SP ? SP : 1) * sizeof(double));
+    int64_t *ca = (int64_t *)malloc((npairs ? npairs : 1) * sizeof(int64_t));
+    int64_t *cb = (int64_t *)malloc((npairs ? npairs : 1) * sizeof(int64_t));
+    int failed = ya == NULL || yb == NULL || ca == NULL || cb == NULL;
+    (void)K;
+    for (Py_ssize_t q = 0; !failed && q < Q; q++) {
+        const Py_ssize_t a = (Py_ssize_t)pairs[2 * q], b = (Py_ssize_t)pairs[2 * q + 1];
+        const double t = tol[q];
+        const double *va = V + (size_t)a * SP, *vb = V + (size_t)b * SP;
+        for (Py_ssize_t r = 0; r < R; r++) {
+            const double *wa = W + ((size_t)a * (size_t)R + (size_t)r) * SP;
+            const double *wb = W + ((size_t)b * (size_t)R + (size_t)r) * SP;
+            for (size_t x = 0; x < SP; x++) {
+                ya[x] = (vb[x] + wa[x]) - wb[x];
+                yb[x] = (va[x] + wb[x]) - wa[x];
+            }
+            memset(ca, 0, (npairs ? npairs : 1) * sizeof(int64_t));
+            memset(cb, 0, (npairs ? npairs : 1) * sizeof(int64_t));
+            for (Py_ssize_t p0 = 0; p0 < P; p0 += PCE_CHUNK) {
+                const Py_ssize_t n = P - p0 < PCE_CHUNK ? P - p0 : PCE_CHUNK;
+                size_t at = 0;
+                for (Py_ssize_t i = 0; i < S; i++) {
+                    const double *ai = ya + (size_t)i * P + p0, *bi = yb + (size_t)i * P + p0;
+                    for (Py_ssize_t j = i + 1; j < S; j++, at++) {
+                        const double *aj = ya + (size_t)j * P + p0, *bj = yb + (size_t)j * P + p0;
+                        int64_t na = 0, nb = 0;
+                        for (Py_ssize_t p = 0; p < n; p++) {
+                            na += (ai[p] - aj[p]) <= t;
+                            nb += (bi[p] - bj[p]) <= t;
+                        }
+                        ca[at] += na;
+                        cb[at] += nb;
+                    }
+                }
+            }
+            double sa = 0.0, sb = 0.0;
+            size_t at = 0;
+            for (Py_ssize_t i = 0; i < S; i++) {
+                for (Py_ssize_t j = i + 1; j < S; j++, at++) {
+                    const double h = ph[(size_t)i * (size_t)S + (size_t)j];
+                    sa += fabs(h - (double)ca[at] / (double)P);
+                    sb += fabs(h - (double)cb[at] / (double)P);
+                }
+            }
+            out[(size_t)q * (size_t)R + (size_t)r] =
+                npairs ? (1.0 - sa / (double)npairs) - (1.0 - sb / (double)npairs) : NAN;
+        }
+    }
+    free(ya);
+    free(yb);
+    free(ca);
+    free(cb);
+    return failed;
+}
+
+static PyObject *pce_block(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
+    View v[6];
+    memset(v, 0, sizeof v);
+    static const char *names[6] = {"V", "W", "pairs", "tol", "ph", "out"};
+    static const int dims[6] = {3, 4, 2, 1, 2, 2};
+    static const char *fmts[6] = {"d", "d", "ql", "d", "d", "d"};
+    static const char *types[6] = {"float64", "float64", "int64", "float64", "float64", "float64"};
+    for (int k = 0; k < 6; k++) {
+        if (get_view(o[k], &v[k], dims[k], fmts[k], 8, k == 5, names[k], types[k], "pce_block") < 0) {
+            for (int j = 0; j < k; j++) release(&v[j]);
+            return NULL;
+        }
+    }
+    Py_ssize_t K = v[0].b.shape[0], S = v[0].b.shape[1], P = v[0].b.shape[2];
+    Py_ssize_t R = v[1].b.shape[1], Q = v[2].b.shape[0];
+    const char *bad = NULL;
+    if (v[1].b.shape[0] != K || v[1].b.shape[2] != S || v[1].b.shape[3] != P)
+        bad = "V (K, S, P) and W (K, R, S, P) do not agree";
+    else if (v[2].b.shape[1] != 2 || v[3].b.shape[0] != Q)
+        bad = "pairs (Q, 2) and tol (Q,) do not agree";
+    else if (v[4].b.shape[0] != S || v[4].b.shape[1] != S)
+        bad = "ph is not (S, S)";
+    else if (v[5].b.shape[0] != Q || v[5].b.shape[1] != R)
+        bad = "out is not (Q, R)";
+    else if (P < 1)
+        bad = "no permutation (P = 0)";
+    const int64_t *pairs = (const int64_t *)v[2].b.buf;
+    for (Py_ssize_t q = 0; !bad && q < Q; q++) {
+        if (pairs[2 * q] < 0 || pairs[2 * q] >= K || pairs[2 * q + 1] < 0 || pairs[2 * q + 1] >= K)
+            bad = "a pair's metric is outside [0, K)";
+    }
+    if (bad) {
+        PyErr_Format(PyExc_ValueError, "pce_block: %s", bad);
+        for (int k = 0; k < 6; k++) release(&v[k]);
+        return NULL;
+    }
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    failed = pce_scan((const double *)v[0].b.buf, (const double *)v[1].b.buf, pairs, (const double *)v[3].b.buf,
+                      (const double *)v[4].b.buf, K, R, S, P, Q, (double *)v[5].b.buf);
+    Py_END_ALLOW_THREADS;
+    for (int k = 0; k < 6; k++) release(&v[k]);
+    if (failed) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"acc23_block", acc23_block, METH_VARARGS,
      "acc23_block(words, pu, pv, good, group, qu, qv, qcode, qgain, qend, count_a, count_b, best_a, best_b): "
      "tie-calibrated acc23's agreement counts and best running gains for up to 64 PERM-BOTH draws."},
+    {"pce_block", pce_block, METH_VARARGS,
+     "pce_block(V, W, pairs, tol, ph, out): soft pairwise accuracy of both hybrids of R PERM-BOTH draws for Q pairs "
+     "of metrics, from the permutations' partial sums; out[q, r] = pce(hybrid a) - pce(hybrid b)."},
     {NULL, NULL, 0, NULL},
 };
 

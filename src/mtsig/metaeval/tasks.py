@@ -275,7 +275,7 @@ def draw_job(ti: TaskInput, k: int, seed: int, index: int) -> DrawJob:
         prepared = []
         for n in ti.names:
             m = p.metrics[n][:, full]
-            prepared.append(_zscore(m.reshape(-1)).reshape(m.shape).astype(np.float32))
+            prepared.append(_zscore(m.reshape(-1)).reshape(m.shape))
         return DrawJob("pce", k, seed, index, prepared, {"ph": permutation_pvalues(g, PCE_PERMUTATIONS),
                                                           "shape": prepared[0].shape})  # fmt: skip
     # acc-eq: each metric's agreement outcome per (item, system pair) at its own threshold
@@ -312,42 +312,6 @@ def _stats_scores(job: DrawJob, H: np.ndarray) -> np.ndarray:
     return agree / pairs if pairs else np.zeros(H.shape[0])
 
 
-def _pce_of(job: DrawJob, parts: np.ndarray, sums: np.ndarray) -> np.ndarray:
-    """Soft pairwise accuracy of hybrids from their permutation partial sums (R, P, S) and sums (R, S)."""
-    S = sums.shape[1]
-    ph = job.const["ph"]
-    acc = np.zeros(sums.shape[0])
-    n = 0
-    for a in range(S):
-        for b in range(a + 1, S):
-            pm = np.mean(parts[:, :, a] - parts[:, :, b] >= (sums[:, a] - sums[:, b])[:, None], axis=1)
-            acc += np.abs(ph[a, b] - pm)
-            n += 1
-    return 1.0 - acc / n
-
-
-def _pce_pair(job: DrawJob, za: np.ndarray, zb: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """stat(hybrid a) - stat(hybrid b) for masks M (R, S, N): each hybrid's permutation sums as zb's plus the
-    swapped differences (one product per system), in float32 as pce computes."""
-    signs = job.const["signs"]
-    D = za - zb
-    base = signs @ zb.T  # (P, S)
-    R, S = M.shape[0], za.shape[0]
-    pa = np.empty((R, signs.shape[0], S), dtype=np.float32)
-    pb = np.empty_like(pa)
-    sa = np.empty((R, S), dtype=np.float32)
-    sb = np.empty_like(sa)
-    zsum = zb.sum(axis=1)
-    for s in range(S):
-        Xa = M[:, s, :] * D[s]
-        Xb = (~M[:, s, :]) * D[s]
-        pa[:, :, s] = Xa @ signs.T + base[:, s]
-        pb[:, :, s] = Xb @ signs.T + base[:, s]
-        sa[:, s] = Xa.sum(axis=1) + zsum[s]
-        sb[:, s] = Xb.sum(axis=1) + zsum[s]
-    return _pce_of(job, pa, sa) - _pce_of(job, pb, sb)
-
-
 def _pce_signs(n_items: int) -> np.ndarray:
     """pce's permutation signs (seed 4), as :func:`~mtsig.metaeval.core.permutation_pvalues` draws them."""
     rng = np.random.default_rng(4)
@@ -358,10 +322,127 @@ def _pce_signs(n_items: int) -> np.ndarray:
     return signs
 
 
+def _pce_parts(job: DrawJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pce's draws' constants, made once per process: the metrics' z-scores Z (K, S, N), the flips F' (N, P) (1
+    where a permutation flips the item's sign) and V = Z F' (K, S, P), each system's sum over the flipped items.
+
+    :func:`~mtsig.metaeval.core.permutation_pvalues` counts a permutation for systems i < j when its signed
+    difference reaches the observed one: sum(x_i - x_j) - 2 Y_i + 2 Y_j >= sum(x_i - x_j) - tol, that is
+    Y_i - Y_j <= tol / 2 with Y the sums over the flipped items. A hybrid's Y is metric b's plus the products of the
+    masked entries, one product per metric (not per pair of metrics)."""
+    if "V" not in job.const:
+        S, N = job.const["shape"]
+        FT = np.ascontiguousarray((_pce_signs(N) < 0).T, dtype=np.float64)
+        Z = np.stack(job.prepared) if job.prepared else np.zeros((0, S, N))
+        job.const["FT"], job.const["Z"] = FT, Z
+        job.const["V"] = np.ascontiguousarray(Z @ FT)
+    return job.const["Z"], job.const["FT"], job.const["V"]
+
+
+def _pce_tolerance(job: DrawJob, pairs: np.ndarray) -> np.ndarray:
+    """Each pair's tolerance on Y_i - Y_j: the value path's ``n * max|x| * 2^-46``, halved (see :func:`_pce_parts`),
+    with the larger of the two metrics' largest |z|: far above the rounding of the sums in any order (about
+    ``n * max|x| * 2^-52``), far below a difference of scores."""
+    Z = _pce_parts(job)[0]
+    top = np.abs(Z).reshape(Z.shape[0], -1).max(axis=1, initial=0.0) if Z.size else np.zeros(Z.shape[0])
+    N = job.const["shape"][1]
+    return np.ascontiguousarray(N * np.maximum(top[pairs[:, 0]], top[pairs[:, 1]]) * 2.0**-47)
+
+
+def pce_block(V: np.ndarray, W: np.ndarray, pairs: np.ndarray, tol: np.ndarray, ph: np.ndarray,
+              out: np.ndarray) -> None:  # fmt: skip
+    """The numpy reference of the compiled ``mtsig._meta.pce_block`` (the same numbers, bit for bit): for each pair
+    (a, b) of metrics and draw r, hybrid a's sums ``(V[b] + W[a, r]) - W[b, r]``, hybrid b's ``(V[a] + W[b, r]) -
+    W[a, r]``; in each, systems i < j's p-value is the share of permutations with ``Y_i - Y_j <= tol``; pce is
+    ``1 - sum |ph - p| / n`` (summed one term at a time, row by row); ``out[q, r]`` = pce(a) - pce(b)."""
+    S, P = V.shape[1], V.shape[2]
+    iu = np.triu_indices(S, 1)
+    n = iu[0].size
+
+    def pce(Y: np.ndarray, t: float) -> float:
+        cnt = (Y[iu[0]] - Y[iu[1]] <= t).sum(axis=1)
+        if not n:
+            return float("nan")
+        return 1.0 - float(np.cumsum(np.abs(ph[iu] - cnt / P))[-1]) / n
+
+    for q, (a, b) in enumerate(pairs):
+        for r in range(W.shape[1]):
+            ya = (V[b] + W[a, r]) - W[b, r]
+            yb = (V[a] + W[b, r]) - W[a, r]
+            out[q, r] = pce(ya, tol[q]) - pce(yb, tol[q]) if n else float("nan")
+
+
+def _pce_kernel(V: np.ndarray, W: np.ndarray, pairs: np.ndarray, tol: np.ndarray, ph: np.ndarray) -> np.ndarray:
+    """:func:`pce_block` through the compiled kernel where it is built (the pairs split over
+    :data:`~mtsig.metaeval.run.KERNEL_THREADS` threads: the kernel releases the GIL), through numpy elsewhere."""
+    from mtsig._compiled import load
+    from mtsig.metaeval.run import KERNEL_THREADS
+
+    out = np.empty((pairs.shape[0], W.shape[1]))
+    mod = load("_meta")
+    fn = mod.pce_block if mod is not None else pce_block
+    ph = np.ascontiguousarray(ph, dtype=np.float64)
+    cuts = np.linspace(0, pairs.shape[0], min(KERNEL_THREADS, max(1, pairs.shape[0])) + 1).astype(int)
+    parts = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+
+    def part(c: tuple[int, int]) -> None:
+        lo, hi = c
+        fn(V, W, pairs[lo:hi], tol[lo:hi], ph, out[lo:hi])
+
+    if mod is not None and len(parts) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(parts)) as pool:
+            list(pool.map(part, parts))
+    else:
+        for c in parts:
+            part(c)
+    return out
+
+
+#: the most bytes of one pass's masked sums W (metrics x draws x systems x permutations, float64)
+PCE_PASS_BYTES = 2**26
+#: draws per work item of pce (each pass of an item: as many as fit in PCE_PASS_BYTES)
+PCE_DRAWS_PER_ITEM = 50
+
+
+def pce_draws(item: tuple[DrawJob, list[tuple[int, int]], int, int]) -> np.ndarray:
+    """Draws ``r0:r1`` of pce(hybrid a) - pce(hybrid b) for every pair (a, b) of metrics: (pairs, r1 - r0). Per pass,
+    the masked sums W of every metric (one product per metric and system), then :func:`pce_block`."""
+    job, pair_list, r0, r1 = item
+    Z, FT, V = _pce_parts(job)
+    K, S, N = Z.shape
+    P = FT.shape[1]
+    pairs = np.asarray(pair_list, dtype=np.int64).reshape(-1, 2)
+    tol = _pce_tolerance(job, pairs)
+    out = np.empty((pairs.shape[0], r1 - r0))
+    packed = job.packed(job.k * S * N)
+    step = max(1, PCE_PASS_BYTES // max(1, K * S * P * 8))
+    for lo in range(r0, r1, step):
+        hi = min(r1, lo + step)
+        M = job.rows(packed, S * N, lo, hi).reshape(hi - lo, S, N)
+        W = np.empty((K, hi - lo, S, P))
+        for s in range(S):
+            X = M[None, :, s, :] * Z[:, None, s, :]  # (K, R, N): each metric's entries the masks select
+            W[:, :, s, :] = (X.reshape(-1, N) @ FT).reshape(K, hi - lo, P)
+        out[:, lo - r0 : hi - r0] = _pce_kernel(V, W, pairs, tol, job.const["ph"])
+    return out
+
+
+def pce_deltas(job: DrawJob, pair_list: list[tuple[int, int]]) -> np.ndarray:
+    """The observed pce(a) - pce(b) on the draws' footing (a mask that takes every entry from a)."""
+    _, _, V = _pce_parts(job)
+    pairs = np.asarray(pair_list, dtype=np.int64).reshape(-1, 2)
+    return _pce_kernel(V, V[:, None], pairs, _pce_tolerance(job, pairs), job.const["ph"])[:, 0]
+
+
 def work_item(item: tuple[str, Any]) -> Any:
     """One work item of a task set's draws (it pickles for Dask): ``("pairs", (job, pairs))`` -> :func:`pair_draws`,
-    ``("metrics", (job, metrics))`` -> :func:`metric_products`."""
+    ``("metrics", (job, metrics))`` -> :func:`metric_products`, ``("pce", (job, pairs, r0, r1))`` ->
+    :func:`pce_draws`."""
     kind, what = item
+    if kind == "pce":
+        return pce_draws(what)
     return pair_draws(what) if kind == "pairs" else metric_products(what)
 
 
@@ -374,19 +455,10 @@ def pair_draws(item: tuple[DrawJob, list[tuple[int, int]]]) -> tuple[np.ndarray,
         return _acc_eq_draws(job, pairs)
     if job.statistic == "pearson":
         return _pearson_draws(job, pairs)
+    if job.statistic == "pce":
+        return pce_deltas(job, pairs), pce_draws((job, pairs, 0, k))
     deltas = np.empty(len(pairs))
     draws = np.empty((len(pairs), k))
-    if job.statistic == "pce":
-        S, N = job.const["shape"]
-        job.const.setdefault("signs", _pce_signs(N))
-        M = job.rng((k, S, N))
-        ones = np.ones((1, S, N), dtype=bool)
-        for n, (a, b) in enumerate(pairs):
-            za, zb = job.prepared[a], job.prepared[b]
-            deltas[n] = _pce_pair(job, za, zb, ones)[0]
-            for lo in range(0, k, 100):  # 100 draws at a time: (100, 1000, S) float32 sums
-                draws[n, lo : lo + 100] = _pce_pair(job, za, zb, M[lo : lo + 100])
-        return deltas, draws
     M = job.rng((k, job.prepared[0].size))
     B = M.astype(np.float64) if job.statistic == "accuracy" else None
     for n, (a, b) in enumerate(pairs):
@@ -704,7 +776,7 @@ def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executo
 
     draws: list[dict[tuple[str, str], np.ndarray]] = [{} for _ in results]
     jobs: list[tuple[int, DrawJob, list[tuple[int, int]]]] = []
-    items: list[tuple[str, Any]] = []  # ("pairs", (job, pairs)) or ("metrics", (job, metric indices))
+    items: list[tuple[str, Any]] = []  # ("pairs", (job, pairs)), ("metrics", (job, metrics)), ("pce", (job, ...))
     for index, (ti, res) in enumerate(zip(inputs, results)):
         order = list(res.values)
         job = draw_job(ti, k, seed, index)
@@ -716,19 +788,29 @@ def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executo
             items += [("metrics", (job, list(range(lo, min(m, lo + METRICS_PER_BLOCK)))))
                       for lo in range(0, m, METRICS_PER_BLOCK)]  # fmt: skip
             continue
+        if job.statistic == "pce":  # every pair at once, a block of draws per item
+            jobs.append((index, job, pairs))
+            items += [("pce", (job, pairs, lo, min(k, lo + PCE_DRAWS_PER_ITEM))) for lo in range(0, k, PCE_DRAWS_PER_ITEM)]
+            continue
         for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
             jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
             items.append(("pairs", (job, pairs[lo : lo + PAIRS_PER_BLOCK])))
     advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,})",
                        len(items)) if progress else None  # fmt: skip
     done = (executor or SerialExecutor()).map(work_item, items, advance)
-    products: dict[int, list[np.ndarray]] = {}
+    blocks: dict[int, list[np.ndarray]] = {}
     plain = iter([r for (kind, _), r in zip(items, done) if kind == "pairs"])
-    for (kind, (job, _)), r in zip(items, done):
-        if kind == "metrics":
-            products.setdefault(job.index, []).append(r)
-    out = [pairs_from_products(job, np.concatenate(products[job.index], axis=1), pairs) if job.statistic in BY_METRIC
-           else next(plain) for _, job, pairs in jobs]  # fmt: skip
+    for (kind, (job, *_)), r in zip(items, done):
+        if kind != "pairs":
+            blocks.setdefault(job.index, []).append(r)
+    out = []
+    for _, job, pairs in jobs:
+        if job.statistic in BY_METRIC:
+            out.append(pairs_from_products(job, np.concatenate(blocks[job.index], axis=1), pairs))
+        elif job.statistic == "pce":
+            out.append((pce_deltas(job, pairs), np.concatenate(blocks[job.index], axis=1)))
+        else:
+            out.append(next(plain))
     sig = [np.ones((len(r.values), len(r.values))) for r in results]
     for (index, _, pairs), (deltas, d) in zip(jobs, out):
         ti, res = inputs[index], results[index]
