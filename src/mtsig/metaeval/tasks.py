@@ -127,6 +127,8 @@ class TaskInput:
     notes: list[str] = field(default_factory=list)
     #: acc-eq's (value, threshold) per metric, calibrated once
     calibrated: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: pce's human p-values, computed once
+    human_p: np.ndarray | None = None
 
 
 def _inputs(task: TaskDef, sets: dict[str, EvalSet], opts: dict[str, Any]) -> TaskInput:
@@ -187,7 +189,9 @@ def value(ti: TaskInput, name: str) -> float:
     if t.statistic == "KendallWithTiesOpt":
         return _acc_eq(ti, name)[0]
     g, m = _full_columns(p.gold, p.metrics[name])
-    ph = permutation_pvalues(g, PCE_PERMUTATIONS)
+    if ti.human_p is None:
+        ti.human_p = permutation_pvalues(g, PCE_PERMUTATIONS)
+    ph = ti.human_p
     pm = permutation_pvalues(m, PCE_PERMUTATIONS)
     iu = np.triu_indices(g.shape[0], 1)
     return float(1.0 - np.mean(np.abs(ph - pm)[iu]))
@@ -276,7 +280,9 @@ def draw_job(ti: TaskInput, k: int, seed: int, index: int) -> DrawJob:
         for n in ti.names:
             m = p.metrics[n][:, full]
             prepared.append(_zscore(m.reshape(-1)).reshape(m.shape))
-        return DrawJob("pce", k, seed, index, prepared, {"ph": permutation_pvalues(g, PCE_PERMUTATIONS),
+        if ti.human_p is None:
+            ti.human_p = permutation_pvalues(g, PCE_PERMUTATIONS)
+        return DrawJob("pce", k, seed, index, prepared, {"ph": ti.human_p,
                                                           "shape": prepared[0].shape})  # fmt: skip
     # acc-eq: each metric's agreement outcome per (item, system pair) at its own threshold
     G = p.gold.T  # (items, systems)
