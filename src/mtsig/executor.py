@@ -14,8 +14,9 @@ they can go through the same seam. Results never depend on the executor.
   ``LocalCluster`` of N single-threaded worker processes for ``local:N``); the function and items must
   pickle. Studies send their replicates this way (:func:`mtsig.studies.replicates.runner`).
 
-``map(fn, items, progress)``: ``progress(n)``, when given, is called as items finish (forked children
-report as their items finish). :func:`fork_call` runs one call in a forked child beside this process (analyze's
+``map(fn, items, progress, weights=None)``: ``progress(n)``, when given, is called as items finish (forked children
+report as their items finish) with ``n`` = 1, or the item's weight when ``weights`` gives one per item (the bar
+then counts work, not items, and its estimate of the time left holds when items cost unlike amounts). :func:`fork_call` runs one call in a forked child beside this process (analyze's
 shared comparison beside its other analyses).
 """
 
@@ -36,16 +37,18 @@ Progress = Callable[[int], None]
 
 
 class Executor(Protocol):
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]: ...
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None,
+            weights: Sequence[int] | None = None) -> list[Any]: ...
 
 
 class SerialExecutor:
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None,
+            weights: Sequence[int] | None = None) -> list[Any]:  # fmt: skip
         out = []
-        for x in items:
+        for i, x in enumerate(items):
             out.append(fn(x))
             if progress is not None:
-                progress(1)
+                progress(weights[i] if weights is not None else 1)
         return out
 
 
@@ -114,7 +117,8 @@ class ProcessExecutor:
         self.jobs = max(1, int(jobs))
         self.method = method or start_method()
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None,
+            weights: Sequence[int] | None = None) -> list[Any]:  # fmt: skip
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
@@ -122,7 +126,7 @@ class ProcessExecutor:
         items = list(items)
         jobs = min(self.jobs, len(items))
         if jobs <= 1:
-            return SerialExecutor().map(fn, items, progress)
+            return SerialExecutor().map(fn, items, progress, weights)
         ctx = multiprocessing.get_context(self.method)
         out: list = [None] * len(items)
         pool = None
@@ -137,7 +141,7 @@ class ProcessExecutor:
             for f in as_completed(futures):
                 out[futures[f]] = f.result()
                 if progress is not None:
-                    progress(1)
+                    progress(weights[futures[f]] if weights is not None else 1)
         except BrokenProcessPool:
             if pool is not None:
                 _stop(pool)
@@ -327,13 +331,15 @@ class DaskExecutor:
         else:
             self.client = _connect(Client, address)
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None,
+            weights: Sequence[int] | None = None) -> list[Any]:  # fmt: skip
         from dask.distributed import as_completed
 
         futures = self.client.map(fn, list(items), pure=False)
-        for _ in as_completed(futures):  # interrupted: close() stops the workers
+        index = {f.key: i for i, f in enumerate(futures)}
+        for f in as_completed(futures):  # interrupted: close() stops the workers
             if progress is not None:
-                progress(1)
+                progress(weights[index[f.key]] if weights is not None else 1)
         return self.client.gather(futures)
 
     def close(self) -> None:

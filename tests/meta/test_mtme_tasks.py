@@ -552,3 +552,30 @@ def test_meta_help_says_how_to_run_on_slurm(capsys):
         in out  # fmt: skip
     for flag in ("--job-cores", "--job-memory", "--job-walltime", "--job-queue", "--job-account", "--job-directive"):
         assert flag in out
+
+
+@pytest.mark.parametrize("jobs", [1, 2, "dask"])
+def test_the_progress_bar_counts_work_not_items(tmp_path, jobs):
+    """Issue 61: the task set's bar is in per mille of the work, each item weighted by its cost (pce's blocks of
+    draws cost far more than a per-metric product): the advances add up to the whole, with one process or two
+    (workers finish in any order: each advance is its own item's weight)."""
+    from mtsig.executor import DaskExecutor, ProcessExecutor
+    from mtsig.metaeval.tasks import PROGRESS_UNITS, run_task_set
+
+    calls: list[tuple[str, int]] = []
+    steps: list[float] = []
+
+    def factory(label: str, total: int):
+        calls.append((label, total))
+        return steps.append
+
+    d = make_folder(tmp_path, seed=4)
+    ex = DaskExecutor("local:2") if jobs == "dask" else ProcessExecutor(jobs)
+    try:
+        run_task_set(d, "wmt24", ["xx-yy"], k=120, seed=2, executor=ex, progress=factory)
+    finally:
+        if jobs == "dask":
+            ex.close()
+    assert len(calls) == 1 and calls[0][1] == PROGRESS_UNITS and "per mille of the work" in calls[0][0]
+    assert sum(steps) == pytest.approx(PROGRESS_UNITS, rel=1e-12)
+    assert len(set(np.round(steps, 9))) > 1  # unlike items, unlike weights

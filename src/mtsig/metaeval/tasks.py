@@ -774,6 +774,28 @@ def _keep_only(inputs: list, only: Sequence[str]) -> None:
         ti.names = [n for n in ti.names if n in set(only)]
 
 
+#: the task set's progress bar counts its work in these units (per mille), each item weighted by its cost
+PROGRESS_UNITS = 1000
+
+
+def _item_cost(kind: str, what: Any) -> float:
+    """A work item's cost in rough multiply-adds, to weigh the progress bar (its estimate of the time left then holds
+    while cheap and costly items alternate): a per-metric product item, its masks times its columns; a pce item,
+    its masked sums and its two hybrids' comparisons per pair (one comparison about two multiply-adds, measured);
+    an item of pairs, its quadratic forms."""
+    if kind == "metrics":
+        job, metrics = what
+        L = job.prepared[0].size if job.prepared else 0
+        return float(job.k * L * (len(metrics) + 8))
+    if kind == "pce":
+        job, pairs, r0, r1 = what
+        S, N = job.const["shape"]
+        return float((r1 - r0) * S * PCE_PERMUTATIONS * (len(job.prepared) * N + 2 * len(pairs) * (S - 1)))
+    job, pairs = what
+    L = job.prepared[0].size if job.prepared else 0
+    return float(job.k * len(pairs) * L * (L + 1))
+
+
 def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executor: Any,
              progress: Any) -> list[dict[tuple[str, str], np.ndarray]]:  # fmt: skip
     """``k`` permutations of every pair of metrics of every task (in blocks, on ``executor``): each task's p-values
@@ -801,9 +823,11 @@ def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executo
         for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
             jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
             items.append(("pairs", (job, pairs[lo : lo + PAIRS_PER_BLOCK])))
-    advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,})",
-                       len(items)) if progress else None  # fmt: skip
-    done = (executor or SerialExecutor()).map(work_item, items, advance)
+    cost = [_item_cost(kind, what) for kind, what in items]
+    scale = PROGRESS_UNITS / max(sum(cost), 1.0)
+    advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,}; per mille of the "
+                       "work)", PROGRESS_UNITS) if progress else None  # fmt: skip
+    done = (executor or SerialExecutor()).map(work_item, items, advance, [c * scale for c in cost])
     blocks: dict[int, list[np.ndarray]] = {}
     plain = iter([r for (kind, _), r in zip(items, done) if kind == "pairs"])
     for (kind, (job, *_)), r in zip(items, done):
