@@ -16,8 +16,9 @@ they can go through the same seam. Results never depend on the executor.
 
 ``map(fn, items, progress, weights=None)``: ``progress(n)``, when given, is called as items finish (forked children
 report as their items finish) with ``n`` = 1, or the item's weight when ``weights`` gives one per item (the bar
-then counts work, not items, and its estimate of the time left holds when items cost unlike amounts). :func:`fork_call` runs one call in a forked child beside this process (analyze's
-shared comparison beside its other analyses).
+then counts work, not items, and its estimate of the time left holds when items cost unlike amounts).
+:func:`fork_call` runs one call in a forked child beside this process (analyze's shared comparison beside its other
+analyses).
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ Progress = Callable[[int], None]
 
 
 class Executor(Protocol):
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], progress: Progress | None = None,
-            weights: Sequence[int] | None = None) -> list[Any]: ...
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        items: Sequence[Any],
+        progress: Progress | None = None,
+        weights: Sequence[int] | None = None,
+    ) -> list[Any]: ...
 
 
 class SerialExecutor:

@@ -577,5 +577,5 @@ def test_the_progress_bar_counts_work_not_items(tmp_path, jobs):
         if jobs == "dask":
             ex.close()
     assert len(calls) == 1 and calls[0][1] == PROGRESS_UNITS and "per mille of the work" in calls[0][0]
-    assert sum(steps) == pytest.approx(PROGRESS_UNITS, rel=1e-12)
-    assert len(set(np.round(steps, 9))) > 1  # unlike items, unlike weights
+    assert sum(steps) == PROGRESS_UNITS and all(isinstance(n, int) for n in steps)
+    assert len(set(steps)) > 1  # unlike items, unlike weights

@@ -796,15 +796,12 @@ def _item_cost(kind: str, what: Any) -> float:
     return float(job.k * len(pairs) * L * (L + 1))
 
 
-def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executor: Any,
-             progress: Any) -> list[dict[tuple[str, str], np.ndarray]]:  # fmt: skip
-    """``k`` permutations of every pair of metrics of every task (in blocks, on ``executor``): each task's p-values
-    and ranks set on its result; returns each task's draws by pair (for the clusters of the average)."""
-    from mtsig.executor import SerialExecutor
-
-    draws: list[dict[tuple[str, str], np.ndarray]] = [{} for _ in results]
+def _work(inputs: list, results: list[TaskResult], k: int, seed: int) -> tuple[list, list[tuple[str, Any]]]:
+    """The draws' jobs ``(task index, job, pairs)`` and work items: ``("metrics", (job, metrics))`` (one product per
+    metric: acc-eq, Pearson), ``("pce", (job, pairs, r0, r1))`` (a block of draws of every pair), ``("pairs", (job,
+    pairs))`` (a block of pairs, every draw)."""
     jobs: list[tuple[int, DrawJob, list[tuple[int, int]]]] = []
-    items: list[tuple[str, Any]] = []  # ("pairs", (job, pairs)), ("metrics", (job, metrics)), ("pce", (job, ...))
+    items: list[tuple[str, Any]] = []
     for index, (ti, res) in enumerate(zip(inputs, results)):
         order = list(res.values)
         job = draw_job(ti, k, seed, index)
@@ -815,19 +812,19 @@ def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executo
             m = len(ti.names)
             items += [("metrics", (job, list(range(lo, min(m, lo + METRICS_PER_BLOCK)))))
                       for lo in range(0, m, METRICS_PER_BLOCK)]  # fmt: skip
-            continue
-        if job.statistic == "pce":  # every pair at once, a block of draws per item
+        elif job.statistic == "pce":  # every pair at once, a block of draws per item
             jobs.append((index, job, pairs))
-            items += [("pce", (job, pairs, lo, min(k, lo + PCE_DRAWS_PER_ITEM))) for lo in range(0, k, PCE_DRAWS_PER_ITEM)]
-            continue
-        for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
-            jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
-            items.append(("pairs", (job, pairs[lo : lo + PAIRS_PER_BLOCK])))
-    cost = [_item_cost(kind, what) for kind, what in items]
-    scale = PROGRESS_UNITS / max(sum(cost), 1.0)
-    advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,}; per mille of the "
-                       "work)", PROGRESS_UNITS) if progress else None  # fmt: skip
-    done = (executor or SerialExecutor()).map(work_item, items, advance, [c * scale for c in cost])
+            items += [("pce", (job, pairs, lo, min(k, lo + PCE_DRAWS_PER_ITEM)))
+                      for lo in range(0, k, PCE_DRAWS_PER_ITEM)]  # fmt: skip
+        else:
+            for lo in range(0, len(pairs), PAIRS_PER_BLOCK):
+                jobs.append((index, job, pairs[lo : lo + PAIRS_PER_BLOCK]))
+                items.append(("pairs", (job, pairs[lo : lo + PAIRS_PER_BLOCK])))
+    return jobs, items
+
+
+def _collect(jobs: list, items: list[tuple[str, Any]], done: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each job's (observed differences, draws) from its items' results."""
     blocks: dict[int, list[np.ndarray]] = {}
     plain = iter([r for (kind, _), r in zip(items, done) if kind == "pairs"])
     for (kind, (job, *_)), r in zip(items, done):
@@ -841,8 +838,36 @@ def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executo
             out.append((pce_deltas(job, pairs), np.concatenate(blocks[job.index], axis=1)))
         else:
             out.append(next(plain))
+    return out
+
+
+def _per_mille(cost: list[float]) -> list[int]:
+    """Whole shares of :data:`PROGRESS_UNITS` in proportion to ``cost`` that add up to it exactly (the largest
+    remainders round up)."""
+    if not cost:
+        return []
+    total = sum(cost) or 1.0
+    exact = [c * PROGRESS_UNITS / total for c in cost] if sum(cost) else [PROGRESS_UNITS / len(cost)] * len(cost)
+    out = [int(x) for x in exact]
+    for i in sorted(range(len(cost)), key=lambda i: out[i] - exact[i])[: PROGRESS_UNITS - sum(out)]:
+        out[i] += 1
+    return out
+
+
+def _permute(inputs: list, results: list[TaskResult], k: int, seed: int, executor: Any,
+             progress: Any) -> list[dict[tuple[str, str], np.ndarray]]:  # fmt: skip
+    """``k`` permutations of every pair of metrics of every task (in blocks, on ``executor``): each task's p-values
+    and ranks set on its result; returns each task's draws by pair (for the clusters of the average)."""
+    from mtsig.executor import SerialExecutor
+
+    draws: list[dict[tuple[str, str], np.ndarray]] = [{} for _ in results]
+    jobs, items = _work(inputs, results, k, seed)
+    weights = _per_mille([_item_cost(kind, what) for kind, what in items])
+    advance = progress(f"permutations ({sum(len(j[2]) for j in jobs):,} pairs of metrics x {k:,}; per mille of the "
+                       "work)", PROGRESS_UNITS) if progress else None  # fmt: skip
+    done = (executor or SerialExecutor()).map(work_item, items, advance, weights)
     sig = [np.ones((len(r.values), len(r.values))) for r in results]
-    for (index, _, pairs), (deltas, d) in zip(jobs, out):
+    for (index, _, pairs), (deltas, d) in zip(jobs, _collect(jobs, items, done)):
         ti, res = inputs[index], results[index]
         order = list(res.values)
         at = {n: i for i, n in enumerate(order)}
