@@ -30,8 +30,10 @@ anew, unseeded, and stops a pair early (blocks of 100 draws: below 0.02 or above
 it repeats ("tiles") a task's early-stopped draws until they are as many as the longest task's, so those draws are
 not independent and a pair stopped at 100 draws counts each of them ten times. mtsig draws ``k`` swaps per task
 from one seed (the same swaps for every pair of metrics of the task), without early stopping, so every p-value has
-``k`` independent draws and the result is reproducible from the seed. The draws are blocks of pairs of metrics, run
-through the executor seam (``jobs``, Dask): the result does not depend on where they ran.
+``k`` independent draws and the result is reproducible from the seed. The draws are work items run through the
+executor seam (``jobs``, Dask): one product per metric for acc-eq and Pearson, blocks of draws of every pair for pce,
+blocks of pairs for the pooled accuracy; the result does not depend on where they ran. pce's hybrids count their
+permutations in float64 with the value path's tolerance (mt-metrics-eval: float32, where rounding decides ties).
 """
 
 from __future__ import annotations
