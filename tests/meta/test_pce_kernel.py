@@ -159,3 +159,17 @@ def _outcome(body: str) -> str:
 )  # fmt: skip
 def test_hostile_sizes_indices_and_types_are_exceptions(body, expected):
     assert _outcome(body).startswith(expected)
+
+
+def test_pce_draws_are_the_same_with_two_processes(tmp_path):
+    """pce's work items are blocks of draws of every pair: the task set's result is the same whichever process ran
+    which block (the masks are a function of the seed and the task only)."""
+    from mtsig.executor import ProcessExecutor
+    from mtsig.metaeval import tasks as T
+    from tests.meta.test_mtme_tasks import make_folder
+
+    d = make_folder(tmp_path, seed=5)
+    one = T.run_task_set(d, "wmt24", ["xx-yy"], k=130, seed=9).to_dict()
+    two = T.run_task_set(d, "wmt24", ["xx-yy"], k=130, seed=9, executor=ProcessExecutor(2)).to_dict()
+    assert one == two
+    assert T.PCE_DRAWS_PER_ITEM < 130  # several blocks, in both
