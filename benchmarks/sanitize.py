@@ -40,6 +40,7 @@ TESTS = [
     "tests/test_resample.py",
     "tests/test_pcg.py",
     "tests/meta/test_acc23_kernel.py",
+    "tests/meta/test_pce_kernel.py",
     "tests/test_hostile.py",
 ]
 
