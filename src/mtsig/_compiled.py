@@ -5,6 +5,7 @@ at run time, once per process, in one line naming them all: the results are the 
 from __future__ import annotations
 
 import importlib
+import os
 import warnings
 from types import ModuleType
 
@@ -17,6 +18,14 @@ WHAT = {
     "_meteor": "METEOR's alignment search",
 }
 _said: list[bool] = []
+
+#: threads of the compiled meta-evaluation kernels (acc23's and pce's; each call runs on one, the caller splits the
+#: work): ``MTSIG_THREADS``, else two or the machine's cores if fewer. The same numbers with any count.
+KERNEL_THREADS = (
+    int(os.environ["MTSIG_THREADS"])
+    if os.environ.get("MTSIG_THREADS", "").isdigit() and int(os.environ["MTSIG_THREADS"]) > 0
+    else min(2, os.cpu_count() or 1)
+)
 
 
 def missing() -> list[str]:

@@ -1,6 +1,6 @@
 """Soft pairwise accuracy (pce) under PERM-BOTH (issue 61): the compiled kernel (``mtsig._meta.pce_block``) fuzzed
-against its numpy reference (``tasks.pce_block``) bit for bit; the task set's draws (per-metric products, the
-kernel) held to each hybrid built entry by entry and scored by the value path itself
+against its numpy reference (``mtsig.metaeval.pce.pce_block``) bit for bit; the task set's draws (per-metric
+products, the kernel) held to each hybrid built entry by entry and scored by the value path itself
 (``core.permutation_pvalues``), ties included; the same task-set result with and without the kernel and with any
 number of threads; every size and index the kernel is given checked (each hostile call in its own interpreter)."""
 
@@ -30,20 +30,19 @@ def _block_case(rng: np.random.Generator):
 @pytest.mark.parametrize("seed", range(16))
 def test_fuzzed_the_kernel_equals_the_numpy_reference_bit_for_bit(seed):
     from mtsig import _meta
-    from mtsig.metaeval import tasks as T
+    from mtsig.metaeval import pce
 
     V, W, pairs, tol, ph = _block_case(np.random.default_rng(seed))
     got, want = np.empty((pairs.shape[0], W.shape[1])), np.empty((pairs.shape[0], W.shape[1]))
     _meta.pce_block(V, W, pairs, tol, ph, got)
-    T.pce_block(V, W, pairs, tol, ph, want)
+    pce.pce_block(V, W, pairs, tol, ph, want)
     assert np.array_equal(got, want, equal_nan=True)
     if V.shape[1] < 2:
         assert np.isnan(got).all()  # no pair of systems: pce is undefined
 
 
 def test_threads_do_not_change_a_number(monkeypatch):
-    from mtsig.metaeval import run
-    from mtsig.metaeval import tasks as T
+    from mtsig.metaeval import pce
 
     rng = np.random.default_rng(5)
     V, W, _, _, ph = _block_case(rng)
@@ -52,8 +51,8 @@ def test_threads_do_not_change_a_number(monkeypatch):
     tol = np.full(pairs.shape[0], 1e-9)
     outs = []
     for threads in (1, 2, 3):
-        monkeypatch.setattr(run, "KERNEL_THREADS", threads)
-        outs.append(T._pce_kernel(V, W, pairs, tol, ph))
+        monkeypatch.setattr(pce, "KERNEL_THREADS", threads)
+        outs.append(pce.kernel(V, W, pairs, tol, ph))
     assert all(np.array_equal(outs[0], o, equal_nan=True) for o in outs[1:])
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import os
 from dataclasses import replace
 
 import numpy as np
 
+from mtsig._compiled import KERNEL_THREADS as _KERNEL_THREADS
 from mtsig.declare import changed
 from mtsig.errors import InputError
 from mtsig.metaeval import stats as st
@@ -423,8 +423,7 @@ def pack_rows(bits: np.ndarray) -> np.ndarray:
 
 
 #: threads of the compiled acc23 kernel (blocks of 64 draws at a time; the same numbers with any count)
-KERNEL_THREADS = int(os.environ["MTSIG_THREADS"]) if os.environ.get("MTSIG_THREADS", "").isdigit() \
-    and int(os.environ["MTSIG_THREADS"]) > 0 else min(2, os.cpu_count() or 1)  # fmt: skip
+KERNEL_THREADS = _KERNEL_THREADS
 
 #: the most (pair, source-combination) candidates the tie-calibrated acc23 PERM-BOTH tabulates (about 28 bytes each)
 ACC23_CANDIDATES = 2**24

@@ -49,6 +49,7 @@ from mtsig.errors import InputError
 from mtsig.metaeval import stats as st
 from mtsig.metaeval.core import permutation_pvalues, segment_level
 from mtsig.metaeval.mtme import EvalSet, Scored, read_evalset, task_data
+from mtsig.metaeval.pce import PCE_PERMUTATIONS, Engine
 from mtsig.serialize import as_dict, jfield, out
 
 TASK_SETS = ("wmt23", "wmt24", "wmt25")
@@ -67,8 +68,6 @@ CLUSTER_ALPHA = 0.05
 PAIRS_PER_BLOCK = 24
 #: a draw within this of the observed difference reaches it (the same sum taken in another order)
 TIE = 1e-12
-#: permutations inside soft pairwise accuracy (mt-metrics-eval's pce: 1,000 from seed 4)
-PCE_PERMUTATIONS = 1000
 
 
 @dataclass(frozen=True)
@@ -320,128 +319,32 @@ def _stats_scores(job: DrawJob, H: np.ndarray) -> np.ndarray:
     return agree / pairs if pairs else np.zeros(H.shape[0])
 
 
-def _pce_signs(n_items: int) -> np.ndarray:
-    """pce's permutation signs (seed 4), as :func:`~mtsig.metaeval.core.permutation_pvalues` draws them."""
-    rng = np.random.default_rng(4)
-    signs = rng.random(size=(PCE_PERMUTATIONS, n_items), dtype=np.float32)
-    np.rint(signs, out=signs)
-    signs *= 2.0
-    signs -= 1.0
-    return signs
-
-
-def _pce_parts(job: DrawJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """pce's draws' constants, made once per process: the metrics' z-scores Z (K, S, N), the flips F' (N, P) (1
-    where a permutation flips the item's sign) and V = Z F' (K, S, P), each system's sum over the flipped items.
-
-    :func:`~mtsig.metaeval.core.permutation_pvalues` counts a permutation for systems i < j when its signed
-    difference reaches the observed one: sum(x_i - x_j) - 2 Y_i + 2 Y_j >= sum(x_i - x_j) - tol, that is
-    Y_i - Y_j <= tol / 2 with Y the sums over the flipped items. A hybrid's Y is metric b's plus the products of the
-    masked entries, one product per metric (not per pair of metrics)."""
-    if "V" not in job.const:
+def _pce_engine(job: DrawJob) -> Engine:
+    """The pce engine of a task's metrics (:class:`~mtsig.metaeval.pce.Engine`), made once per process."""
+    if "engine" not in job.const:
         S, N = job.const["shape"]
-        FT = np.ascontiguousarray((_pce_signs(N) < 0).T, dtype=np.float64)
         Z = np.stack(job.prepared) if job.prepared else np.zeros((0, S, N))
-        job.const["FT"], job.const["Z"] = FT, Z
-        job.const["V"] = np.ascontiguousarray(Z @ FT)
-    return job.const["Z"], job.const["FT"], job.const["V"]
+        job.const["engine"] = Engine(Z, job.const["ph"])
+    return job.const["engine"]
 
 
-def _pce_tolerance(job: DrawJob, pairs: np.ndarray) -> np.ndarray:
-    """Each pair's tolerance on Y_i - Y_j: the value path's ``n * max|x| * 2^-46``, halved (see :func:`_pce_parts`),
-    with the larger of the two metrics' largest |z|: far above the rounding of the sums in any order (about
-    ``n * max|x| * 2^-52``), far below a difference of scores."""
-    Z = _pce_parts(job)[0]
-    top = np.abs(Z).reshape(Z.shape[0], -1).max(axis=1, initial=0.0) if Z.size else np.zeros(Z.shape[0])
-    N = job.const["shape"][1]
-    return np.ascontiguousarray(N * np.maximum(top[pairs[:, 0]], top[pairs[:, 1]]) * 2.0**-47)
-
-
-def pce_block(V: np.ndarray, W: np.ndarray, pairs: np.ndarray, tol: np.ndarray, ph: np.ndarray,
-              out: np.ndarray) -> None:  # fmt: skip
-    """The numpy reference of the compiled ``mtsig._meta.pce_block`` (the same numbers, bit for bit): for each pair
-    (a, b) of metrics and draw r, hybrid a's sums ``(V[b] + W[a, r]) - W[b, r]``, hybrid b's ``(V[a] + W[b, r]) -
-    W[a, r]``; in each, systems i < j's p-value is the share of permutations with ``Y_i - Y_j <= tol``; pce is
-    ``1 - sum |ph - p| / n`` (summed one term at a time, row by row); ``out[q, r]`` = pce(a) - pce(b)."""
-    S, P = V.shape[1], V.shape[2]
-    iu = np.triu_indices(S, 1)
-    n = iu[0].size
-
-    def pce(Y: np.ndarray, t: float) -> float:
-        cnt = (Y[iu[0]] - Y[iu[1]] <= t).sum(axis=1)
-        if not n:
-            return float("nan")
-        return 1.0 - float(np.cumsum(np.abs(ph[iu] - cnt / P))[-1]) / n
-
-    for q, (a, b) in enumerate(pairs):
-        for r in range(W.shape[1]):
-            ya = (V[b] + W[a, r]) - W[b, r]
-            yb = (V[a] + W[b, r]) - W[a, r]
-            out[q, r] = pce(ya, tol[q]) - pce(yb, tol[q]) if n else float("nan")
-
-
-def _pce_kernel(V: np.ndarray, W: np.ndarray, pairs: np.ndarray, tol: np.ndarray, ph: np.ndarray) -> np.ndarray:
-    """:func:`pce_block` through the compiled kernel where it is built (the pairs split over
-    :data:`~mtsig.metaeval.run.KERNEL_THREADS` threads: the kernel releases the GIL), through numpy elsewhere."""
-    from mtsig._compiled import load
-    from mtsig.metaeval.run import KERNEL_THREADS
-
-    out = np.empty((pairs.shape[0], W.shape[1]))
-    mod = load("_meta")
-    fn = mod.pce_block if mod is not None else pce_block
-    ph = np.ascontiguousarray(ph, dtype=np.float64)
-    cuts = np.linspace(0, pairs.shape[0], min(KERNEL_THREADS, max(1, pairs.shape[0])) + 1).astype(int)
-    parts = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
-
-    def part(c: tuple[int, int]) -> None:
-        lo, hi = c
-        fn(V, W, pairs[lo:hi], tol[lo:hi], ph, out[lo:hi])
-
-    if mod is not None and len(parts) > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(len(parts)) as pool:
-            list(pool.map(part, parts))
-    else:
-        for c in parts:
-            part(c)
-    return out
-
-
-#: the most bytes of one pass's masked sums W (metrics x draws x systems x permutations, float64)
-PCE_PASS_BYTES = 2**26
-#: draws per work item of pce (each pass of an item: as many as fit in PCE_PASS_BYTES)
+#: draws per work item of pce
 PCE_DRAWS_PER_ITEM = 50
 
 
 def pce_draws(item: tuple[DrawJob, list[tuple[int, int]], int, int]) -> np.ndarray:
-    """Draws ``r0:r1`` of pce(hybrid a) - pce(hybrid b) for every pair (a, b) of metrics: (pairs, r1 - r0). Per pass,
-    the masked sums W of every metric (one product per metric and system), then :func:`pce_block`."""
+    """Draws ``r0:r1`` of pce(hybrid a) - pce(hybrid b) for every pair (a, b) of metrics: (pairs, r1 - r0), from the
+    task's masks (:meth:`DrawJob.rows`)."""
     job, pair_list, r0, r1 = item
-    Z, FT, V = _pce_parts(job)
-    K, S, N = Z.shape
-    P = FT.shape[1]
-    pairs = np.asarray(pair_list, dtype=np.int64).reshape(-1, 2)
-    tol = _pce_tolerance(job, pairs)
-    out = np.empty((pairs.shape[0], r1 - r0))
+    S, N = job.const["shape"]
     packed = job.packed(job.k * S * N)
-    step = max(1, PCE_PASS_BYTES // max(1, K * S * P * 8))
-    for lo in range(r0, r1, step):
-        hi = min(r1, lo + step)
-        M = job.rows(packed, S * N, lo, hi).reshape(hi - lo, S, N)
-        W = np.empty((K, hi - lo, S, P))
-        for s in range(S):
-            X = M[None, :, s, :] * Z[:, None, s, :]  # (K, R, N): each metric's entries the masks select
-            W[:, :, s, :] = (X.reshape(-1, N) @ FT).reshape(K, hi - lo, P)
-        out[:, lo - r0 : hi - r0] = _pce_kernel(V, W, pairs, tol, job.const["ph"])
-    return out
+    pairs = np.asarray(pair_list, dtype=np.int64).reshape(-1, 2)
+    return _pce_engine(job).draws(pairs, lambda lo, hi: job.rows(packed, S * N, lo, hi), r0, r1)
 
 
 def pce_deltas(job: DrawJob, pair_list: list[tuple[int, int]]) -> np.ndarray:
-    """The observed pce(a) - pce(b) on the draws' footing (a mask that takes every entry from a)."""
-    _, _, V = _pce_parts(job)
-    pairs = np.asarray(pair_list, dtype=np.int64).reshape(-1, 2)
-    return _pce_kernel(V, V[:, None], pairs, _pce_tolerance(job, pairs), job.const["ph"])[:, 0]
+    """The observed pce(a) - pce(b) on the draws' footing."""
+    return _pce_engine(job).deltas(np.asarray(pair_list, dtype=np.int64).reshape(-1, 2))
 
 
 def work_item(item: tuple[str, Any]) -> Any:
