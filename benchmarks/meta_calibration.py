@@ -17,7 +17,8 @@ Rejection rates at α 0.05 and 0.01 with 95% Clopper-Pearson intervals, for
 - the one-sided p in the observed direction as WMT's greedy clusters use it (about 2α: it picks its direction
   after looking).
 Cells: level, statistic, test, averaging and the resampling unit (segments, or documents: PERM-BOTH swaps a
-system's entries of one document together; the bootstrap draws whole documents).
+system's entries of one document together; the bootstrap draws whole documents). System-level soft pairwise
+accuracy (``spa``) swaps (system, segment) entries, as its task-set test does (``--only system:spa:perm-both``).
 """
 
 from __future__ import annotations
@@ -33,15 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from mtsig.io.human import read_human  # noqa: E402
-from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores, segment_level, system_level  # noqa: E402
-from mtsig.metaeval.run import _bootstrap_system, _count, pair_test, swap_masks  # noqa: E402
+from mtsig.metaeval.core import MetaData, MetaOptions, MetricScores, segment_level, spa, system_level  # noqa: E402
+from mtsig.metaeval.run import _bootstrap_system, _count, pair_test, spa_tests, swap_masks  # noqa: E402
 
 HUMAN = ROOT.parent / "shared" / "data" / "wmt22-humaneval-toen" / "de-en" / "ad-deen-good-stnd.csv"
 CELLS = tuple((level, stat, test, "item", unit) for level, stat, test, units in (
     ("system", "pearson", "perm-both", ("segment",)), ("system", "pearson", "bootstrap", ("segment", "document")),
     ("segment", "pearson", "perm-both", ("segment", "document")), ("segment", "kendall", "perm-both",
     ("segment", "document")), ("segment", "acc23", "perm-both", ("segment", "document")),
-    ("segment", "acc23", "pairwise", ("segment",))) for unit in units)  # fmt: skip
+    ("segment", "acc23", "pairwise", ("segment",)), ("system", "spa", "perm-both", ("segment", "document")))
+    for unit in units)  # fmt: skip
 
 
 def clopper_pearson(k: int, n: int) -> tuple[float, float]:
@@ -83,6 +85,11 @@ def one_replicate(H: np.ndarray, docs, cell, rng: np.random.Generator, seed: int
     opts = MetaOptions(level=level, statistic=stat, test="perm-both" if test == "bootstrap" else test, average_by=avg,
                        n_resamples=permutations, n_bootstrap=40, seed=seed, resample_unit=unit)  # fmt: skip
     values, eps = {}, {}
+    if stat == "spa":  # both directions from one run of the engine (the same masks)
+        values = {m.name: spa(H, m.segments) for m in ms}
+        (_, fixed), (_, other) = spa_tests(d, [(ms[0], ms[1]), (ms[1], ms[0])], opts, permutations)
+        observed = fixed if values["A"] >= values["B"] else other
+        return fixed, min(1.0, 2 * observed), observed
     for m in ms:  # only the compared statistic (run_meta would compute every one): which metric looks better
         if level == "system":
             values[m.name] = float(system_level(d.human_systems, m.systems[None], stat)[0])
@@ -149,7 +156,7 @@ def main() -> int:
                 lo, hi = clopper_pearson(k, a.replicates)
                 parts.append(f"{k / a.replicates:.3f} [{lo:.3f}, {hi:.3f}]")
             cols.append(" / ".join(parts))
-        unit = "-" if cell[0] == "system" and cell[2] == "perm-both" else cell[4]
+        unit = "-" if cell[0] == "system" and cell[2] == "perm-both" and cell[1] != "spa" else cell[4]
         print(f"| {' | '.join(cell[:3])} | {unit} | {' | '.join(cols)} |", flush=True)
     print(f"\n({time.perf_counter() - t0:.0f} s, seed {a.seed})")
     return 0

@@ -18,6 +18,7 @@ from mtsig.metaeval.core import (
     MetricAgreement,
     MetricComparison,
     groups,
+    permutation_pvalues,
     segment_level,
     spa,
     system_level,
@@ -885,22 +886,60 @@ def _resamples(opts: MetaOptions, k: int) -> tuple[int, list[str]]:
     return R, notes
 
 
+def spa_tests(data: MetaData, pairs: list[tuple], opts: MetaOptions, R: int, advance=None) -> list[tuple[float, float]]:
+    """PERM-BOTH of soft pairwise accuracy for the pairs (a, b) of metrics, all at once, through the engine of the
+    task sets (:class:`~mtsig.metaeval.pce.Engine`: one product per metric, the compiled kernel): on the segments
+    every system has a human score for, each (system, segment) entry's two z-scored scores swapped with probability
+    1/2 (a system's entries of one document together where documents are the unit, :func:`resample_unit`), ``R``
+    masks from the seed, the same for every pair. Returns (observed pce(a) - pce(b), the one-sided
+    ``(c + 1) / (R + 1)``) per pair."""
+    from mtsig.metaeval.pce import PCE_PERMUTATIONS, Engine
+
+    full = np.all(np.isfinite(data.H), axis=0)
+    S, N = data.H.shape[0], int(full.sum())
+    metrics = list({m.name: m for pair in pairs for m in pair}.values())
+    at = {m.name: i for i, m in enumerate(metrics)}
+    Z = np.stack([_zscore(m.seg[:, full].reshape(-1)).reshape(S, N) for m in metrics])
+    engine = Engine(Z, permutation_pvalues(data.H[:, full], PCE_PERMUTATIONS))
+    q = np.array([(at[a.name], at[b.name]) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
+    docs = data.document_index() if resample_unit(data, opts)[0] == "document" else None
+    if docs is None:
+        masks = SwapMasks(S * N, R, opts.seed)
+    else:
+        idx, D = docs
+        masks = SwapMasks(S * D, R, opts.seed, (np.arange(S)[:, None] * D + idx[full][None, :]).reshape(-1))
+    null, r0 = [], 0
+    for M in masks.chunks(max(1, min(R, MASK_BYTES // max(1, S * N)))):
+        null.append(engine.draws(q, lambda lo, hi, M=M, r0=r0: M[lo - r0 : hi - r0], r0, r0 + len(M)))
+        r0 += len(M)
+        if advance:
+            advance(len(M) * len(pairs))
+    draws = np.concatenate(null, axis=1)
+    return [(float(d), (_count(float(d), row) + 1) / (R + 1)) for d, row in zip(engine.deltas(q), draws)]
+
+
 def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progress=None):
     stat = opts.compared_on
     pairs = list(itertools.combinations(data.metrics, 2))
     defined = [values[x.name].get(stat) is not None and values[y.name].get(stat) is not None for x, y in pairs]
     k = sum(defined)
     R, notes = _resamples(opts, k)
-    W = swap_masks(data, opts, R)
+    W = swap_masks(data, opts, R) if stat != "spa" else None
     advance = progress(f"tests between metrics ({k} pairs x {R:,} resamples)", k * R) if progress and k else None
-    rows: list[tuple[str, str, float | None, float | None]] = []
-    for (x, y), ok in zip(pairs, defined):
+    ordered = []
+    for x, y in pairs:
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
-        a, b = (x, y) if (va or 0) >= (vb or 0) else (y, x)
+        ordered.append((x, y) if (va or 0) >= (vb or 0) else (y, x))
+    tested = [ab for ab, ok in zip(ordered, defined) if ok]
+    spa_rows = iter(spa_tests(data, tested, opts, R, advance) if stat == "spa" and tested else [])
+    rows: list[tuple[str, str, float | None, float | None]] = []
+    for (a, b), ok in zip(ordered, defined):
         if not ok:
             rows.append((a.name, b.name, None, None))
-            continue
-        rows.append((a.name, b.name, *pair_test(data, a, b, replace(opts, n_resamples=R), eps, W, advance)))
+        elif stat == "spa":
+            rows.append((a.name, b.name, *next(spa_rows)))
+        else:
+            rows.append((a.name, b.name, *pair_test(data, a, b, replace(opts, n_resamples=R), eps, W, advance)))
     # a is the metric that agrees better on these data: the one-sided p tests that direction, chosen after looking;
     # the decision ("they differ") uses the two-sided p (twice it), corrected over all pairs
     two = [min(1.0, 2 * r[3]) if r[3] is not None else None for r in rows]
