@@ -30,7 +30,7 @@ _DOCS = {
     "level": "``system`` (statistics of the system scores; metrics compared on ``pearson`` by default) or "
              "``segment`` (``acc23`` with tie calibration by default).",
     "statistic": "What metrics are compared on (``pearson`` at system level, ``acc23`` at segment level; also "
-                 "``spearman``, ``kendall``, ``kendall_c``, ``tau23``, ``pairwise_accuracy``).",
+                 "``spearman``, ``kendall``, ``kendall_c``, ``tau23``, ``pairwise_accuracy``, ``spa``).",
     "average_by": "Segment-level averaging: ``none``, ``sys`` or ``item`` (default).",
     "test": "``perm-both`` (Deutsch et al. 2021; the default at both levels, as WMT's metrics task uses it), "
             "``bootstrap`` (system level: a paired bootstrap over the segments; conservative, see docs/meta.md) or "
@@ -43,7 +43,8 @@ _DOCS = {
     "alpha": "The significance level (0.05).",
     "correction": "The correction over all pairs of metrics (``holm``).",
     "seed": "Random seed (12345 when None; always reported).",
-    "resample_unit": "What intervals and segment-level PERM-BOTH resample: ``segment``, ``document`` (whole "
+    "resample_unit": "What intervals and the PERM-BOTH of segment-level statistics and of ``spa`` resample: "
+                     "``segment``, ``document`` (whole "
                      "documents; PERM-BOTH swaps a system's scores of one document together), or None: documents "
                      "wherever the human scores have them (WMT DA's HITs, a doc column, ``docs``).",
     "lower_is_better": "Names of metric files whose lower scores are better (TER, MetricX as their tools print it): "

@@ -144,7 +144,7 @@ class MetaOptions(Checked):
 
     level: str = option("system", "system or segment", "str", choices=LEVELS, group="meta-evaluation")
     statistic: str | None = option(None, "what metrics are compared on (pearson at system level, acc23 at segment "
-                                   "level; also spearman, kendall, kendall_c, tau23, pairwise_accuracy)", "str",
+                                   "level; also spearman, kendall, kendall_c, tau23, pairwise_accuracy, spa)", "str",
                                    metavar="S", lookup=_statistic, group="meta-evaluation",
                                    names=_statistic_names)  # fmt: skip
     average_by: str = option("item", "segment level: one correlation over all, per system or per item", "str",
@@ -165,8 +165,8 @@ class MetaOptions(Checked):
     seed: int = seed_option(DEFAULT_SEED, group="meta-evaluation")
     #: what intervals and segment-level PERM-BOTH resample: "segment", "document" (whole documents; PERM-BOTH swaps
     #: a system's entries of a document together), or None: documents wherever the human scores have them
-    resample_unit: str | None = option(None, "what intervals and segment-level PERM-BOTH resample (default: "
-                                       "documents wherever the human scores have them)", "str",
+    resample_unit: str | None = option(None, "what intervals and the PERM-BOTH of segment-level statistics and of "
+                                       "spa resample (default: documents wherever the human scores have them)", "str",
                                        choices=("segment", "document"), what="resample unit",
                                        group="meta-evaluation")  # fmt: skip
 
