@@ -90,6 +90,55 @@ def perm_both_pvalues(mme_stats, k: int) -> None:
                   f"mt-metrics-eval p {p:.4f} (delta {delta:+.5f}); |diff| / SE {z:.2f}")  # fmt: skip
 
 
+def hybrids(mme_stats, cases: int) -> None:
+    """PERM-BOTH's hybrids, one by one, against mt-metrics-eval's own functions: tie-calibrated acc23 through the
+    compiled kernel (``_Acc23Table.both``: 64 draws a pass) against ``stats.KendallWithTiesOpt`` recalibrating
+    each hybrid (sample_rate 1.0), and pce through the task sets' engine (``mtsig.metaeval.pce``) against
+    ``Correlation.PairwiseConfidenceError`` on each hybrid (float32 sums there: ties may fall apart by rounding, so
+    pce is compared on continuous scores of 30 or more segments, where no tie occurs)."""
+    from mtsig.metaeval.pce import Engine
+    from mtsig.metaeval.run import _Acc23Table
+
+    rng = np.random.default_rng(2026)
+    worst_acc, worst_pce, n_acc, n_pce = 0.0, 0.0, 0, 0
+    for case in range(cases):
+        S, n, avg = int(rng.integers(3, 9)), int(rng.integers(5, 40)), ("item", "sys", "none")[case % 3]
+        H = np.round(rng.normal(size=(S, n)), 1)
+        H[rng.random(H.shape) < 0.1] = np.nan
+        za = np.round(np.nan_to_num(H) + rng.normal(size=H.shape), int(rng.integers(0, 3)))
+        zb = np.round(np.nan_to_num(H) + rng.normal(size=H.shape) * 1.5, int(rng.integers(0, 3)))
+        za[np.isnan(H)] = zb[np.isnan(H)] = np.nan
+        bits = (rng.random((70, H.size)) < 0.5).astype(np.uint8)
+        got_a, got_b = _Acc23Table(H, za, zb, avg).both(bits)
+        gold = [None if not np.isfinite(v) else float(v) for v in H.ravel()]
+        for r in range(0, 70, 7):
+            for got, src in ((got_a[r], bits[r] == 1), (got_b[r], bits[r] == 0)):
+                hyb = np.where(src.reshape(H.shape), zb, za)
+                met = [0.0 if not np.isfinite(v) else float(v) for v in hyb.ravel()]
+                ref = mme_stats.KendallWithTiesOpt(gold, met, "acc23", S, avg, sample_rate=1.0)[0]
+                worst_acc, n_acc = max(worst_acc, abs(float(got) - float(ref))), n_acc + 1
+        # pce: no gaps (it needs every system's score), continuous scores, 30 or more segments (with fewer, some of
+        # the 1,000 sign vectors flip nothing, whose sum equals the observed one: a tie that float32 decides)
+        N = int(rng.integers(30, 60))
+        Hf = rng.normal(size=(S, N))
+        Z = np.stack([Hf + rng.normal(size=(S, N)) * s for s in (0.5, 1.0)])
+        Z = (Z - Z.reshape(2, -1).mean(1)[:, None, None]) / Z.reshape(2, -1).std(1)[:, None, None]
+        from mtsig.metaeval.core import permutation_pvalues
+
+        engine = Engine(Z, permutation_pvalues(Hf))
+        M = rng.random((12, S * N)) < 0.5
+        draws = engine.draws(np.array([[0, 1]]), lambda lo, hi, M=M: M[lo:hi], 0, 12)[0]
+        for r in range(12):
+            ha, hb = np.where(M[r].reshape(S, N), Z[0], Z[1]), np.where(M[r].reshape(S, N), Z[1], Z[0])
+            pa = mme_stats.Correlation(S, [float(v) for v in Hf.ravel()], [float(v) for v in ha.ravel()])
+            pb = mme_stats.Correlation(S, [float(v) for v in Hf.ravel()], [float(v) for v in hb.ravel()])
+            ref = pa.PairwiseConfidenceError()[0] - pb.PairwiseConfidenceError()[0]
+            worst_pce, n_pce = max(worst_pce, abs(draws[r] - ref)), n_pce + 1
+    print(f"\nhybrids against mt-metrics-eval ({cases} random cases, gaps, ties, three averagings): tie-calibrated "
+          f"acc23 of {n_acc} hybrids through the kernel, largest difference {worst_acc:.1e}; pce of {n_pce} pairs of "
+          f"hybrids through the engine, largest difference {worst_pce:.1e}")  # fmt: skip
+
+
 def speed(mme_stats, k_theirs: int) -> None:
     H, metrics = data()
     ms = tuple(MetricScores(name=f"m{i}", segments=M, systems=M.mean(1)) for i, M in enumerate(metrics))
@@ -129,6 +178,7 @@ def main() -> int:
     print("statistic values, 10 systems x 2,000 segments (two metrics)")
     worst = compare_values(mme_stats, H, metrics)
     print(f"largest absolute difference: {worst:.2e}")
+    hybrids(mme_stats, 6 if a.quick else 30)
     perm_both_pvalues(mme_stats, 200 if a.quick else 1000)
     speed(mme_stats, 3 if a.quick else 10)
     return 0
