@@ -96,6 +96,7 @@ def hybrids(mme_stats, cases: int) -> None:
     each hybrid (sample_rate 1.0), and pce through the task sets' engine (``mtsig.metaeval.pce``) against
     ``Correlation.PairwiseConfidenceError`` on each hybrid (float32 sums there: ties may fall apart by rounding, so
     pce is compared on continuous scores of 30 or more segments, where no tie occurs)."""
+    from mtsig.metaeval.core import permutation_pvalues
     from mtsig.metaeval.pce import Engine
     from mtsig.metaeval.run import _Acc23Table
 
@@ -123,8 +124,6 @@ def hybrids(mme_stats, cases: int) -> None:
         Hf = rng.normal(size=(S, N))
         Z = np.stack([Hf + rng.normal(size=(S, N)) * s for s in (0.5, 1.0)])
         Z = (Z - Z.reshape(2, -1).mean(1)[:, None, None]) / Z.reshape(2, -1).std(1)[:, None, None]
-        from mtsig.metaeval.core import permutation_pvalues
-
         engine = Engine(Z, permutation_pvalues(Hf))
         M = rng.random((12, S * N)) < 0.5
         draws = engine.draws(np.array([[0, 1]]), lambda lo, hi, M=M: M[lo:hi], 0, 12)[0]
