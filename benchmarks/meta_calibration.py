@@ -18,7 +18,8 @@ Rejection rates at α 0.05 and 0.01 with 95% Clopper-Pearson intervals, for
   after looking).
 Cells: level, statistic, test, averaging and the resampling unit (segments, or documents: PERM-BOTH swaps a
 system's entries of one document together; the bootstrap draws whole documents). System-level soft pairwise
-accuracy (``spa``) swaps (system, segment) entries, as its task-set test does (``--only system:spa:perm-both``).
+accuracy (``spa``, ``--only system:spa:perm-both``) swaps a system's rows of scores whole, as every system-level
+PERM-BOTH of ``mtsig meta`` does.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ CELLS = tuple((level, stat, test, "item", unit) for level, stat, test, units in 
     ("system", "pearson", "perm-both", ("segment",)), ("system", "pearson", "bootstrap", ("segment", "document")),
     ("segment", "pearson", "perm-both", ("segment", "document")), ("segment", "kendall", "perm-both",
     ("segment", "document")), ("segment", "acc23", "perm-both", ("segment", "document")),
-    ("segment", "acc23", "pairwise", ("segment",)), ("system", "spa", "perm-both", ("segment", "document")))
+    ("segment", "acc23", "pairwise", ("segment",)), ("system", "spa", "perm-both", ("segment",)))
     for unit in units)  # fmt: skip
 
 
@@ -156,7 +157,7 @@ def main() -> int:
                 lo, hi = clopper_pearson(k, a.replicates)
                 parts.append(f"{k / a.replicates:.3f} [{lo:.3f}, {hi:.3f}]")
             cols.append(" / ".join(parts))
-        unit = "-" if cell[0] == "system" and cell[2] == "perm-both" and cell[1] != "spa" else cell[4]
+        unit = "-" if cell[0] == "system" and cell[2] == "perm-both" else cell[4]
         print(f"| {' | '.join(cell[:3])} | {unit} | {' | '.join(cols)} |", flush=True)
     print(f"\n({time.perf_counter() - t0:.0f} s, seed {a.seed})")
     return 0

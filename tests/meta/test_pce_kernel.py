@@ -175,11 +175,11 @@ def test_pce_draws_are_the_same_with_two_processes(tmp_path):
 
 
 def _meta_data(seed: int, documents: bool):
-    """Human segment scores of 7 systems (some gaps), three metrics: one good, a copy of it, one poor."""
+    """Human segment scores of 12 systems (some gaps), three metrics: one good, a copy of it, one poor."""
     from mtsig.metaeval import MetaData, MetricScores
 
     rng = np.random.default_rng(seed)
-    S, N = 7, 48
+    S, N = 12, 48
     H = np.round(rng.normal(size=(S, N)) + np.arange(S)[:, None] * 0.2, 1)
     H[rng.random(H.shape) < 0.03] = np.nan
     good = np.round(np.nan_to_num(H) + rng.normal(size=H.shape) * 0.5, 2)
@@ -187,21 +187,21 @@ def _meta_data(seed: int, documents: bool):
     ms = tuple(MetricScores(name=n, segments=m, systems=m.mean(1)) for n, m in (("good", good), ("copy", good.copy()),
                                                                              ("poor", poor)))  # fmt: skip
     docs = tuple(f"d{i // 4}" for i in range(N)) if documents else None
-    return MetaData(systems=tuple("abcdefg"), human=H, human_systems=np.nanmean(H, 1), metrics=ms,
+    return MetaData(systems=tuple("abcdefghijkl"), human=H, human_systems=np.nanmean(H, 1), metrics=ms,
                     item_documents=docs)  # fmt: skip
 
 
 @pytest.mark.parametrize("unit", ["segment", "document"])
 def test_meta_system_spa_is_perm_both_through_the_engine(unit):
     """``meta --level system --statistic spa`` (refused before issue 61): each pair's null is pce of the two hybrids
-    the swap masks make (a system's document together with documents as the unit), scored by the value path; a
-    metric against its own copy gets p = 1; the result is reproducible from the seed."""
+    the swap masks make (a system's row of scores swapped whole, whatever the resampling unit of the intervals),
+    scored by the value path; a metric against its own copy gets p = 1; the result is reproducible from the seed."""
     from mtsig.metaeval import MetaOptions, run_meta
     from mtsig.metaeval.core import spa
     from mtsig.metaeval.run import SwapMasks, spa_tests
 
     data = _meta_data(3, unit == "document")
-    opts = MetaOptions(level="system", statistic="spa", n_resamples=60, n_bootstrap=20, seed=8, resample_unit=unit)
+    opts = MetaOptions(level="system", statistic="spa", n_resamples=200, n_bootstrap=20, seed=8, resample_unit=unit)
     res = run_meta(data, opts).to_dict()
     again = run_meta(data, opts).to_dict()
     assert res == again
@@ -212,22 +212,17 @@ def test_meta_system_spa_is_perm_both_through_the_engine(unit):
     assert by[("good", "poor")]["p_value"] < 0.05
     # the null, hybrid by hybrid: the value path on each hybrid of the same masks
     full = np.all(np.isfinite(data.H), axis=0)
-    S, N = data.H.shape[0], int(full.sum())
+    S = data.H.shape[0]
     z = {m.name: _zs(m.seg[:, full]) for m in (g, p)}
-    if unit == "document":
-        idx = np.array([int(d[1:]) for d in data.item_documents])[full]
-        D = int(idx.max()) + 1
-        masks = SwapMasks(S * D, 60, 8, (np.arange(S)[:, None] * D + idx[None, :]).reshape(-1))
-    else:
-        masks = SwapMasks(S * N, 60, 8)
-    M = np.concatenate(list(masks.chunks(60))).reshape(60, S, N)
+    rows = np.concatenate(list(SwapMasks(S, 200, 8).chunks(200)))  # (200, S): a system's row swapped whole
     Hf = data.H[:, full]
-    null = np.array([spa(Hf, np.where(m, z["good"], z["poor"])) - spa(Hf, np.where(m, z["poor"], z["good"]))
-                     for m in M])  # fmt: skip
+    null = np.array([spa(Hf, np.where(m[:, None], z["good"], z["poor"]))
+                     - spa(Hf, np.where(m[:, None], z["poor"], z["good"])) for m in rows])  # fmt: skip
     obs = spa(Hf, z["good"]) - spa(Hf, z["poor"])
-    want = (np.count_nonzero(null >= obs - 1e-12) + 1) / 61
-    ((got_obs, got_p),) = spa_tests(data, [(g, p)], opts, 60)
+    want = (np.count_nonzero(null >= obs - 1e-12) + 1) / 201
+    ((got_obs, got_p),) = spa_tests(data, [(g, p)], opts, 200)
     assert got_obs == pytest.approx(obs, abs=1e-12) and got_p == want
+    assert len({tuple(r) for r in rows}) > 150  # masks that differ, not a constant null
 
 
 def _zs(m: np.ndarray) -> np.ndarray:

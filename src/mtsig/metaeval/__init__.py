@@ -43,8 +43,7 @@ _DOCS = {
     "alpha": "The significance level (0.05).",
     "correction": "The correction over all pairs of metrics (``holm``).",
     "seed": "Random seed (12345 when None; always reported).",
-    "resample_unit": "What intervals and the PERM-BOTH of segment-level statistics and of ``spa`` resample: "
-                     "``segment``, ``document`` (whole "
+    "resample_unit": "What intervals and segment-level PERM-BOTH resample: ``segment``, ``document`` (whole "
                      "documents; PERM-BOTH swaps a system's scores of one document together), or None: documents "
                      "wherever the human scores have them (WMT DA's HITs, a doc column, ``docs``).",
     "lower_is_better": "Names of metric files whose lower scores are better (TER, MetricX as their tools print it): "

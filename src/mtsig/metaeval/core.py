@@ -165,8 +165,8 @@ class MetaOptions(Checked):
     seed: int = seed_option(DEFAULT_SEED, group="meta-evaluation")
     #: what intervals and segment-level PERM-BOTH resample: "segment", "document" (whole documents; PERM-BOTH swaps
     #: a system's entries of a document together), or None: documents wherever the human scores have them
-    resample_unit: str | None = option(None, "what intervals and the PERM-BOTH of segment-level statistics and of "
-                                       "spa resample (default: documents wherever the human scores have them)", "str",
+    resample_unit: str | None = option(None, "what intervals and segment-level PERM-BOTH resample (default: "
+                                       "documents wherever the human scores have them)", "str",
                                        choices=("segment", "document"), what="resample unit",
                                        group="meta-evaluation")  # fmt: skip
 

@@ -888,11 +888,12 @@ def _resamples(opts: MetaOptions, k: int) -> tuple[int, list[str]]:
 
 def spa_tests(data: MetaData, pairs: list[tuple], opts: MetaOptions, R: int, advance=None) -> list[tuple[float, float]]:
     """PERM-BOTH of soft pairwise accuracy for the pairs (a, b) of metrics, all at once, through the engine of the
-    task sets (:class:`~mtsig.metaeval.pce.Engine`: one product per metric, the compiled kernel): on the segments
-    every system has a human score for, each (system, segment) entry's two z-scored scores swapped with probability
-    1/2 (a system's entries of one document together where documents are the unit, :func:`resample_unit`), ``R``
-    masks from the seed, the same for every pair. Returns (observed pce(a) - pce(b), the one-sided
-    ``(c + 1) / (R + 1)``) per pair."""
+    task sets (:class:`~mtsig.metaeval.pce.Engine`: one product per metric, the compiled kernel), on the segments
+    every system has a human score for. As for every system-level statistic here, a system's two z-scored rows of
+    scores are swapped whole, with probability 1/2 (``R`` masks from the seed, the same for every pair): an error a
+    metric makes on a whole system then stays with its system. (WMT's task sets swap single (system, segment)
+    entries, as mt-metrics-eval does; with metrics that misjudge whole systems that test rejects about twice as
+    often as it should: docs/meta.md.) Returns (observed pce(a) - pce(b), the one-sided ``(c + 1) / (R + 1)``)."""
     from mtsig.metaeval.pce import PCE_PERMUTATIONS, Engine
 
     full = np.all(np.isfinite(data.H), axis=0)
@@ -902,12 +903,7 @@ def spa_tests(data: MetaData, pairs: list[tuple], opts: MetaOptions, R: int, adv
     Z = np.stack([_zscore(m.seg[:, full].reshape(-1)).reshape(S, N) for m in metrics])
     engine = Engine(Z, permutation_pvalues(data.H[:, full], PCE_PERMUTATIONS))
     q = np.array([(at[a.name], at[b.name]) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
-    docs = data.document_index() if resample_unit(data, opts)[0] == "document" else None
-    if docs is None:
-        masks = SwapMasks(S * N, R, opts.seed)
-    else:
-        idx, D = docs
-        masks = SwapMasks(S * D, R, opts.seed, (np.arange(S)[:, None] * D + idx[full][None, :]).reshape(-1))
+    masks = SwapMasks(S, R, opts.seed, np.repeat(np.arange(S), N))
     null, r0 = [], 0
     for M in masks.chunks(max(1, min(R, MASK_BYTES // max(1, S * N)))):
         null.append(engine.draws(q, lambda lo, hi, M=M, r0=r0: M[lo - r0 : hi - r0], r0, r0 + len(M)))
