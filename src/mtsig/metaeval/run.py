@@ -904,9 +904,14 @@ def spa_tests(data: MetaData, pairs: list[tuple], opts: MetaOptions, R: int, adv
     engine = Engine(Z, permutation_pvalues(data.H[:, full], PCE_PERMUTATIONS))
     q = np.array([(at[a.name], at[b.name]) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
     masks = SwapMasks(S, R, opts.seed, np.repeat(np.arange(S), N))
-    null, r0 = [], 0
+    null: list[np.ndarray] = []
+    r0 = 0
     for M in masks.chunks(max(1, min(R, MASK_BYTES // max(1, S * N)))):
-        null.append(engine.draws(q, lambda lo, hi, M=M, r0=r0: M[lo - r0 : hi - r0], r0, r0 + len(M)))
+
+        def rows(lo: int, hi: int, M: np.ndarray = M, r0: int = r0) -> np.ndarray:
+            return M[lo - r0 : hi - r0]
+
+        null.append(engine.draws(q, rows, r0, r0 + len(M)))
         r0 += len(M)
         if advance:
             advance(len(M) * len(pairs))
@@ -926,8 +931,8 @@ def _compare(data: MetaData, opts: MetaOptions, eps: dict, values: dict, progres
     for x, y in pairs:
         va, vb = values[x.name].get(stat), values[y.name].get(stat)
         ordered.append((x, y) if (va or 0) >= (vb or 0) else (y, x))
-    tested = [ab for ab, ok in zip(ordered, defined) if ok]
-    spa_rows = iter(spa_tests(data, tested, opts, R, advance) if stat == "spa" and tested else [])
+    to_test = [ab for ab, ok in zip(ordered, defined) if ok]
+    spa_rows = iter(spa_tests(data, to_test, opts, R, advance) if stat == "spa" and to_test else [])
     rows: list[tuple[str, str, float | None, float | None]] = []
     for (a, b), ok in zip(ordered, defined):
         if not ok:
