@@ -20,7 +20,7 @@
  * Every index is checked (an entry outside [0, E), a group outside [0, G), a code above 3 or shapes that do not
  * agree are a ValueError) before any loop reads through it; the loops release the GIL.
  *
- * pce_block(V, W, pairs, tol, ph, out): soft pairwise accuracy (pce) under PERM-BOTH (mtsig.metaeval.tasks), equal
+ * pce_block(V, W, pairs, tol, ph, out): soft pairwise accuracy (pce) under PERM-BOTH (mtsig.metaeval.pce), equal
  * to its numpy reference. For K metrics, S systems and P permutations of the items: V is a C-contiguous float64
  * (K, S, P) array, each metric's sum over the items a permutation flips (Y = F @ z per system), W a C-contiguous
  * float64 (K, R, S, P) array, the same sums over the items each of R draws' masks also selects. For each pair q of

@@ -4,7 +4,8 @@ and WMT25's system-level task) and ``meta --level system --statistic spa``.
 A metric's pce compares, for every pair of systems, the p-value of a paired permutation test on its segment scores
 with the humans' (:func:`~mtsig.metaeval.core.permutation_pvalues`: 1,000 sign vectors from seed 4; systems i < j
 count a permutation when ``Y_i - Y_j <= tol / 2``, Y the sums over the segments whose sign it flips). PERM-BOTH swaps
-each (system, segment) entry's two z-scored scores with probability 1/2, and every hybrid needs those counts anew.
+the two metrics' z-scored scores by masks the caller gives (single (system, segment) entries in the task sets, as
+mt-metrics-eval does; a system's whole row in ``meta``), and every hybrid needs those counts anew.
 
 A hybrid's sums are metric b's plus the masked entries' products, so the engine takes **one product per metric**
 (``W = (mask x z) F'``, for every metric of the pair list at once) and a compiled kernel (``mtsig._meta.pce_block``)
@@ -21,21 +22,12 @@ from collections.abc import Callable
 import numpy as np
 
 from mtsig._compiled import KERNEL_THREADS
+from mtsig.metaeval.core import permutation_flips
 
 #: permutations inside soft pairwise accuracy (mt-metrics-eval's pce: 1,000 from seed 4)
 PCE_PERMUTATIONS = 1000
 #: the most bytes of one pass's masked sums W (metrics x draws x systems x permutations, float64)
 PASS_BYTES = 2**26
-
-
-def signs(n_items: int) -> np.ndarray:
-    """pce's permutation signs (seed 4), as :func:`~mtsig.metaeval.core.permutation_pvalues` draws them."""
-    rng = np.random.default_rng(4)
-    out = rng.random(size=(PCE_PERMUTATIONS, n_items), dtype=np.float32)
-    np.rint(out, out=out)
-    out *= 2.0
-    out -= 1.0
-    return out
 
 
 class Engine:
@@ -47,7 +39,7 @@ class Engine:
         self.Z = np.ascontiguousarray(Z, dtype=np.float64)
         K, S, N = self.Z.shape
         self.ph = np.ascontiguousarray(ph, dtype=np.float64)
-        self.FT = np.ascontiguousarray((signs(N) < 0).T, dtype=np.float64)
+        self.FT = np.ascontiguousarray(permutation_flips(N, PCE_PERMUTATIONS).T, dtype=np.float64)
         self.V = np.ascontiguousarray(self.Z @ self.FT)
         top = np.abs(self.Z).reshape(K, -1).max(axis=1, initial=0.0) if self.Z.size else np.zeros(K)
         #: each metric's share of a pair's tolerance (see :meth:`tolerance`)
@@ -130,4 +122,4 @@ def kernel(V: np.ndarray, W: np.ndarray, pairs: np.ndarray, tol: np.ndarray, ph:
     return out
 
 
-__all__ = ["PCE_PERMUTATIONS", "Engine", "kernel", "pce_block", "signs"]
+__all__ = ["PCE_PERMUTATIONS", "Engine", "kernel", "pce_block"]

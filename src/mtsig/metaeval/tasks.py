@@ -749,10 +749,8 @@ def _collect(jobs: list, items: list[tuple[str, Any]], done: list) -> list[tuple
 def _per_mille(cost: list[float]) -> list[int]:
     """Whole shares of :data:`PROGRESS_UNITS` in proportion to ``cost`` that add up to it exactly (the largest
     remainders round up)."""
-    if not cost:
-        return []
-    total = sum(cost) or 1.0
-    exact = [c * PROGRESS_UNITS / total for c in cost] if sum(cost) else [PROGRESS_UNITS / len(cost)] * len(cost)
+    total = sum(cost)
+    exact = [c * PROGRESS_UNITS / total for c in cost] if total else [PROGRESS_UNITS / max(1, len(cost))] * len(cost)
     out = [int(x) for x in exact]
     for i in sorted(range(len(cost)), key=lambda i: out[i] - exact[i])[: PROGRESS_UNITS - sum(out)]:
         out[i] += 1
